@@ -1,0 +1,104 @@
+"""The Dataset interface: a knowledge graph plus question/answer splits read from `KGVIZ_DATA`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from kgviz.errors import KgvizError, MissingDataError
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.kg.readers import StringTriple, read_triples
+from kgviz.kg.store import cached_graph, source_fingerprint
+from kgviz.paths import cache_root, data_root
+
+
+@dataclass(frozen=True)
+class QARecord:
+    """One question with its gold answers.
+
+    `question` is plain text (MetaQA's `[...]` topic markers removed); `topic_entities` are KG entity
+    names when the dataset marks them; `graph` holds a per-question graph where the dataset has one
+    (ExplaGraphs); `qtype` is the dataset's question-type label when it has one.
+    """
+
+    question: str
+    answers: tuple[str, ...]
+    topic_entities: tuple[str, ...] = ()
+    qid: str = ""
+    qtype: str | None = None
+    hops: int | None = None
+    graph: tuple[StringTriple, ...] | None = field(default=None, repr=False)
+
+
+class Dataset(ABC):
+    """A named dataset. Subclasses say which files they need and how to parse them."""
+
+    name: str = ""
+    family: str = "generic"  # which few-shot prompt family fits: movies, paths, football, ...
+    description: str = ""
+    source_url: str = ""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else data_root()
+
+    # -- what subclasses provide -----------------------------------------------------------
+    @property
+    @abstractmethod
+    def kb_files(self) -> list[Path]:
+        """The files whose triples make up the knowledge graph."""
+
+    @property
+    @abstractmethod
+    def split_files(self) -> dict[str, Path]:
+        """Every split this dataset can have, mapped to its file (present or not)."""
+
+    @abstractmethod
+    def read_split(self, path: Path) -> list[QARecord]:
+        """Parse one split file into records."""
+
+    def read_kb(self) -> KnowledgeGraph:
+        """Parse the KB files into a graph (override for formats that are not triple lines)."""
+        return KnowledgeGraph.from_triples(
+            (triple for file in self.kb_files for triple in read_triples(file)), name=self.name
+        )
+
+    # -- shared behaviour --------------------------------------------------------------------
+    def how_to_get(self) -> str:
+        where = f" from {self.source_url}" if self.source_url else ""
+        return (f"download the {self.name} files{where} and place them under {self.root} "
+                f"(set KGVIZ_DATA to use another folder)")
+
+    def check_available(self) -> None:
+        """Raise a MissingDataError naming the folder looked in and how to get the data."""
+        missing = [f for f in self.kb_files if not f.is_file()]
+        if missing:
+            raise MissingDataError(
+                f"dataset {self.name!r}: {missing[0]} not found (looked in {self.root}); "
+                f"{self.how_to_get()}"
+            )
+
+    def available_splits(self) -> list[str]:
+        return [split for split, path in self.split_files.items() if path.is_file()]
+
+    @cached_property
+    def kg(self) -> KnowledgeGraph:
+        """The knowledge graph, parsed once and then loaded from the processed cache."""
+        self.check_available()
+        key = source_fingerprint(self.kb_files)
+        cache_file = cache_root() / "graphs" / f"{self.name}-{key}.npz"
+        return cached_graph(cache_file, self.read_kb)
+
+    def questions(self, split: str) -> list[QARecord]:
+        """The records of `split`; a clear error lists the splits that exist."""
+        self.check_available()
+        files = self.split_files
+        if split not in files or not files[split].is_file():
+            have = ", ".join(self.available_splits()) or "none"
+            raise KgvizError(f"dataset {self.name!r} has no split {split!r} under {self.root} "
+                             f"(available: {have})")
+        return self.read_split(files[split])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, root={str(self.root)!r})"

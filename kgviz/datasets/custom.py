@@ -1,0 +1,68 @@
+"""Bring your own KG: a triples TSV plus QA JSONL files (`question`, `answers`, `topic_entities`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kgviz.datasets.base import Dataset, QARecord
+from kgviz.errors import DataFormatError
+from kgviz.kg.readers import open_text_lines
+
+
+def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise DataFormatError(path, number, f"{key!r} must be a list of non-empty strings")
+    return tuple(value)
+
+
+def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
+    """Read QA records, one JSON object per line; `question` and `answers` are required."""
+    records = []
+    for number, line in open_text_lines(path):
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataFormatError(path, number, f"invalid JSON ({error.msg})") from None
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise DataFormatError(path, number, "expected an object with a 'question' string")
+        records.append(QARecord(
+            question=item["question"].strip(),
+            answers=_string_list(path, number, item.get("answers"), "answers"),
+            topic_entities=_string_list(path, number, item.get("topic_entities") or [], "topic_entities")
+            if item.get("topic_entities") else (),
+            qid=str(item.get("id", f"{dataset_name}/{path.stem}/{number}")),
+            qtype=item.get("qtype"),
+            hops=item.get("hops"),
+        ))
+    return records
+
+
+class CustomDataset(Dataset):
+    """A folder holding `kb.tsv` (head, relation, tail per line) and `<split>.jsonl` files."""
+
+    def __init__(self, folder: Path, name: str | None = None, family: str = "generic") -> None:
+        folder = Path(folder).expanduser().resolve()
+        super().__init__(folder)
+        self.name = name or f"custom:{folder}"
+        self.family = family
+        self.description = f"custom KG in {folder}"
+
+    @property
+    def kb_files(self) -> list[Path]:
+        return [self.root / "kb.tsv"]
+
+    @property
+    def split_files(self) -> dict[str, Path]:
+        if not self.root.is_dir():
+            return {}
+        return {path.stem: path for path in sorted(self.root.glob("*.jsonl"))}
+
+    def how_to_get(self) -> str:
+        return (f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line) and "
+                f"<split>.jsonl question files")
+
+    def read_split(self, path: Path) -> list[QARecord]:
+        return read_qa_jsonl(path, self.name)

@@ -1,0 +1,238 @@
+"""KnowledgeGraph: integer triples with CSR adjacency out, in and undirected (numpy only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgviz.kg.readers import StringTriple
+from kgviz.kg.vocab import Vocabulary
+
+
+@dataclass(frozen=True)
+class Csr:
+    """Compressed sparse rows over half-edges: the half-edges of node `u` are `ptr[u]:ptr[u+1]`.
+
+    For each half-edge: `neighbor` (the other end), `relation`, `edge` (row in `triples`) and
+    `forward` (True when `u` is the head of the triple).
+    """
+
+    ptr: np.ndarray
+    neighbor: np.ndarray
+    relation: np.ndarray
+    edge: np.ndarray
+    forward: np.ndarray
+
+    def span(self, node: int) -> slice:
+        return slice(int(self.ptr[node]), int(self.ptr[node + 1]))
+
+    def degree(self) -> np.ndarray:
+        return np.diff(self.ptr)
+
+
+def _build_csr(num_nodes: int, src: np.ndarray, dst: np.ndarray, rel: np.ndarray,
+               edge: np.ndarray, forward: np.ndarray) -> Csr:
+    order = np.lexsort((dst, rel, src))  # rows by source, then relation, then neighbour
+    ptr = np.zeros(num_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=num_nodes), out=ptr[1:])
+    return Csr(ptr=ptr, neighbor=dst[order].astype(np.int32), relation=rel[order].astype(np.int32),
+               edge=edge[order].astype(np.int64), forward=forward[order])
+
+
+class KnowledgeGraph:
+    """A directed, relation-labelled multigraph of distinct `(head, relation, tail)` triples."""
+
+    def __init__(self, entities: Vocabulary, relations: Vocabulary, triples: np.ndarray,
+                 name: str = "kg") -> None:
+        if triples.ndim != 2 or triples.shape[1] != 3:
+            raise ValueError("triples must be an (m, 3) integer array")
+        self.name = name
+        self.entities = entities
+        self.relations = relations
+        self.triples = np.ascontiguousarray(triples, dtype=np.int32)
+        heads, rels, tails = self.triples[:, 0], self.triples[:, 1], self.triples[:, 2]
+        edge_ids = np.arange(len(self.triples), dtype=np.int64)
+        n = len(entities)
+        self.out = _build_csr(n, heads, tails, rels, edge_ids, np.ones(len(edge_ids), bool))
+        self.inc = _build_csr(n, tails, heads, rels, edge_ids, np.zeros(len(edge_ids), bool))
+        self.adj = _build_csr(
+            n,
+            np.concatenate([heads, tails]),
+            np.concatenate([tails, heads]),
+            np.concatenate([rels, rels]),
+            np.concatenate([edge_ids, edge_ids]),
+            np.concatenate([np.ones(len(edge_ids), bool), np.zeros(len(edge_ids), bool)]),
+        )
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_triples(cls, triples: Iterable[StringTriple], name: str = "kg") -> KnowledgeGraph:
+        """Build from string triples, dropping exact duplicates and keeping names as given."""
+        entities, relations = Vocabulary(kind="entity"), Vocabulary(kind="relation")
+        rows: set[tuple[int, int, int]] = set()
+        ordered: list[tuple[int, int, int]] = []
+        for head, relation, tail in triples:
+            row = (entities.add(head), relations.add(relation), entities.add(tail))
+            if row not in rows:
+                rows.add(row)
+                ordered.append(row)
+        array = np.array(ordered, dtype=np.int32).reshape(-1, 3)
+        return cls(entities, relations, array, name=name)
+
+    # ----------------------------------------------------------------- sizes and names
+    @property
+    def num_entities(self) -> int:
+        return len(self.entities)
+
+    @property
+    def num_relations(self) -> int:
+        return len(self.relations)
+
+    @property
+    def num_triples(self) -> int:
+        return len(self.triples)
+
+    def entity_id(self, name: str) -> int:
+        return self.entities.id(name)
+
+    def relation_id(self, name: str) -> int:
+        return self.relations.id(name)
+
+    def triple_names(self, edge: int) -> StringTriple:
+        head, relation, tail = self.triples[edge]
+        return self.entities[head], self.relations[relation], self.entities[tail]
+
+    def __repr__(self) -> str:
+        return (f"KnowledgeGraph({self.name!r}, entities={self.num_entities}, "
+                f"relations={self.num_relations}, triples={self.num_triples})")
+
+    # ----------------------------------------------------------------- neighbourhoods
+    def neighbors(self, entity: int, direction: str = "both") -> list[tuple[int, int, int, bool]]:
+        """`(edge, relation, neighbour, forward)` for each triple touching `entity`.
+
+        `direction` is "out" (entity is head), "in" (entity is tail) or "both".
+        """
+        csr = {"out": self.out, "in": self.inc, "both": self.adj}[direction]
+        span = csr.span(entity)
+        return list(zip(csr.edge[span].tolist(), csr.relation[span].tolist(),
+                        csr.neighbor[span].tolist(), csr.forward[span].tolist()))
+
+    def k_hop_subgraph(self, seeds: Iterable[int], hops: int,
+                       max_nodes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes within `hops` undirected steps of `seeds` and the edges walked to reach them.
+
+        Returns `(nodes, edges)`: sorted entity ids and sorted triple rows. With `max_nodes`, the
+        expansion stops before a layer that would exceed it (the layer is left out whole).
+        """
+        seen = np.zeros(self.num_entities, dtype=bool)
+        frontier = np.unique(np.fromiter(seeds, dtype=np.int64))
+        seen[frontier] = True
+        edge_parts: list[np.ndarray] = []
+        for _ in range(hops):
+            if frontier.size == 0:
+                break
+            starts, ends = self.adj.ptr[frontier], self.adj.ptr[frontier + 1]
+            positions = _ranges(starts, ends)
+            neighbours = self.adj.neighbor[positions]
+            fresh = np.unique(neighbours[~seen[neighbours]])
+            if max_nodes is not None and int(seen.sum()) + fresh.size > max_nodes:
+                break
+            edge_parts.append(self.adj.edge[positions])
+            seen[fresh] = True
+            frontier = fresh
+        edges = np.unique(np.concatenate(edge_parts)) if edge_parts else np.zeros(0, np.int64)
+        return np.flatnonzero(seen), edges
+
+    def distances_from(self, sources: Iterable[int], max_hops: int) -> np.ndarray:
+        """Undirected hop distance from the nearest source (-1 beyond `max_hops`)."""
+        dist = np.full(self.num_entities, -1, dtype=np.int32)
+        frontier = np.unique(np.fromiter(sources, dtype=np.int64))
+        dist[frontier] = 0
+        for depth in range(1, max_hops + 1):
+            if frontier.size == 0:
+                break
+            positions = _ranges(self.adj.ptr[frontier], self.adj.ptr[frontier + 1])
+            neighbours = np.unique(self.adj.neighbor[positions])
+            frontier = neighbours[dist[neighbours] < 0]
+            dist[frontier] = depth
+        return dist
+
+    def shortest_paths(self, sources: Iterable[int], targets: Iterable[int], max_hops: int = 4,
+                       max_paths: int = 64) -> list[list[int]]:
+        """All shortest undirected paths from any source to each target, as lists of edge rows.
+
+        A path is the sequence of triples walked from a source to a target (each may be walked
+        against its direction). Targets farther than `max_hops` get no path; at most `max_paths`
+        paths are returned per target.
+        """
+        source_list = list(sources)
+        dist = self.distances_from(source_list, max_hops)
+        paths: list[list[int]] = []
+        for target in dict.fromkeys(targets):
+            if dist[target] < 0:
+                continue
+            paths.extend(self._paths_back(target, dist, max_paths))
+        return paths
+
+    def _paths_back(self, target: int, dist: np.ndarray, max_paths: int) -> list[list[int]]:
+        """Walk from `target` down the distance gradient to a source (depth-first, capped)."""
+        found: list[list[int]] = []
+        stack: list[tuple[int, list[int]]] = [(target, [])]
+        while stack and len(found) < max_paths:
+            node, suffix = stack.pop()
+            if dist[node] == 0:
+                found.append(suffix)
+                continue
+            span = self.adj.span(node)
+            for edge, neighbour in zip(self.adj.edge[span].tolist(), self.adj.neighbor[span].tolist()):
+                if dist[neighbour] == dist[node] - 1:
+                    stack.append((neighbour, [edge, *suffix]))
+        return found
+
+    # ----------------------------------------------------------------- exports
+    def to_networkx(self, edges: Iterable[int] | None = None):
+        """A `networkx.MultiDiGraph` with entity names as nodes and `relation` on each edge."""
+        import networkx as nx
+
+        graph = nx.MultiDiGraph(name=self.name)
+        rows = self.triples if edges is None else self.triples[np.fromiter(edges, dtype=np.int64)]
+        for head, relation, tail in rows.tolist():
+            graph.add_edge(self.entities[head], self.entities[tail], key=self.relations[relation],
+                           relation=self.relations[relation])
+        return graph
+
+    def to_pyg(self, edges: Iterable[int] | None = None):
+        """A PyG `Data` with `edge_index`, `edge_type` and `num_nodes` over global entity ids."""
+        import torch
+        from torch_geometric.data import Data
+
+        rows = self.triples if edges is None else self.triples[np.fromiter(edges, dtype=np.int64)]
+        rows_t = torch.from_numpy(rows.astype(np.int64))
+        return Data(edge_index=rows_t[:, [0, 2]].t().contiguous(), edge_type=rows_t[:, 1],
+                    num_nodes=self.num_entities)
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, path: str | Path) -> None:
+        """Write the processed binary form (numpy `.npz`, no pickle), atomically."""
+        from kgviz.kg.store import save_graph
+
+        save_graph(self, Path(path))
+
+    @classmethod
+    def load(cls, path: str | Path) -> KnowledgeGraph:
+        from kgviz.kg.store import load_graph
+
+        return load_graph(Path(path))
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Concatenate `arange(s, e)` for each pair without a Python loop."""
+    lengths = (ends - starts).astype(np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(total, dtype=np.int64) + offsets

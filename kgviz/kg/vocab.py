@@ -1,0 +1,71 @@
+"""A string vocabulary: names kept exactly (case-sensitive), mapped to dense integer ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from kgviz.errors import UnknownNameError
+
+
+class Vocabulary(Sequence[str]):
+    """Bidirectional name <-> id map with ids in insertion order."""
+
+    def __init__(self, names: Iterable[str] = (), kind: str = "name") -> None:
+        self.kind = kind
+        self._names: list[str] = []
+        self._ids: dict[str, int] = {}
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> int:
+        """Return the id of `name`, adding it if new."""
+        found = self._ids.get(name)
+        if found is not None:
+            return found
+        new_id = len(self._names)
+        self._names.append(name)
+        self._ids[name] = new_id
+        return new_id
+
+    def id(self, name: str) -> int:
+        """The id of `name`; a clear error names the closest spelling when it is unknown."""
+        found = self._ids.get(name)
+        if found is None:
+            raise UnknownNameError(self._unknown_message(name))
+        return found
+
+    def get(self, name: str) -> int | None:
+        return self._ids.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._ids
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._names[index]
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def _unknown_message(self, name: str) -> str:
+        folded = name.casefold()
+        same_case_folded = [n for n in self._names if n.casefold() == folded][:3]
+        hint = f" (did you mean {', '.join(map(repr, same_case_folded))}?)" if same_case_folded else ""
+        return f"unknown {self.kind} {name!r}{hint}"
+
+    def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pack names as one UTF-8 byte blob plus offsets (no pickling needed to store)."""
+        encoded = [name.encode("utf-8") for name in self._names]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+    @classmethod
+    def from_arrays(cls, blob: np.ndarray, offsets: np.ndarray, kind: str) -> Vocabulary:
+        raw = blob.tobytes()
+        bounds = offsets.tolist()
+        vocab = cls(kind=kind)
+        vocab._names = [raw[a:b].decode("utf-8") for a, b in zip(bounds[:-1], bounds[1:])]
+        vocab._ids = {name: i for i, name in enumerate(vocab._names)}
+        return vocab

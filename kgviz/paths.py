@@ -1,0 +1,29 @@
+"""Where kgviz reads data and keeps caches; both are overridable by environment variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def data_root() -> Path:
+    """Root of downloaded datasets (`KGVIZ_DATA`, default: a per-user data folder)."""
+    configured = os.environ.get("KGVIZ_DATA")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "kgviz"
+
+
+def cache_root() -> Path:
+    """Root of caches: processed graphs, embeddings, indexes, models (`KGVIZ_CACHE`)."""
+    configured = os.environ.get("KGVIZ_CACHE")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "kgviz"
+
+
+def repo_data_dir() -> Path:
+    """The `data/` folder shipped with kgviz (holds the built-in demo dataset)."""
+    return Path(__file__).resolve().parent.parent / "data"
