@@ -1,0 +1,111 @@
+"""The one interface every reasoner uses to talk to an LLM, and the shared backend skeleton."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from kgviz.llm.errors import LLMError, LLMOutputError
+from kgviz.llm.parsing import parse_reply
+
+Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
+
+ROLES = frozenset({"system", "user", "assistant"})
+# Deterministic by default: greedy decoding with a fixed seed.
+DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 512, "stop": None}
+
+
+@dataclass
+class Completion:
+    """One reply: its text, the parsed JSON when a schema was given, and what it cost."""
+
+    text: str
+    parsed: Any | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    backend: str
+    model: str
+    cached: bool = False
+
+
+class RawReply(NamedTuple):
+    """What a backend returns before the common bookkeeping."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def check_messages(messages: list[Message]) -> None:
+    """Reject malformed chat messages early, with the offending index."""
+    if not messages:
+        raise LLMError("no messages to send to the LLM")
+    for i, message in enumerate(messages):
+        if set(message) != {"role", "content"} or message["role"] not in ROLES:
+            raise LLMError(f"message {i} must be {{'role': system|user|assistant, 'content': str}}")
+        if not isinstance(message["content"], str):
+            raise LLMError(f"message {i} content must be a string")
+
+
+class LLM(ABC):
+    """A chat model: `complete(messages, schema=None, **options) -> Completion`.
+
+    `name` is the backend ("ollama", "llamacpp", "openai"), `model` the model it runs.
+    Options: temperature, seed, max_tokens, stop (see `DEFAULT_OPTIONS`).
+    """
+
+    name: str
+    model: str
+
+    @abstractmethod
+    def complete(
+        self, messages: list[Message], schema: dict | None = None, **options: Any
+    ) -> Completion:
+        """Send `messages`; with a JSON `schema`, the reply is constrained and parsed."""
+
+    @abstractmethod
+    def options(self, **overrides: Any) -> dict[str, Any]:
+        """The full generation options a call with `overrides` would use."""
+
+    def describe(self) -> str:
+        return f"{self.name}:{self.model}"
+
+
+class Backend(LLM):
+    """Shared skeleton: option defaults, message checks, timing, JSON parsing of the reply."""
+
+    def __init__(self, model: str, *, max_tokens: int = 512, temperature: float = 0.0,
+                 seed: int = 0) -> None:
+        self.model = model
+        self.defaults = {**DEFAULT_OPTIONS, "max_tokens": max_tokens,
+                         "temperature": temperature, "seed": seed}
+
+    def options(self, **overrides: Any) -> dict[str, Any]:
+        unknown = set(overrides) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise LLMError(f"unknown LLM option(s) {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}")
+        return {**self.defaults, **overrides}
+
+    def complete(
+        self, messages: list[Message], schema: dict | None = None, **options: Any
+    ) -> Completion:
+        check_messages(messages)
+        resolved = self.options(**options)
+        start = time.perf_counter()
+        reply = self._generate(messages, schema, resolved)
+        latency = time.perf_counter() - start
+        parsed = None
+        if schema is not None:
+            parsed, problem = parse_reply(reply.text, schema)
+            if problem:
+                raise LLMOutputError(f"{self.describe()} returned invalid JSON: {problem}", reply.text)
+        return Completion(reply.text, parsed, reply.prompt_tokens, reply.completion_tokens,
+                          latency, self.name, self.model)
+
+    @abstractmethod
+    def _generate(self, messages: list[Message], schema: dict | None,
+                  options: dict[str, Any]) -> RawReply:
+        """Run one chat request with fully resolved options."""

@@ -1,0 +1,33 @@
+"""Errors of the LLM layer; each message is one actionable line."""
+
+from __future__ import annotations
+
+from kgviz.errors import KgvizError
+
+
+class LLMError(KgvizError):
+    """Any expected failure while talking to an LLM or preparing its weights."""
+
+
+class LLMUnavailable(LLMError):
+    """The backend cannot be reached, or the model is not there (server down, not pulled)."""
+
+
+class LLMTimeout(LLMUnavailable):
+    """The backend did not answer within the request timeout."""
+
+
+class ModelIntegrityError(LLMError):
+    """A model file does not have the recorded size or sha256; it is never loaded."""
+
+
+class LLMCacheMiss(LLMError):
+    """A read-only response cache has no entry for a request."""
+
+
+class LLMOutputError(LLMError):
+    """The model's reply is not the JSON that was asked for; `raw` keeps the reply text."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
