@@ -1,0 +1,27 @@
+"""The LLM layer: one `complete()` interface over Ollama, in-process llama.cpp and
+OpenAI-compatible servers, with a response cache and tolerant JSON parsing."""
+
+from kgviz.llm.base import LLM, Completion, Message
+from kgviz.llm.cache import CachedLLM
+from kgviz.llm.errors import (
+    LLMCacheMiss,
+    LLMError,
+    LLMOutputError,
+    LLMTimeout,
+    LLMUnavailable,
+    ModelIntegrityError,
+)
+from kgviz.llm.llamacpp_backend import LlamaCppBackend
+from kgviz.llm.model_files import MODELS, ModelSpec, prepare_model, verify_model
+from kgviz.llm.ollama_backend import OllamaBackend
+from kgviz.llm.openai_backend import OpenAIBackend
+from kgviz.llm.parsing import complete_json, extract_json, validate
+from kgviz.llm.select import Choice, choose_llm, describe_choice, doctor_report, make_llm
+
+__all__ = [
+    "LLM", "Completion", "Message", "CachedLLM", "LLMCacheMiss", "LLMError", "LLMOutputError",
+    "LLMTimeout", "LLMUnavailable", "ModelIntegrityError", "LlamaCppBackend", "MODELS",
+    "ModelSpec", "prepare_model", "verify_model", "OllamaBackend", "OpenAIBackend",
+    "complete_json", "extract_json", "validate", "Choice", "choose_llm", "describe_choice",
+    "doctor_report", "make_llm",
+]

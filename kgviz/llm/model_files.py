@@ -22,7 +22,7 @@ from typing import IO
 
 from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import UnknownNameError
-from kgviz.llm.errors import LLMError, ModelIntegrityError
+from kgviz.llm.errors import LLMError, LLMUnavailable, ModelIntegrityError
 from kgviz.paths import cache_root
 
 CHUNK = 8 << 20
@@ -87,6 +87,11 @@ def get_spec(name: str = DEFAULT_MODEL) -> ModelSpec:
         raise UnknownNameError(f"unknown offline model {name!r}; known: {known}") from None
 
 
+def prepare_command(name: str) -> str:
+    """The shell command that assembles model `name` (shown in error messages and the doctor)."""
+    return f"python -m kgviz.llm prepare {name}"
+
+
 def _sidecar(path: Path) -> Path:
     return path.with_name(path.name + ".verified.json")
 
@@ -111,7 +116,7 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify_file(path: Path, size: int, sha256: str) -> None:
+def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it again") -> None:
     """Raise `ModelIntegrityError` unless `path` has exactly `size` bytes hashing to `sha256`.
 
     A successful check is remembered in a sidecar holding the expected hash and the file's
@@ -120,12 +125,12 @@ def verify_file(path: Path, size: int, sha256: str) -> None:
     """
     path = Path(path)
     if not path.is_file():
-        raise ModelIntegrityError(f"model file {path} is missing")
+        raise ModelIntegrityError(f"model file {path} is missing; {fix}")
     fingerprint = _fingerprint(path)
     if fingerprint["size"] != size:
         raise ModelIntegrityError(
             f"model file {path} has {fingerprint['size']:,} bytes, expected {size:,}: "
-            "refusing to load it; delete it and prepare the model again"
+            f"refusing to load it; {fix}"
         )
     try:
         if json.loads(_sidecar(path).read_text()) == {"sha256": sha256, **fingerprint}:
@@ -136,7 +141,7 @@ def verify_file(path: Path, size: int, sha256: str) -> None:
     if actual != sha256:
         raise ModelIntegrityError(
             f"model file {path} has sha256 {actual}, expected {sha256}: "
-            "refusing to load it; delete it and prepare the model again"
+            f"refusing to load it; {fix}"
         )
     _remember_verified(path, sha256, fingerprint)  # taken before hashing: a later write shows
 
@@ -147,7 +152,13 @@ def _remember_verified(path: Path, sha256: str, fingerprint: dict[str, int]) -> 
 
 def verify_model(spec: ModelSpec) -> Path:
     """Check the cached file of `spec` and return its path (see `verify_file`)."""
-    verify_file(spec.path, spec.size, spec.sha256)
+    if not spec.path.exists():
+        raise LLMUnavailable(
+            f"offline model {spec.name} is not assembled at {spec.path}: "
+            f"run `{prepare_command(spec.name)}`"
+        )
+    verify_file(spec.path, spec.size, spec.sha256,
+                fix=f"run `{prepare_command(spec.name)}` to assemble it again")
     return spec.path
 
 
@@ -157,7 +168,7 @@ def model_status(spec: ModelSpec) -> tuple[bool, str]:
         return False, f"{spec.path} not assembled yet"
     try:
         verify_model(spec)
-    except ModelIntegrityError as exc:
+    except LLMError as exc:
         return False, str(exc)
     return True, f"{spec.path} ({spec.size:,} bytes, sha256 verified)"
 

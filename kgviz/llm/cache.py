@@ -1,0 +1,84 @@
+"""A response cache around any LLM: replay notebooks and benchmarks cheaply and reproducibly."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from kgviz.atomic import write_text_atomic
+from kgviz.llm.base import LLM, Completion, Message
+from kgviz.llm.errors import LLMCacheMiss, LLMError
+from kgviz.paths import cache_root
+
+CacheMode = Literal["rw", "ro", "off"]
+MODES = ("rw", "ro", "off")
+
+
+def default_cache_dir() -> Path:
+    return cache_root() / "llm-responses"
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of a request (sorted keys, no whitespace)."""
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CachedLLM(LLM):
+    """Wraps `inner`; one JSON file per request under `path`, keyed by backend, model,
+    messages, schema and the fully resolved options.
+
+    Modes: "rw" replays hits and records misses, "ro" replays and raises `LLMCacheMiss` on a
+    miss, "off" always calls `inner`. Replayed completions have `cached=True` and keep the
+    token counts and latency of the original call.
+    """
+
+    def __init__(self, inner: LLM, path: str | Path | None = None, mode: CacheMode = "rw") -> None:
+        if mode not in MODES:
+            raise LLMError(f"unknown LLM cache mode {mode!r}; use one of {', '.join(MODES)}")
+        self.inner = inner
+        self.path = Path(path) if path is not None else default_cache_dir()
+        self.mode = mode
+        self.name = inner.name
+        self.model = inner.model
+
+    def options(self, **overrides: Any) -> dict[str, Any]:
+        return self.inner.options(**overrides)
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} [cache {self.mode}]"
+
+    def entry_path(self, key: str) -> Path:
+        return self.path / key[:2] / f"{key}.json"
+
+    def complete(self, messages: list[Message], schema: dict | None = None,
+                 **options: Any) -> Completion:
+        if self.mode == "off":
+            return self.inner.complete(messages, schema, **options)
+        request = {"backend": self.name, "model": self.model, "messages": messages,
+                   "schema": schema, "options": self.options(**options)}
+        entry = self.entry_path(request_key(request))
+        hit = self._read(entry)
+        if hit is not None:
+            return hit
+        if self.mode == "ro":
+            raise LLMCacheMiss(
+                f"no cached reply for this request in {self.path} (read-only cache, "
+                f"{self.describe()}); record it with cache mode rw"
+            )
+        completion = self.inner.complete(messages, schema, **options)
+        record = {"request": request, "completion": dataclasses.asdict(completion)}
+        write_text_atomic(entry, json.dumps(record, ensure_ascii=False, indent=1))
+        return completion
+
+    @staticmethod
+    def _read(entry: Path) -> Completion | None:
+        """The stored completion, or None when absent or unreadable (then it is re-recorded)."""
+        try:
+            stored = json.loads(entry.read_text(encoding="utf-8"))["completion"]
+            return Completion(**{**stored, "cached": True})
+        except (OSError, ValueError, KeyError, TypeError):
+            return None

@@ -1,0 +1,107 @@
+"""Offline backend: a verified GGUF model run in-process by llama.cpp (`xllamacpp`).
+
+Each model is loaded lazily, once per process, and shared by every backend object that asks for
+the same file and parameters; calls are serialised by a lock so widgets may call from threads.
+llama.cpp keeps the last prompt's KV cache, so a fixed few-shot prefix is only evaluated once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgviz.llm.base import Backend, Message, RawReply
+from kgviz.llm.errors import LLMError, LLMUnavailable
+from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
+from kgviz.llm.openai_format import chat_body, parse_chat_reply
+
+THREADS_ENV = "KGVIZ_LLM_THREADS"
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: `KGVIZ_LLM_THREADS`, else 1 (2 threads collapse under contention)."""
+    value = os.environ.get(THREADS_ENV, "1")
+    if not value.isdigit() or int(value) < 1:
+        raise LLMError(f"{THREADS_ENV} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+@dataclass
+class LoadedModel:
+    """A llama.cpp server object, the lock serialising its calls, and how long it took to load."""
+
+    server: Any
+    lock: threading.Lock
+    load_s: float
+
+
+_LOADED: dict[tuple[str, int, int], LoadedModel] = {}
+_LOADING = threading.Lock()
+
+
+def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
+    """Load `path` once per process for these parameters (later calls return the same object)."""
+    key = (str(path), n_ctx, threads)
+    with _LOADING:
+        if key not in _LOADED:
+            try:
+                import xllamacpp
+            except ImportError:
+                raise LLMUnavailable(
+                    "xllamacpp is not installed: pip install xllamacpp==2026.10.11549"
+                ) from None
+            params = xllamacpp.CommonParams()
+            params.model.path = str(path)
+            params.n_ctx = n_ctx
+            params.n_parallel = 1  # one slot keeps the shared prefix cached
+            params.cpuparams.n_threads = threads
+            params.cpuparams_batch.n_threads = threads
+            params.verbosity = 0
+            start = time.perf_counter()
+            try:
+                server = xllamacpp.Server(params)
+            except Exception as exc:  # the binding raises plain RuntimeError/ValueError
+                raise LLMError(f"llama.cpp could not load {path}: {exc}") from None
+            _LOADED[key] = LoadedModel(server, threading.Lock(), time.perf_counter() - start)
+        return _LOADED[key]
+
+
+class LlamaCppBackend(Backend):
+    """`complete()` on an offline model from `model_files.MODELS`, verified before first use."""
+
+    name = "llamacpp"
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, spec: ModelSpec | None = None,
+                 n_ctx: int = 4096, threads: int | None = None, **defaults: Any) -> None:
+        self.spec = spec or get_spec(model)
+        super().__init__(self.spec.name, **defaults)
+        self.n_ctx = n_ctx
+        self.threads = threads or default_threads()
+        self._loaded: LoadedModel | None = None
+
+    def load(self) -> LoadedModel:
+        """Verify the model file (size + sha256) and load it if this process has not yet."""
+        if self._loaded is None:
+            path = verify_model(self.spec)
+            self._loaded = _load(path, self.n_ctx, self.threads)
+        return self._loaded
+
+    def _generate(self, messages: list[Message], schema: dict | None,
+                  options: dict[str, Any]) -> RawReply:
+        loaded = self.load()
+        body = chat_body(self.model, messages, schema, options)
+        with loaded.lock:
+            try:
+                data = loaded.server.handle_chat_completions(body)
+            except Exception as exc:  # invalid request, context overflow, ...
+                raise LLMError(f"llama.cpp rejected the request: {exc}") from None
+        if isinstance(data, dict) and "error" in data:
+            raise LLMError(f"llama.cpp rejected the request: {data['error']}")
+        return parse_chat_reply(data, f"llama.cpp ({self.model})")
+
+    def describe(self) -> str:
+        return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"

@@ -1,0 +1,98 @@
+"""Ollama backend (the `ollama` client): the default whenever a server answers."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import ollama
+
+from kgviz.llm.base import Backend, Message, RawReply
+from kgviz.llm.errors import LLMError, LLMTimeout, LLMUnavailable
+
+DEFAULT_PORT = 11434
+MODEL_ENV = "KGVIZ_OLLAMA_MODEL"
+DEFAULT_OLLAMA_MODEL = "qwen2.5-coder:1.5b"
+
+
+def ollama_host(value: str | None = None) -> str:
+    """Server URL from `value` or `OLLAMA_HOST` ("host", "host:port" or a URL), default loopback."""
+    value = (os.environ.get("OLLAMA_HOST", "") if value is None else value).strip()
+    if not value:
+        return f"http://127.0.0.1:{DEFAULT_PORT}"
+    explicit_scheme = "://" in value
+    parts = urlsplit(value if explicit_scheme else f"http://{value}")
+    host = parts.hostname or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port or ({"https": 443, "http": 80}[parts.scheme] if explicit_scheme else DEFAULT_PORT)
+    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+def default_ollama_model() -> str:
+    return os.environ.get(MODEL_ENV) or DEFAULT_OLLAMA_MODEL
+
+
+class OllamaBackend(Backend):
+    """`complete()` through an Ollama server; a JSON schema goes in Ollama's `format`."""
+
+    name = "ollama"
+
+    def __init__(self, model: str | None = None, *, host: str | None = None,
+                 timeout_s: float = 120.0, **defaults: Any) -> None:
+        super().__init__(model or default_ollama_model(), **defaults)
+        self.host = ollama_host(host)
+        self.timeout_s = timeout_s
+        self._client = ollama.Client(host=self.host, timeout=timeout_s)
+
+    def list_models(self) -> list[str]:
+        """Names of the models the server has pulled."""
+        reply = self._call(self._client.list)
+        return sorted(m.model for m in reply.models if m.model)
+
+    def has_model(self, model: str | None = None) -> bool:
+        """Whether `model` (default: this backend's) is pulled; "name" matches "name:latest"."""
+        wanted = model or self.model
+        names = self.list_models()
+        return wanted in names or f"{wanted}:latest" in names
+
+    def _generate(self, messages: list[Message], schema: dict | None,
+                  options: dict[str, Any]) -> RawReply:
+        ollama_options = {"temperature": options["temperature"], "seed": options["seed"],
+                          "num_predict": options["max_tokens"]}
+        if options["stop"]:
+            ollama_options["stop"] = list(options["stop"])
+        reply = self._call(self._client.chat, model=self.model, messages=messages,
+                           format=schema, options=ollama_options, stream=False)
+        text = reply.message.content if reply.message else None
+        if not isinstance(text, str):
+            raise LLMError(f"malformed reply from Ollama at {self.host}: no message content")
+        return RawReply(text, reply.prompt_eval_count or 0, reply.eval_count or 0)
+
+    def _call(self, method, **kwargs):
+        """Run one client call, turning transport and server failures into one-line errors."""
+        try:
+            return method(**kwargs)
+        except ConnectionError:
+            raise LLMUnavailable(
+                f"no Ollama server at {self.host}: start it with `ollama serve` "
+                "(or point OLLAMA_HOST at a running one)"
+            ) from None
+        except httpx.TimeoutException:
+            raise LLMTimeout(
+                f"Ollama at {self.host} did not answer within {self.timeout_s:g} s "
+                f"(model {self.model}); the first call loads the model, so retry or raise the timeout"
+            ) from None
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404 or "not found" in str(exc.error).lower():
+                raise LLMUnavailable(
+                    f"Ollama at {self.host} has no model {self.model!r}: run `ollama pull {self.model}`"
+                ) from None
+            raise LLMError(f"Ollama at {self.host} answered HTTP {exc.status_code}: {exc.error}") from None
+        except httpx.HTTPError as exc:
+            raise LLMUnavailable(f"connection to Ollama at {self.host} failed: {exc}") from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # bad JSON or shape
+            first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise LLMError(f"malformed reply from Ollama at {self.host}: {first_line}") from None

@@ -1,0 +1,126 @@
+"""Pick a backend from a `--llm` spec, explain the choice, and report what is usable."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgviz.errors import UnknownNameError
+from kgviz.llm.base import LLM
+from kgviz.llm.cache import CachedLLM, CacheMode
+from kgviz.llm.errors import LLMError
+from kgviz.llm.llamacpp_backend import LlamaCppBackend
+from kgviz.llm.model_files import MODELS, get_spec, model_status, prepare_command
+from kgviz.llm.ollama_backend import OllamaBackend, default_ollama_model, ollama_host
+from kgviz.llm.openai_backend import OpenAIBackend
+
+LOCAL_MODEL_ENV = "KGVIZ_LOCAL_MODEL"
+PROBE_TIMEOUT_S = 2.0
+SPEC_HELP = "auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL"
+
+
+@dataclass
+class Choice:
+    """The backend a spec resolved to and a one-line reason, for the user."""
+
+    llm: LLM
+    reason: str
+
+
+def default_local_model() -> str:
+    return os.environ.get(LOCAL_MODEL_ENV) or "qwen2.5-coder-1.5b"
+
+
+def probe_ollama(model: str, host: str | None = None) -> tuple[bool, bool, str]:
+    """(server answers, model pulled, detail) with a short timeout."""
+    probe = OllamaBackend(model, host=host, timeout_s=PROBE_TIMEOUT_S)
+    try:
+        pulled = probe.has_model()
+    except LLMError as exc:
+        return False, False, str(exc)
+    if pulled:
+        return True, True, f"Ollama at {probe.host} has {model}"
+    return True, False, f"Ollama at {probe.host} answers but has no {model}: run `ollama pull {model}`"
+
+
+def _choose_auto() -> Choice:
+    model = default_ollama_model()
+    _, pulled, detail = probe_ollama(model)
+    if pulled:
+        return Choice(OllamaBackend(model), f"auto chose {detail}")
+    local = LlamaCppBackend(default_local_model())
+    return Choice(local, f"auto chose the offline model {local.model} (llama.cpp) because {detail}")
+
+
+def _choose(spec: str) -> Choice:
+    kind, _, rest = spec.strip().partition(":")
+    if kind == "auto" and not rest:
+        return _choose_auto()
+    if kind == "ollama":
+        llm = OllamaBackend(rest or None)
+        return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
+    if kind == "local":
+        name = rest or default_local_model()
+        return Choice(LlamaCppBackend(get_spec(name).name), f"offline model {name} (llama.cpp, as requested)")
+    if kind == "openai":
+        url, _, model = rest.rpartition("#")
+        if url and model:
+            return Choice(OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)")
+    raise UnknownNameError(f"bad --llm value {spec!r}; expected {SPEC_HELP}")
+
+
+def choose_llm(spec: str = "auto", *, cache_mode: CacheMode = "off",
+               cache_dir: str | Path | None = None) -> Choice:
+    """Resolve `spec` (see `SPEC_HELP`) to a backend, wrapped in a response cache unless "off"."""
+    choice = _choose(spec)
+    if cache_mode != "off":
+        choice.llm = CachedLLM(choice.llm, cache_dir, cache_mode)
+    return choice
+
+
+def make_llm(spec: str = "auto", *, cache_mode: CacheMode = "off",
+             cache_dir: str | Path | None = None) -> LLM:
+    """The LLM for `spec`; use `choose_llm` to also get the reason for the choice."""
+    return choose_llm(spec, cache_mode=cache_mode, cache_dir=cache_dir).llm
+
+
+def describe_choice(spec: str = "auto") -> str:
+    """One line saying which backend `spec` resolves to on this machine, and why."""
+    return _choose(spec).reason
+
+
+def _row(component: str, ok: bool, detail: str, fix: str = "") -> dict[str, str]:
+    return {"component": component, "status": "ok" if ok else "missing", "detail": detail,
+            "fix": "" if ok else fix}
+
+
+def _runtime_row() -> dict[str, str]:
+    try:
+        return _row("llama.cpp runtime", True, f"xllamacpp {importlib.metadata.version('xllamacpp')}")
+    except importlib.metadata.PackageNotFoundError:
+        return _row("llama.cpp runtime", False, "xllamacpp is not installed",
+                    "pip install xllamacpp==2026.10.11549")
+
+
+def doctor_report() -> list[dict[str, str]]:
+    """Rows (component, status ok|missing, detail, fix) on every LLM backend and offline model."""
+    model = default_ollama_model()
+    answers, pulled, detail = probe_ollama(model)
+    rows = [
+        _row("ollama server", answers, f"{ollama_host()} answers" if answers else detail,
+             "install Ollama and run `ollama serve`, or set OLLAMA_HOST"),
+        _row(f"ollama model {model}", pulled, detail if answers else "no server to ask",
+             f"ollama pull {model} (or set KGVIZ_OLLAMA_MODEL)"),
+        _runtime_row(),
+    ]
+    usable: dict[str, bool] = {}
+    for name, spec in MODELS.items():
+        usable[name], status = model_status(spec)
+        rows.append(_row(f"offline model {name}", usable[name], status, prepare_command(name)))
+    local = default_local_model()
+    plan = f"Ollama model {model}" if pulled else f"the offline model {local}"
+    rows.append(_row("llm auto", pulled or usable.get(local, False), f"would use {plan}",
+                     f"{prepare_command(local)}, or start Ollama with {model}"))
+    return rows
