@@ -36,6 +36,7 @@ class Dataset(ABC):
     """A named dataset. Subclasses say which files they need and how to parse them."""
 
     name: str = ""
+    kg_name: str = ""  # datasets sharing one KB share its name, so caches and indexes are shared
     family: str = "generic"  # which few-shot prompt family fits: movies, paths, football, ...
     description: str = ""
     source_url: str = ""
@@ -61,7 +62,8 @@ class Dataset(ABC):
     def read_kb(self) -> KnowledgeGraph:
         """Parse the KB files into a graph (override for formats that are not triple lines)."""
         return KnowledgeGraph.from_triples(
-            (triple for file in self.kb_files for triple in read_triples(file)), name=self.name
+            (triple for file in self.kb_files for triple in read_triples(file)),
+            name=self.kg_name or self.name,
         )
 
     # -- shared behaviour --------------------------------------------------------------------
@@ -87,7 +89,7 @@ class Dataset(ABC):
         """The knowledge graph, parsed once and then loaded from the processed cache."""
         self.check_available()
         key = source_fingerprint(self.kb_files)
-        cache_file = cache_root() / "graphs" / f"{self.name}-{key}.npz"
+        cache_file = cache_root() / "graphs" / f"{self.kg_name or self.name}-{key}.npz"
         return cached_graph(cache_file, self.read_kb)
 
     def questions(self, split: str) -> list[QARecord]:

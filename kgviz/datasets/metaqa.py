@@ -31,6 +31,7 @@ class MetaQA(Dataset):
     """Movie-domain multi-hop QA over the WikiMovies KB (Zhang et al., 2018)."""
 
     family = "movies"
+    kg_name = "metaqa"
     source_url = "https://github.com/yuyuz/MetaQA"
     SPLITS = ("train", "dev", "test")
 

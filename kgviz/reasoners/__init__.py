@@ -1,0 +1,1 @@
+"""KG-RAG methods behind one Reasoner protocol."""

@@ -1,0 +1,54 @@
+"""The Reasoner protocol: `run(question) -> Trace`, over a shared context (KG, index, LLM)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import Any, ClassVar
+
+from kgviz.datasets.base import Dataset
+from kgviz.embed.kg_index import KGIndex
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.trace import Trace
+
+
+class ReasonerContext:
+    """What reasoners share for one dataset: its KG, its vector index (built lazily) and an LLM."""
+
+    def __init__(self, dataset: Dataset, llm: Any, index: KGIndex | None = None) -> None:
+        self.dataset = dataset
+        self.llm = llm
+        if index is not None:
+            self.__dict__["index"] = index
+
+    @property
+    def kg(self) -> KnowledgeGraph:
+        return self.dataset.kg
+
+    @cached_property
+    def index(self) -> KGIndex:
+        return KGIndex.build(self.kg, progress=True)
+
+
+class Reasoner(ABC):
+    """A KG-RAG method. Subclasses fill the trace in `_run`; `run` adds the total time."""
+
+    name: ClassVar[str]
+
+    def __init__(self, context: ReasonerContext) -> None:
+        self.context = context
+
+    def run(self, question: str, topic_entities: Sequence[str] = (),
+            listener: Callable[[str, Trace], None] | None = None) -> Trace:
+        """Answer `question`; `listener(stage, trace)` is called as each stage finishes."""
+        trace = Trace(method=self.name, question=question, dataset=self.context.dataset.name,
+                      listener=listener)
+        with trace.stage("total"):
+            self._run(trace, question.strip(), tuple(topic_entities))
+        trace.timings.setdefault("retrieval", 0.0)
+        return trace
+
+    @abstractmethod
+    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        """Retrieve (under a `retrieval` stage), prompt the LLM, and set the trace's answer."""

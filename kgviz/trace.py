@@ -1,0 +1,85 @@
+"""Traces: what a reasoner did for one question, stage by stage, for views, the CLI and evaluation."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+StringTriple = tuple[str, str, str]
+
+
+@dataclass
+class LLMCall:
+    """One call to the language model, as a stage made it."""
+
+    stage: str
+    messages: list[dict[str, str]]
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    backend: str
+    model: str
+    cached: bool = False
+
+
+@dataclass
+class Trace:
+    """Everything one run recorded. `stages` maps a stage name to its typed record, in run order."""
+
+    method: str
+    question: str
+    dataset: str = ""
+    stages: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    llm_calls: list[LLMCall] = field(default_factory=list)
+    evidence: list[StringTriple] = field(default_factory=list)
+    answer: str = ""
+    answers: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    listener: Callable[[str, Trace], None] | None = field(default=None, repr=False, compare=False)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time a stage; its seconds add up under `timings[name]` and listeners hear of its end."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+        if self.listener is not None:
+            self.listener(name, self)
+
+    def record(self, name: str, value: Any) -> None:
+        self.stages[name] = value
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(call.prompt_tokens for call in self.llm_calls)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(call.completion_tokens for call in self.llm_calls)
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract JSON of `kgviz ask --json` (plus token counts and warnings)."""
+        return {
+            "method": self.method,
+            "question": self.question,
+            "dataset": self.dataset,
+            "answer": self.answer,
+            "answers": list(self.answers),
+            "evidence": [list(t) for t in self.evidence],
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "llm": sorted({f"{c.backend}:{c.model}" for c in self.llm_calls}),
+            "warnings": list(self.warnings),
+        }
+
+    def stage_json(self, name: str) -> Any:
+        """A stage's record as plain JSON-able data (dataclasses become dicts)."""
+        value = self.stages[name]
+        return asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
