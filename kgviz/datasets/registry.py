@@ -8,7 +8,10 @@ from pathlib import Path
 from kgviz.datasets.base import Dataset
 from kgviz.datasets.custom import CustomDataset
 from kgviz.datasets.demo import Demo
+from kgviz.datasets.explagraphs import ExplaGraphs
 from kgviz.datasets.metaqa import MetaQA
+from kgviz.datasets.pathquestion import PathQuestion
+from kgviz.datasets.wc2014 import WC2014
 from kgviz.errors import UnknownNameError
 
 Factory = Callable[[Path | None], Dataset]
@@ -18,6 +21,10 @@ _FACTORIES: dict[str, Factory] = {
     "metaqa-1hop": lambda root: MetaQA(1, root),
     "metaqa-2hop": lambda root: MetaQA(2, root),
     "metaqa-3hop": lambda root: MetaQA(3, root),
+    "pathquestion-2hop": lambda root: PathQuestion(2, root),
+    "pathquestion-3hop": lambda root: PathQuestion(3, root),
+    "wc2014": WC2014,
+    "explagraphs": ExplaGraphs,
 }
 
 
