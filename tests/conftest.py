@@ -1,0 +1,29 @@
+"""Test set-up shared by all folders: where the real data is, and a private cache when wanted."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real datasets beside the checkout (`../shared/data`), or `KGVIZ_DATA` when set."""
+    configured = os.environ.get("KGVIZ_DATA")
+    root = Path(configured) if configured else SHARED_DATA
+    if not (root / "MetaQA" / "kb.txt").is_file():
+        pytest.skip(f"real data not found at {root} (set KGVIZ_DATA or place shared/ beside the repo)")
+    return root
+
+
+@pytest.fixture
+def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private KGVIZ_CACHE for tests that must not read or write the user's cache."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KGVIZ_CACHE", str(cache))
+    return cache

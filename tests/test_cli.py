@@ -1,0 +1,65 @@
+"""The command line as a user runs it: a subprocess, contract JSON on stdout, one-line errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args, env_extra=None, timeout=600):
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "kgviz", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def assert_one_line_error(result):
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("kgviz: error:")
+
+
+def test_data_info_metaqa_contract(shared_data):
+    result = run_cli("data", "info", "metaqa-2hop", "--json", env_extra={"KGVIZ_DATA": str(shared_data)})
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (info["entities"], info["relations"], info["triples"]) == (43_234, 9, 133_582)
+    assert info["splits"] == {"dev": 14_872}
+
+
+def test_data_info_demo():
+    result = run_cli("data", "info", "demo", "--json")
+    info = json.loads(result.stdout)
+    assert info["triples"] > 300 and info["splits"]["dev"] >= 36
+
+
+def test_unknown_dataset_is_one_line():
+    result = run_cli("data", "info", "no-such-set")
+    assert_one_line_error(result)
+    assert "unknown dataset 'no-such-set'" in result.stderr
+
+
+def test_missing_data_names_folder(tmp_path):
+    result = run_cli("data", "info", "metaqa-1hop", env_extra={"KGVIZ_DATA": str(tmp_path)})
+    assert_one_line_error(result)
+    assert str(tmp_path) in result.stderr and "MetaQA" in result.stderr
+
+
+def test_doctor_reports_every_part(shared_data):
+    result = run_cli("doctor", "--json", env_extra={"KGVIZ_DATA": str(shared_data)})
+    assert result.returncode == 0, result.stderr
+    rows = {row["component"]: row for row in json.loads(result.stdout)}
+    assert rows["dataset demo"]["status"] == "ok"
+    assert rows["dataset metaqa-2hop"]["status"] == "ok"
+    assert rows["dataset wc2014"]["status"] == "missing" and rows["dataset wc2014"]["fix"]
+    assert any(name.startswith("ollama") for name in rows)
+    assert any(name.startswith("offline model") for name in rows)
+    assert all(row["fix"] for row in rows.values() if row["status"] != "ok")
+
+
+@pytest.mark.parametrize("args", [["data"], ["frobnicate"]])
+def test_bad_arguments_exit_nonzero(args):
+    result = run_cli(*args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
