@@ -1,0 +1,1 @@
+"""SimGRAG: query to pattern, candidate pools, top-k subgraph search by GSD, answer."""

@@ -1,0 +1,125 @@
+"""Search inputs: the pattern graph and the candidate pools of its nodes and relations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PatternGraph:
+    """A connected pattern: nodes `0..num_nodes-1` and edges `(u, v)`; direction is ignored.
+
+    Parallel edges are allowed (each must then map to a distinct KG triple); self-loops are not.
+    """
+
+    num_nodes: int
+    edges: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "edges", tuple((int(u), int(v)) for u, v in self.edges))
+        if self.num_nodes < 1:
+            raise ValueError("a pattern needs at least one node")
+        for u, v in self.edges:
+            if not (0 <= u < self.num_nodes and 0 <= v < self.num_nodes):
+                raise ValueError(f"pattern edge {(u, v)} has an endpoint out of range")
+            if u == v:
+                raise ValueError(f"pattern edge {(u, v)} is a self-loop")
+        if len(self._reachable(0)) != self.num_nodes:
+            raise ValueError("the pattern graph is not connected")
+
+    def incident(self) -> list[list[int]]:
+        """Edge indices touching each node, in edge order."""
+        touching: list[list[int]] = [[] for _ in range(self.num_nodes)]
+        for index, (u, v) in enumerate(self.edges):
+            touching[u].append(index)
+            touching[v].append(index)
+        return touching
+
+    def other(self, edge: int, node: int) -> int:
+        u, v = self.edges[edge]
+        return v if node == u else u
+
+    def _reachable(self, start: int) -> set[int]:
+        touching, seen, stack = self.incident(), {start}, [start]
+        while stack:
+            node = stack.pop()
+            for edge in touching[node]:
+                nxt = self.other(edge, node)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return seen
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Candidates of one known pattern element: KG ids and their (L2) distances.
+
+    Normalised on creation: duplicate ids keep their smallest distance, and the pool is sorted by
+    `(distance, id)`, which is the greedy order the optimized search uses.
+    """
+
+    ids: np.ndarray
+    distances: np.ndarray
+
+    def __post_init__(self) -> None:
+        ids = np.asarray(self.ids, dtype=np.int64).ravel()
+        dists = np.asarray(self.distances, dtype=np.float64).ravel()
+        if ids.shape != dists.shape:
+            raise ValueError("a pool needs one distance per id")
+        if not np.all(np.isfinite(dists)):
+            raise ValueError("pool distances must be finite")
+        order = np.lexsort((dists, ids))  # by id, then distance: the first of each id is its best
+        ids, dists = ids[order], dists[order]
+        first = np.ones(len(ids), dtype=bool)
+        first[1:] = ids[1:] != ids[:-1]
+        ids, dists = ids[first], dists[first]
+        order = np.lexsort((ids, dists))
+        object.__setattr__(self, "ids", ids[order])
+        object.__setattr__(self, "distances", dists[order])
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def min_distance(self) -> float:
+        """The smallest distance (0 for an empty pool, which admits no match anyway)."""
+        return float(self.distances[0]) if len(self.ids) else 0.0
+
+
+PoolLike = Pool | tuple[Sequence[int] | np.ndarray, Sequence[float] | np.ndarray] | None
+
+
+def as_pool(pool: PoolLike) -> Pool | None:
+    """`None` (unknown: anything at distance 0), a `Pool`, or an `(ids, distances)` pair."""
+    if pool is None or isinstance(pool, Pool):
+        return pool
+    ids, distances = pool
+    return Pool(np.asarray(ids), np.asarray(distances))
+
+
+@dataclass(frozen=True)
+class CandidatePools:
+    """One pool per pattern node (`nodes`) and per pattern edge (`relations`); `None` = unknown."""
+
+    nodes: tuple[Pool | None, ...]
+    relations: tuple[Pool | None, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", tuple(as_pool(p) for p in self.nodes))
+        object.__setattr__(self, "relations", tuple(as_pool(p) for p in self.relations))
+
+    def check(self, pattern: PatternGraph, num_entities: int, num_relations: int) -> None:
+        """Raise `ValueError` unless the pools fit `pattern` and ids are in range."""
+        if len(self.nodes) != pattern.num_nodes or len(self.relations) != len(pattern.edges):
+            raise ValueError("need one node pool per pattern node and one per pattern edge")
+        for kind, pools, bound in (("entity", self.nodes, num_entities),
+                                   ("relation", self.relations, num_relations)):
+            for pool in pools:
+                ids = np.zeros(0) if pool is None else pool.ids
+                if len(ids) and (ids.min() < 0 or ids.max() >= bound):
+                    raise ValueError(f"{kind} pool has ids outside 0..{bound - 1}")
+

@@ -1,0 +1,69 @@
+"""The recorded search tree of a top-k subgraph search, as columns (one row per record)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Outcome = Literal["expanded", "no_candidate", "pruned_bound", "completed", "in_topk"]
+
+
+@dataclass
+class SearchTree:
+    """Records in depth-first preorder; a record's parent always precedes it.
+
+    A root (`depth` 0, `pattern_edge` -1, `triple` -1) maps the start pattern node; a record at
+    depth `d` matches the `d`-th pattern edge of the search order, mapping `pattern_node` (the
+    edge's far end) to `entity` through KG row `triple`. `partial_gsd` is the GSD of the matched
+    elements, `bound` that plus X+Y (the lower bound). Outcomes: "expanded" (its children were
+    tried), "no_candidate" (no KG edge fits), "completed" (a full match), "in_topk" (a completed
+    match in the final top-k) and "pruned_bound": `count` sibling candidates (best first, the first
+    one shown) whose bound exceeded the k-th best GSD, left unexpanded. Once `max_nodes` records
+    exist the rest are only counted in `dropped`, so the recorded part is a prefix of the tree.
+    """
+
+    max_nodes: int
+    parent: list[int] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    pattern_edge: list[int] = field(default_factory=list)
+    pattern_node: list[int] = field(default_factory=list)
+    entity: list[int] = field(default_factory=list)
+    triple: list[int] = field(default_factory=list)
+    partial_gsd: list[float] = field(default_factory=list)
+    bound: list[float] = field(default_factory=list)
+    outcome: list[Outcome] = field(default_factory=list)
+    count: list[int] = field(default_factory=list)
+    dropped: int = 0
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def add(self, parent: int, depth: int, pattern_edge: int, pattern_node: int, entity: int,
+            triple: int, partial_gsd: float, bound: float, outcome: Outcome = "expanded",
+            count: int = 1) -> int:
+        """Append a record and return its id, or -1 (counted in `dropped`) past the cap."""
+        if len(self.parent) >= self.max_nodes:
+            self.dropped += 1
+            return -1
+        self.parent.append(parent)
+        self.depth.append(depth)
+        self.pattern_edge.append(pattern_edge)
+        self.pattern_node.append(pattern_node)
+        self.entity.append(entity)
+        self.triple.append(triple)
+        self.partial_gsd.append(partial_gsd)
+        self.bound.append(bound)
+        self.outcome.append(outcome)
+        self.count.append(count)
+        return len(self.parent) - 1
+
+    def mark(self, node: int, outcome: Outcome) -> None:
+        """Set the outcome of record `node` (ignored for -1, a record that was not kept)."""
+        if node >= 0:
+            self.outcome[node] = outcome
+
+    def columns(self) -> dict[str, list]:
+        """The records as named columns (e.g. for a DataFrame or a plotly icicle)."""
+        names = ("parent", "depth", "pattern_edge", "pattern_node", "entity", "triple",
+                 "partial_gsd", "bound", "outcome", "count")
+        return {"id": list(range(len(self))), **{name: getattr(self, name) for name in names}}
