@@ -1,0 +1,33 @@
+"""Method names (the CLI contract) mapped to Reasoner classes, imported only when asked for."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from kgviz.errors import UnknownNameError
+from kgviz.reasoners.base import Reasoner, ReasonerContext
+
+_METHODS: dict[str, str] = {}
+
+
+def register_method(name: str, target: str) -> None:
+    """Register `name` as `"package.module:ClassName"`."""
+    _METHODS[name] = target
+
+
+def method_names() -> list[str]:
+    return list(_METHODS)
+
+
+def reasoner_class(name: str) -> type[Reasoner]:
+    target = _METHODS.get(name)
+    if target is None:
+        raise UnknownNameError(f"unknown method {name!r}; available: {', '.join(_METHODS)}")
+    module_name, class_name = target.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def make_reasoner(name: str, context: ReasonerContext, **config: Any) -> Reasoner:
+    """Build the reasoner `name`; `config` overrides fields of its config dataclass."""
+    return reasoner_class(name).from_config(context, **config)
