@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any, ClassVar
 
 from kgviz.datasets.base import Dataset
 from kgviz.embed.kg_index import KGIndex
+from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import Trace
 
@@ -31,13 +33,30 @@ class ReasonerContext:
         return KGIndex.build(self.kg, progress=True)
 
 
+@dataclass
+class ReasonerConfig:
+    """Hyper-parameters of a method; each reasoner subclasses this with its own fields."""
+
+
 class Reasoner(ABC):
     """A KG-RAG method. Subclasses fill the trace in `_run`; `run` adds the total time."""
 
     name: ClassVar[str]
+    config_class: ClassVar[type[ReasonerConfig]] = ReasonerConfig
 
-    def __init__(self, context: ReasonerContext) -> None:
+    def __init__(self, context: ReasonerContext, config: ReasonerConfig | None = None) -> None:
         self.context = context
+        self.config = config or self.config_class()
+
+    @classmethod
+    def from_config(cls, context: ReasonerContext, **overrides: Any) -> Reasoner:
+        """Build with `config_class(**overrides)`; unknown keys are a clear error."""
+        known = {f.name for f in fields(cls.config_class)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise KgvizError(f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known)) or 'none'}")
+        return cls(context, cls.config_class(**overrides))
 
     def run(self, question: str, topic_entities: Sequence[str] = (),
             listener: Callable[[str, Trace], None] | None = None) -> Trace:
