@@ -63,6 +63,65 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------------ ask
+def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
+    """`who directed [Big]` -> (`who directed Big`, (`Big`,)): MetaQA-style marked topics."""
+    from kgviz.datasets.metaqa import TOPIC_MARK
+
+    return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
+
+
+def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
+    """`k=3 algorithm=optimized` -> {"k": 3, "algorithm": "optimized"} (JSON values where they parse)."""
+    settings: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise KgvizError(f"bad --set {pair!r}: expected KEY=VALUE")
+        try:
+            settings[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[key] = raw
+    return settings
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from kgviz.session import open_session
+
+    question, marked = split_topic_marks(args.question)
+    session = open_session(args.dataset, args.llm, cache_mode=args.cache)
+    if not args.json:
+        print(f"llm: {session.llm_reason}", file=sys.stderr)
+    reasoner = session.reasoner(args.method, **parse_settings(args.set))
+    trace = reasoner.run(question, topic_entities=tuple(args.topic) or marked)
+    if args.json:
+        _print_json(trace.to_json())
+        return 0
+    print(trace.answer.strip())
+    print(f"\nanswers: {', '.join(trace.answers) or '(none)'}")
+    print(f"evidence ({len(trace.evidence)} triples):")
+    for head, relation, tail in trace.evidence[:15]:
+        print(f"  ({head}, {relation}, {tail})")
+    print("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in trace.timings.items()))
+    for warning in trace.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------------------------ model, demo
+def cmd_model_prepare(args: argparse.Namespace) -> int:
+    from kgviz.llm.model_files import prepare_model
+
+    print(prepare_model(args.name))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kgviz.demo import run_demo
+
+    return run_demo(llm_spec=args.llm, per_hop=args.per_hop)
+
+
 # ------------------------------------------------------------------------------------ doctor
 def cmd_doctor(args: argparse.Namespace) -> int:
     from kgviz.doctor import doctor_rows
@@ -97,6 +156,29 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(handler=cmd_data_info)
     data.add_parser("list", help="known datasets and whether their files are present").set_defaults(
         handler=cmd_data_list)
+
+    ask = commands.add_parser("ask", help="answer one question with one method")
+    ask.add_argument("question", help="the question; [Name] marks a topic entity")
+    ask.add_argument("--dataset", default="demo")
+    ask.add_argument("--method", default="simgrag")
+    ask.add_argument("--llm", default="auto", help="auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL")
+    ask.add_argument("--topic", action="append", default=[], help="a topic entity (repeatable)")
+    ask.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="a method option, e.g. --set k=5 (repeatable)")
+    ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
+    ask.add_argument("--json", action="store_true", help="print the contract JSON object")
+    ask.set_defaults(handler=cmd_ask)
+
+    model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",
+                                                                                  required=True)
+    prepare = model.add_parser("prepare", help="download, join and verify an offline model")
+    prepare.add_argument("name", nargs="?", default="qwen2.5-coder-1.5b")
+    prepare.set_defaults(handler=cmd_model_prepare)
+
+    demo = commands.add_parser("demo", help="the main job: every method on demo questions")
+    demo.add_argument("--llm", default="auto")
+    demo.add_argument("--per-hop", type=int, default=1, help="questions per hop count")
+    demo.set_defaults(handler=cmd_demo)
 
     index = commands.add_parser("index", help="vector indexes").add_subparsers(dest="index_command",
                                                                                required=True)

@@ -1,0 +1,37 @@
+"""A session: one dataset, one LLM and the reasoners built over them (what the CLI and app share)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgviz.datasets import Dataset, get_dataset
+from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
+from kgviz.reasoners.base import Reasoner, ReasonerContext
+from kgviz.reasoners.registry import make_reasoner
+
+
+@dataclass
+class Session:
+    dataset: Dataset
+    context: ReasonerContext
+    llm_reason: str
+    reasoners: dict[str, Reasoner] = field(default_factory=dict)
+
+    def reasoner(self, method: str, **config: Any) -> Reasoner:
+        """The reasoner for `method`; a configured one is built fresh, a default one is reused."""
+        if config:
+            return make_reasoner(method, self.context, **config)
+        if method not in self.reasoners:
+            self.reasoners[method] = make_reasoner(method, self.context)
+        return self.reasoners[method]
+
+
+def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: str = "rw") -> Session:
+    """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use)."""
+    from kgviz.llm.select import choose_llm
+
+    dataset = get_dataset(dataset_name)
+    dataset.check_available()
+    choice = choose_llm(llm_spec, cache_mode=cache_mode)
+    return Session(dataset, ReasonerContext(dataset, choice.llm), choice.reason)
