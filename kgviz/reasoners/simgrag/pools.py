@@ -1,0 +1,80 @@
+"""Candidate pools: the KG entities and relations nearest (L2) to each named pattern element.
+
+All pattern texts are encoded in one batch and searched in one call per index. UNKNOWN elements get
+no pool (`None`): the search treats every KG entity or relation as a candidate at distance 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgviz.embed.kg_index import KGIndex, Neighbour
+from kgviz.reasoners.simgrag.pattern import CandidatePools, Pool
+from kgviz.reasoners.simgrag.query_pattern import Component, QueryPattern
+
+
+@dataclass
+class ElementPool:
+    """The candidates of one pattern node or relation (`kind`), nearest first; empty if unknown."""
+
+    kind: str
+    index: int
+    text: str
+    is_unknown: bool
+    candidates: list[Neighbour]
+
+    def as_search_pool(self) -> Pool | None:
+        if self.is_unknown:
+            return None
+        return Pool([c.id for c in self.candidates], [c.distance for c in self.candidates])
+
+    def distance_of(self, kg_id: int) -> float:
+        """The pool distance of `kg_id` (0 for an unknown element)."""
+        return next((c.distance for c in self.candidates if c.id == kg_id), 0.0)
+
+
+@dataclass
+class PatternPools:
+    """Pools of every pattern node and relation, plus which given topic entities they contain."""
+
+    nodes: list[ElementPool]
+    relations: list[ElementPool]
+    topic_in_pools: dict[str, bool]
+
+    def for_component(self, component: Component) -> CandidatePools:
+        """The search pools of one component, in its local node order."""
+        return CandidatePools(tuple(self.nodes[n].as_search_pool() for n in component.nodes),
+                              tuple(self.relations[e].as_search_pool() for e in component.edges))
+
+
+def relation_query(text: str) -> str:
+    """Relation phrase as embedded: underscores read as spaces, like the KG's relation labels."""
+    return " ".join(text.replace("_", " ").split())
+
+
+def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations: int,
+                topic_entities: Sequence[str] = ()) -> PatternPools:
+    """Top-`k_nodes` entities per named node and top-`k_relations` relations per named relation."""
+    node_texts = [n.text for n in pattern.nodes if not n.is_unknown]
+    relation_texts = [relation_query(e.relation) for e in pattern.edges if not e.is_unknown]
+    vectors = index.embed(node_texts + relation_texts) if node_texts or relation_texts else None
+    node_hits = _search(index, "entity", vectors[:len(node_texts)] if node_texts else None, k_nodes)
+    relation_hits = _search(index, "relation",
+                            vectors[len(node_texts):] if relation_texts else None, k_relations)
+    nodes = [ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else node_hits.pop(0))
+             for i, n in enumerate(pattern.nodes)]
+    relations = [ElementPool("relation", i, e.relation, e.is_unknown,
+                             [] if e.is_unknown else relation_hits.pop(0))
+                 for i, e in enumerate(pattern.edges)]
+    pooled = {c.name for pool in nodes for c in pool.candidates}
+    return PatternPools(nodes, relations, {name: name in pooled for name in topic_entities})
+
+
+def _search(index: KGIndex, kind: str, vectors, k: int) -> list[list[Neighbour]]:
+    """One batched nearest-neighbour search of `vectors` in the entity or relation index."""
+    if vectors is None:
+        return []
+    if kind == "entity":
+        return KGIndex._nearest(index.entity_index, index.kg.entities, vectors, k)
+    return KGIndex._nearest(index.relation_index, index.kg.relations, vectors, k)

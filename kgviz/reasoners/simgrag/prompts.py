@@ -1,0 +1,149 @@
+"""Prompts and reply schemas of SimGRAG's two LLM steps: question -> pattern, evidence -> answer.
+
+Every prompt is a fixed prefix (instructions, then few-shot turns) followed by one final user turn
+with the question, so a backend's prompt cache re-uses the prefix across questions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from typing import Literal
+
+from kgviz.llm.base import Message
+from kgviz.reasoners.simgrag.fewshot import (
+    ANSWER_EXAMPLES,
+    PATTERN_EXAMPLES,
+    VERIFY_EXAMPLES,
+    Triple,
+)
+
+Task = Literal["qa", "verify"]
+
+PATTERN_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "phrases": {"type": "array", "items": {"type": "string"}},
+        "triples": {"type": "array", "minItems": 1,
+                    "items": {"type": "array", "items": {"type": "string"},
+                              "minItems": 3, "maxItems": 3}},
+    },
+    "required": ["phrases", "triples"],
+}
+ANSWER_SCHEMA: dict = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"},
+                   "answer": {"type": "array", "items": {"type": "string"}}},
+    "required": ["reason", "answer"],
+}
+VERIFY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"}, "verdict": {"type": "string", "enum": ["True", "False"]}},
+    "required": ["reason", "verdict"],
+}
+
+PATTERN_INSTRUCTIONS = """\
+You turn a question into a small graph of facts that a knowledge graph could hold.
+Steps:
+1. Split the question into short phrases, one fact per phrase, keeping the question's own words.
+2. Write one [head, relation, tail] triple per fact.
+Rules:
+- Copy entity names exactly as the question writes them (spelling, underscores, capitals).
+- An entity the question does not name is "UNKNOWN <type> <n>", e.g. "UNKNOWN person 1"; reuse the
+  same placeholder wherever the same thing appears, so the triples connect into one graph.
+- An unnamed relation is "UNKNOWN relation <n>".
+- Relations are short verb or noun phrases; never a bare preposition such as "in" or "of".
+- Use as few triples as the question needs.
+Reply with JSON only: {"phrases": [...], "triples": [["head", "relation", "tail"], ...]}"""
+
+FAMILY_HINTS = {
+    "movies": "The graph is about films. Its relations read: directed by, written by, starred "
+              "actors, release year, in language, has genre, has tags; a film is always the head.",
+    "paths": "The graph is about people and their families. Relations include spouse, parents, "
+             "children, gender, nationality, religion, profession, place of birth, place of death.",
+    "football": "The graph is about World Cup footballers. Relations include plays in club, plays "
+                "for country, plays position, is aged, wears number; clubs are in a country.",
+    "generic": "",
+}
+
+ANSWER_INSTRUCTIONS = """\
+You answer a question from facts found in a knowledge graph.
+The facts come as numbered graphs of (head, relation, tail) triples: the graphs whose shape and
+wording best match the question, best first. Some may not fit the question.
+Rules:
+- Use only graphs that fit the question; different graphs may give different answers, list them all.
+- Copy answer names exactly as the triples write them; never list an entity the question names.
+- If no graph fits, answer from your own knowledge and say so in the reason.
+Reply with JSON only: {"reason": "<one short sentence>", "answer": ["name", ...]}"""
+
+VERIFY_INSTRUCTIONS = """\
+You check a claim against facts found in a knowledge graph.
+The facts come as numbered graphs of (head, relation, tail) triples, best match first.
+The claim is "True" only if some graph fully supports it, otherwise "False".
+Reply with JSON only: {"reason": "<one short sentence>", "verdict": "True" or "False"}"""
+
+
+def family_of(name: str) -> str:
+    """The few-shot family for a dataset family name (unknown ones use the generic examples)."""
+    return name if name in PATTERN_EXAMPLES else "generic"
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@cache
+def _pattern_prefix(family: str) -> tuple[Message, ...]:
+    hint = FAMILY_HINTS[family]
+    system = PATTERN_INSTRUCTIONS + (f"\n{hint}" if hint else "")
+    turns: list[Message] = [{"role": "system", "content": system}]
+    for question, phrases, triples in PATTERN_EXAMPLES[family]:
+        turns.append({"role": "user", "content": f"question: {question}"})
+        turns.append({"role": "assistant",
+                      "content": _dumps({"phrases": phrases, "triples": [list(t) for t in triples]})})
+    return tuple(turns)
+
+
+def pattern_messages(family: str, question: str) -> list[Message]:
+    """The question-to-pattern prompt for a dataset family."""
+    return [*map(dict, _pattern_prefix(family_of(family))),
+            {"role": "user", "content": f"question: {question}"}]
+
+
+def verbalize(graphs: Sequence[Sequence[Triple]]) -> str:
+    """Numbered graphs, one `(head, relation, tail)` line per triple; a note when there are none."""
+    if not graphs:
+        return "graphs: none found"
+    blocks = [f"graph {number}:\n" + "\n".join(f"  ({h}, {r}, {t})" for h, r, t in triples)
+              for number, triples in enumerate(graphs, 1)]
+    return "\n".join(blocks)
+
+
+def _evidence_turn(label: str, text: str, graphs: Sequence[Sequence[Triple]]) -> Message:
+    return {"role": "user", "content": f"{label}: {text}\n{verbalize(graphs)}"}
+
+
+@cache
+def _answer_prefix(task: Task) -> tuple[Message, ...]:
+    if task == "verify":
+        turns: list[Message] = [{"role": "system", "content": VERIFY_INSTRUCTIONS}]
+        for claim, graphs, reason, verdict in VERIFY_EXAMPLES:
+            turns.append(_evidence_turn("claim", claim, graphs))
+            turns.append({"role": "assistant", "content": _dumps({"reason": reason, "verdict": verdict})})
+        return tuple(turns)
+    turns = [{"role": "system", "content": ANSWER_INSTRUCTIONS}]
+    for question, graphs, reason, answers in ANSWER_EXAMPLES:
+        turns.append(_evidence_turn("question", question, graphs))
+        turns.append({"role": "assistant", "content": _dumps({"reason": reason, "answer": answers})})
+    return tuple(turns)
+
+
+def answer_messages(task: Task, question: str, graphs: Sequence[Sequence[Triple]]) -> list[Message]:
+    """The verbalized-subgraph answer prompt (`qa`) or its True/False variant (`verify`)."""
+    label = "claim" if task == "verify" else "question"
+    return [*map(dict, _answer_prefix(task)), _evidence_turn(label, question, graphs)]
+
+
+def answer_schema(task: Task) -> dict:
+    return VERIFY_SCHEMA if task == "verify" else ANSWER_SCHEMA

@@ -1,0 +1,186 @@
+"""The LLM's pattern graph: parsed from its JSON reply, checked and repaired, split into components.
+
+The reply holds `phrases` (the question segmented, one phrase per fact) and `triples` of
+`[head, relation, tail]` texts; `UNKNOWN <type> <n>` stands for an entity or relation the question
+does not name. Every text is plain data: it is never interpreted, only trimmed and length-capped.
+
+Disconnected patterns: each connected component is searched on its own and the top-k subgraphs of
+all searched components are pooled. A component is searched only if it names at least one entity,
+since a component of UNKNOWN nodes alone matches arbitrary KG edges and would only add noise; when
+no component names an entity, the largest one is still searched so the run shows what happened.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgviz.errors import KgvizError
+from kgviz.reasoners.simgrag.pattern import PatternGraph
+
+MAX_TEXT_CHARS = 200
+# `UNKNOWN ...` in capitals, or `unknown <words> <n>` (so a film called "Unknown" stays a name)
+_UNKNOWN = re.compile(r"^(?:UNKNOWN\b(?P<caps>.*)|[Uu]nknown\s+(?P<lower>.*\d))$")
+_NUMBER = re.compile(r"\s*\d+\s*$")
+
+
+class PatternError(KgvizError):
+    """The LLM's reply holds no usable pattern graph."""
+
+
+@dataclass(frozen=True)
+class PatternNode:
+    """A pattern node: a named entity, or an UNKNOWN placeholder with its type (`movie`, ...)."""
+
+    text: str
+    is_unknown: bool
+    type: str = ""
+
+
+@dataclass(frozen=True)
+class PatternEdge:
+    """A pattern triple between node indices; its relation may be UNKNOWN."""
+
+    head: int
+    tail: int
+    relation: str
+    is_unknown: bool
+
+
+@dataclass(frozen=True)
+class Component:
+    """A connected part of the pattern: its node and edge indices and the search graph over them.
+
+    `graph` numbers the component's nodes `0..len(nodes)-1` in the order of `nodes`.
+    """
+
+    nodes: tuple[int, ...]
+    edges: tuple[int, ...]
+    graph: PatternGraph
+
+
+@dataclass
+class QueryPattern:
+    """The pattern graph of one question, with the repairs made to what the LLM wrote."""
+
+    phrases: list[str]
+    nodes: list[PatternNode]
+    edges: list[PatternEdge]
+    repairs: list[str] = field(default_factory=list)
+
+    def triples(self) -> list[tuple[str, str, str]]:
+        return [(self.nodes[e.head].text, e.relation, self.nodes[e.tail].text) for e in self.edges]
+
+    def components(self) -> list[Component]:
+        """Connected components, the one with the most named nodes (then edges) first."""
+        parent = list(range(len(self.nodes)))
+
+        def root(node: int) -> int:
+            while parent[node] != node:
+                parent[node] = parent[parent[node]]
+                node = parent[node]
+            return node
+
+        for edge in self.edges:
+            parent[root(edge.head)] = root(edge.tail)
+        groups: dict[int, list[int]] = {}
+        for index, edge in enumerate(self.edges):
+            groups.setdefault(root(edge.head), []).append(index)
+        parts = [self._component(edge_ids) for edge_ids in groups.values()]
+        return sorted(parts, key=lambda c: (-self.known_count(c), -len(c.edges), c.edges))
+
+    def known_count(self, component: Component) -> int:
+        return sum(not self.nodes[n].is_unknown for n in component.nodes)
+
+    def _component(self, edge_ids: list[int]) -> Component:
+        nodes = sorted({n for i in edge_ids for n in (self.edges[i].head, self.edges[i].tail)})
+        local = {node: position for position, node in enumerate(nodes)}
+        graph = PatternGraph(len(nodes), tuple((local[self.edges[i].head], local[self.edges[i].tail])
+                                               for i in edge_ids))
+        return Component(tuple(nodes), tuple(edge_ids), graph)
+
+    def searchable(self) -> list[Component]:
+        """The components to search (see the module docstring); the choice goes into `repairs`."""
+        parts = self.components()
+        anchored = [c for c in parts if self.known_count(c) > 0]
+        if len(parts) > 1:
+            skipped = len(parts) - len(anchored) if anchored else len(parts) - 1
+            self._note(f"pattern has {len(parts)} disconnected parts: each is searched on its own"
+                       + (f"; {skipped} part(s) without a named entity skipped" if skipped else ""))
+        return anchored or parts[:1]
+
+    def _note(self, message: str) -> None:
+        if message not in self.repairs:
+            self.repairs.append(message)
+
+
+def _text(value: Any) -> str | None:
+    """A trimmed, length-capped string from a JSON scalar; None for anything else or blank."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = " ".join(str(value).split())
+    return text[:MAX_TEXT_CHARS] or None
+
+
+def _unknown(text: str) -> tuple[bool, str]:
+    """(is it an UNKNOWN placeholder, its type word(s) without the number)."""
+    match = _UNKNOWN.match(text)
+    if match is None:
+        return False, ""
+    return True, _NUMBER.sub("", match.group("caps") or match.group("lower") or "").strip()
+
+
+def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
+    """Parse and repair the LLM's pattern JSON; raise `PatternError` if nothing usable is left.
+
+    Repairs, each recorded: malformed or non-text triples dropped, over-long texts cut, exact
+    duplicates and self-loops dropped, triples past `max_triples` dropped (the first ones are kept,
+    as the reply lists the question's facts in order).
+    """
+    if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
+        raise PatternError("the LLM reply has no list of triples")
+    repairs: list[str] = []
+    phrases = [t for t in map(_text, reply.get("phrases") or []) if t] \
+        if isinstance(reply.get("phrases"), list) else []
+    nodes: list[PatternNode] = []
+    keys: dict[str, int] = {}
+    edges: list[PatternEdge] = []
+    seen: set[tuple[int, str, int]] = set()
+
+    def node(text: str) -> int:
+        key = text.casefold()
+        if key not in keys:
+            is_unknown, kind = _unknown(text)
+            keys[key] = len(nodes)
+            nodes.append(PatternNode(text, is_unknown, kind))
+        return keys[key]
+
+    for position, raw in enumerate(reply["triples"], 1):
+        parts = [_text(v) for v in raw] if isinstance(raw, list | tuple) and len(raw) == 3 else None
+        if parts is None or None in parts:
+            repairs.append(f"triple {position} dropped: not three non-empty texts")
+            continue
+        if any(len(str(v)) > MAX_TEXT_CHARS for v in raw):
+            repairs.append(f"triple {position}: text longer than {MAX_TEXT_CHARS} characters cut")
+        head_text, relation, tail_text = parts
+        head, tail = node(head_text), node(tail_text)
+        if head == tail:
+            repairs.append(f"triple {position} dropped: self-loop on {head_text!r}")
+            continue
+        key = (head, relation.casefold(), tail)
+        if key in seen:
+            repairs.append(f"triple {position} dropped: duplicate")
+            continue
+        if len(edges) == max_triples:
+            repairs.append(f"triple {position} dropped: more than {max_triples} triples")
+            continue
+        seen.add(key)
+        edges.append(PatternEdge(head, tail, relation, _unknown(relation)[0]))
+    if not edges:
+        raise PatternError("the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})"
+                                                                     if repairs else ""))
+    used = sorted({n for e in edges for n in (e.head, e.tail)})
+    renumber = {old: new for new, old in enumerate(used)}
+    edges = [PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges]
+    return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs)

@@ -1,0 +1,192 @@
+"""SimGRAG as a Reasoner: pattern (LLM) -> candidate pools -> top-k subgraph search -> answer (LLM).
+
+Stages recorded in the trace: `pattern` (QueryPattern or None), `pools` (PatternPools), `search`
+(SearchRecord), `subgraphs` (list[Subgraph]) and `generation` (Generation). A missing pattern, no
+match or a search stopped by its budget is a warning; the LLM then answers from what was found.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from kgviz.errors import KgvizError
+from kgviz.llm.errors import LLMOutputError
+from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.llm_calls import ask_json
+from kgviz.reasoners.simgrag import prompts, subgraphs
+from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
+from kgviz.reasoners.simgrag.query_pattern import Component, PatternError, QueryPattern, parse_pattern
+from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
+from kgviz.reasoners.simgrag.search_tree import SearchTree
+from kgviz.trace import Trace
+
+ALGORITHMS = ("optimized", "algorithm1")
+TASKS = ("qa", "verify")
+
+
+@dataclass
+class SimGRAGConfig(ReasonerConfig):
+    """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task."""
+
+    k: int = 3
+    k_nodes: int = 16
+    k_relations: int = 16
+    max_triples: int = 6
+    max_expansions: int = 200_000
+    time_limit_s: float = 10.0
+    record_tree: bool = False
+    max_tree_nodes: int = 5000
+    algorithm: str = "optimized"
+    task: str = "qa"
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
+        if self.task not in TASKS:
+            raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
+        for name in ("k", "k_nodes", "k_relations", "max_triples", "max_expansions"):
+            if getattr(self, name) < 1:
+                raise KgvizError(f"simgrag: {name} must be at least 1")
+
+
+@dataclass
+class ComponentSearch:
+    """How the search of one pattern component went (`component` indexes the searched ones)."""
+
+    component: int
+    pattern_nodes: tuple[int, ...]
+    pattern_edges: tuple[int, ...]
+    status: str
+    expanded: int
+    pruned: int
+    elapsed_s: float
+    matches: int
+    tree: SearchTree | None = None
+
+
+@dataclass
+class SearchRecord:
+    algorithm: str
+    components: list[ComponentSearch] = field(default_factory=list)
+
+
+@dataclass
+class Generation:
+    """The answer step: the LLM's reason and answer list (qa) or verdict (verify)."""
+
+    task: str
+    reason: str = ""
+    answer: list[str] = field(default_factory=list)
+    verdict: str = ""
+    raw: str = ""
+
+
+class SimGRAG(Reasoner):
+    """Similar-subgraph retrieval by Graph Semantic Distance (Cai et al.), every stage traced."""
+
+    name = "simgrag"
+    config_class = SimGRAGConfig
+    config: SimGRAGConfig
+
+    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        found: list[subgraphs.Subgraph] = []
+        with trace.stage("retrieval"):
+            with trace.stage("pattern"):
+                pattern, parts = self._pattern(trace, question)
+                trace.record("pattern", pattern)
+            if pattern is not None:
+                with trace.stage("pools"):
+                    pools = build_pools(self.context.index, pattern, self.config.k_nodes,
+                                        self.config.k_relations, topic_entities)
+                    trace.record("pools", pools)
+                with trace.stage("search"):
+                    found = self._search(trace, pattern, parts, pools)
+        trace.record("subgraphs", found)
+        trace.evidence = subgraphs.evidence(found)
+        with trace.stage("generation"):
+            self._generate(trace, question, [s.triples for s in found])
+
+    # ----------------------------------------------------------------- stages
+    def _pattern(self, trace: Trace,
+                 question: str) -> tuple[QueryPattern | None, list[Component]]:
+        """The parsed pattern and the components to search; (None, []) with a warning on failure."""
+        messages = prompts.pattern_messages(self.context.dataset.family, question)
+        try:
+            reply = ask_json(trace, "pattern", self.context.llm, messages, prompts.PATTERN_SCHEMA)
+            pattern = parse_pattern(reply, self.config.max_triples)
+        except (LLMOutputError, PatternError) as error:
+            trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
+            return None, []
+        parts = pattern.searchable()
+        trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
+        return pattern, parts
+
+    def _search(self, trace: Trace, pattern: QueryPattern, parts: list[Component],
+                pools: PatternPools) -> list[subgraphs.Subgraph]:
+        """Search each component within one shared expansion budget and deadline."""
+        record = SearchRecord(self.config.algorithm)
+        found: list[subgraphs.Subgraph] = []
+        deadline = time.monotonic() + self.config.time_limit_s
+        budget = self.config.max_expansions
+        for number, part in enumerate(parts):
+            result = self._search_one(part, pools, budget, max(0.0, deadline - time.monotonic()))
+            budget = max(0, budget - result.expanded)
+            record.components.append(ComponentSearch(
+                number, part.nodes, part.edges, result.status, result.expanded, result.pruned,
+                result.elapsed_s, len(result.matches), result.tree))
+            found += [subgraphs.describe(self.context.kg, pattern, pools, number, part, match)
+                      for match in result.matches]
+            if result.status != "complete":
+                trace.warnings.append(
+                    f"search stopped by its {result.status.replace('_', ' ')} after "
+                    f"{result.expanded:,} expansions; using the best {len(result.matches)} "
+                    f"match(es) found so far")
+        trace.record("search", record)
+        if not found:
+            trace.warnings.append("search: no KG subgraph matches the pattern")
+        return subgraphs.ranked(found)
+
+    def _search_one(self, part: Component, pools: PatternPools, budget: int,
+                    seconds: float) -> SearchResult:
+        config, kg = self.config, self.context.kg
+        search_pools = pools.for_component(part)
+        limits = {"max_expansions": budget, "time_limit_s": seconds}
+        if config.algorithm == "algorithm1":
+            return algorithm1_topk(kg, part.graph, search_pools, config.k, **limits)
+        return optimized_topk(kg, part.graph, search_pools, config.k, **limits,
+                              record_tree=config.record_tree, max_tree_nodes=config.max_tree_nodes)
+
+    def _generate(self, trace: Trace, question: str, graphs: list[list]) -> None:
+        task = self.config.task
+        messages = prompts.answer_messages(task, question, graphs)  # type: ignore[arg-type]
+        generation = Generation(task)
+        trace.record("generation", generation)
+        try:
+            reply = ask_json(trace, "generation", self.context.llm, messages,
+                             prompts.answer_schema(task))  # type: ignore[arg-type]
+        except LLMOutputError as error:
+            trace.warnings.append(f"generation: {error}; the raw reply is used as the answer")
+            generation.raw = error.raw
+            trace.answer = error.raw.strip()
+            trace.answers = self._answer_entities(trace, question, trace.answer)
+            return
+        generation.reason = str(reply.get("reason", "")).strip()
+        if task == "verify":
+            generation.verdict = reply["verdict"]
+            trace.answer = f"{generation.verdict}. {generation.reason}".strip()
+            trace.answers = [generation.verdict]
+            return
+        generation.answer = [" ".join(str(a).split()) for a in reply["answer"] if str(a).strip()]
+        named = ", ".join(generation.answer) or "No answer found"
+        trace.answer = f"{named}. {generation.reason}".strip()
+        trace.answers = self._answer_entities(trace, question, "\n".join(generation.answer))
+
+    @staticmethod
+    def _answer_entities(trace: Trace, question: str, text: str) -> list[str]:
+        """Evidence entities named in `text`, except those the question itself names."""
+        names = {name for head, _, tail in trace.evidence for name in (head, tail)}
+        asked = set(mentioned_entities(question, names))
+        return [name for name in mentioned_entities(text, names) if name not in asked]
+

@@ -1,0 +1,74 @@
+"""Matched subgraphs in readable form: per match its KG triples, its GSD, and which pattern element
+maps to which KG element at what distance; and the evidence (their triples, best first)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.simgrag.pools import PatternPools
+from kgviz.reasoners.simgrag.query_pattern import Component, QueryPattern
+from kgviz.reasoners.simgrag.search import Match
+from kgviz.trace import StringTriple
+
+
+@dataclass
+class NodeMatch:
+    """Pattern node `pattern_node` (its `text`) mapped to KG entity `entity` (`name`)."""
+
+    pattern_node: int
+    text: str
+    entity: int
+    name: str
+    distance: float
+
+
+@dataclass
+class EdgeMatch:
+    """Pattern edge `pattern_edge` (its `relation`) mapped to KG triple row `triple`."""
+
+    pattern_edge: int
+    relation: str
+    triple: int
+    names: StringTriple
+    distance: float
+
+
+@dataclass
+class Subgraph:
+    """One retrieved subgraph: its rank over all searched components, GSD and mappings."""
+
+    rank: int
+    component: int
+    gsd: float
+    triples: list[StringTriple]
+    nodes: list[NodeMatch]
+    edges: list[EdgeMatch]
+
+
+def describe(kg: KnowledgeGraph, pattern: QueryPattern, pools: PatternPools, component: int,
+             part: Component, match: Match) -> Subgraph:
+    """A search match (local node order of `part`) as a readable Subgraph (rank set later)."""
+    nodes = [NodeMatch(n, pattern.nodes[n].text, entity, kg.entities[entity],
+                       pools.nodes[n].distance_of(entity))
+             for n, entity in zip(part.nodes, match.nodes)]
+    edges = []
+    for e, row in zip(part.edges, match.edges):
+        relation = int(kg.triples[row][1])
+        edges.append(EdgeMatch(e, pattern.edges[e].relation, row, kg.triple_names(row),
+                               pools.relations[e].distance_of(relation)))
+    return Subgraph(-1, component, match.gsd, [edge.names for edge in edges], nodes, edges)
+
+
+def ranked(subgraphs: Sequence[Subgraph]) -> list[Subgraph]:
+    """All subgraphs by ascending GSD (stable across components), ranks set from 1."""
+    ordered = sorted(subgraphs, key=lambda s: s.gsd)
+    for rank, subgraph in enumerate(ordered, 1):
+        subgraph.rank = rank
+    return ordered
+
+
+def evidence(subgraphs: Sequence[Subgraph]) -> list[StringTriple]:
+    """The union of the subgraphs' triples, in subgraph order, each triple once."""
+    return list(dict.fromkeys(t for s in subgraphs for t in s.triples))
