@@ -120,14 +120,14 @@ class _Search:
     def __init__(self, kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int,
                  prune: bool, max_expansions: int | None, time_limit_s: float | None,
                  tree: SearchTree | None) -> None:
+        self.began = time.monotonic()  # the per-query preparation below counts as search time
         if k < 1:
             raise ValueError("k must be at least 1")
         pools.check(pattern, kg.num_entities, kg.num_relations)
         self.k, self.prune, self.tree = k, prune, tree
         self.num_entities = kg.num_entities
         adj = kg.adj
-        self.ptr = adj.ptr.tolist()
-        self.nbr, self.rel, self.row = adj.neighbor, adj.relation, adj.edge
+        self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
         self.start_pool = pools.nodes[self.start]
         self.node_lookup = [None if p is None else (np.sort(p.ids), p.distances[np.argsort(p.ids)])
@@ -144,8 +144,7 @@ class _Search:
         self.threshold = math.inf
         self.expanded = self.pruned = 0
         self.max_expansions = math.inf if max_expansions is None else max_expansions
-        self.time_limit_s = math.inf if time_limit_s is None else time_limit_s
-        self.deadline = math.inf
+        self.deadline = self.began + (math.inf if time_limit_s is None else time_limit_s)
 
     def _remaining_bounds(self, pools: CandidatePools) -> list[float]:
         """`rest[i]` = X + Y once the start node and the first `i` steps are matched."""
@@ -161,8 +160,6 @@ class _Search:
         return rest
 
     def run(self) -> SearchResult:
-        began = time.monotonic()
-        self.deadline = began + self.time_limit_s
         try:
             self._start()
             status: Status = "complete"
@@ -173,7 +170,7 @@ class _Search:
                 self.tree.mark(record, "in_topk")
         matches = [Match(*key) for key, _ in self.best]
         return SearchResult(matches, status, self.expanded, self.pruned,
-                            time.monotonic() - began, self.tree)
+                            time.monotonic() - self.began, self.tree)
 
     # ----------------------------------------------------------------- the search
     def _start(self) -> None:
@@ -232,7 +229,8 @@ class _Search:
 
     def _candidates(self, step: Step) -> tuple[np.ndarray, ...] | None:
         """Half-edges of the mapped `src` that fit step `step`: neighbours, rows, distances."""
-        lo, hi = self.ptr[self.ent[step.src]], self.ptr[self.ent[step.src] + 1]
+        head = self.ent[step.src]
+        lo, hi = int(self.ptr[head]), int(self.ptr[head + 1])
         if lo == hi:
             return None
         nbr, rows = self.nbr[lo:hi], self.row[lo:hi]
