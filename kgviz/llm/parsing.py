@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 MAX_CHARS = 100_000  # longer replies are refused, not scanned
 MAX_CANDIDATES = 8  # fenced blocks and bracketed spans tried per reply
+MAX_STARTS = 16  # opening brackets scanned from; bounds the work to MAX_STARTS * MAX_CHARS
 _FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*[}\]]")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -54,8 +55,8 @@ def _balanced_span(text: str, start: int) -> str | None:
 def _candidates(text: str) -> list[str]:
     """Plausible JSON snippets: the whole text, fenced blocks, then bracketed spans."""
     found = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for match in re.finditer(r"[{\[]", text):
-        if len(found) > MAX_CANDIDATES:
+    for tried, match in enumerate(re.finditer(r"[{\[]", text)):
+        if tried == MAX_STARTS or len(found) > MAX_CANDIDATES:
             break
         span = _balanced_span(text, match.start())
         if span and span not in found:
