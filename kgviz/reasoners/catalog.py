@@ -1,5 +1,7 @@
-"""Every method kgviz knows, registered by import path (importing this module loads none of them)."""
+"""Every method kgviz knows, registered by import path (importing this loads none of them)."""
 
 from kgviz.reasoners.registry import register_method
 
 register_method("simgrag", "kgviz.reasoners.simgrag.reasoner:SimGRAG")
+register_method("llm-only", "kgviz.reasoners.llm_only:LLMOnly")
+register_method("kaping", "kgviz.reasoners.kaping:Kaping")

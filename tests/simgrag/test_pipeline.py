@@ -31,8 +31,10 @@ def test_parse_marks_unknowns_and_shares_placeholders():
                    (f"{U} movie 1", "directed by", f"{U} person 1"),
                    ("Unknown", f"{U} relation 1", "unknown film 2"))
     assert [(n.text, n.is_unknown, n.type) for n in p.nodes] == [
-        ("Tom Hanks", False, ""), (f"{U} movie 1", True, "movie"), (f"{U} person 1", True, "person"),
-        ("Unknown", False, ""), ("unknown film 2", True, "film")]  # a film may be called "Unknown"
+        ("Tom Hanks", False, ""), (f"{U} movie 1", True, "movie"),
+        (f"{U} person 1", True, "person"),
+        ("Unknown", False, ""),  # a film may be called "Unknown"
+        ("unknown film 2", True, "film")]
     assert [(e.head, e.tail, e.is_unknown) for e in p.edges] == [(0, 1, False), (1, 2, False),
                                                                 (3, 4, True)]
     assert p.repairs == []
@@ -105,7 +107,8 @@ def test_answer_prompts_verbalize_each_graph():
                                  "Michael Mann)\ngraph 2:\n  (Heat, release_year, 1995)")
     verify = prompts.answer_messages("verify", "Heat is from 1995.", [])
     assert verify[-1]["content"] == "claim: Heat is from 1995.\ngraphs: none found"
-    assert "True" in verify[0]["content"] and prompts.answer_schema("verify") is prompts.VERIFY_SCHEMA
+    assert "True" in verify[0]["content"]
+    assert prompts.answer_schema("verify") is prompts.VERIFY_SCHEMA
 
 
 # ----------------------------------------------------------------- demo: pools and the traced run
@@ -124,7 +127,8 @@ def test_pools_on_the_demo(demo_context):
     assert [c.rank for c in gump.candidates] == list(range(5))
     assert all(a.distance <= b.distance for a, b in zip(gump.candidates, gump.candidates[1:]))
     assert person.is_unknown and person.candidates == [] and person.as_search_pool() is None
-    assert pools.relations[0].candidates[0].name == "directed_by" and len(pools.relations[0].candidates) == 3
+    relation = pools.relations[0].candidates
+    assert relation[0].name == "directed_by" and len(relation) == 3
     assert pools.topic_in_pools == {"Forrest Gump": True, "Heat": False}
     search_pools = pools.for_component(p.searchable()[0])
     result = optimized_topk(context.kg, p.searchable()[0].graph, search_pools, k=3)
@@ -160,7 +164,8 @@ def test_traced_run_on_the_demo_with_a_scripted_llm(demo_context):
     data = trace.to_json()
     assert data["method"] == "simgrag" and data["answers"] == ["Robert Zemeckis"]
     assert data["answer"].startswith("Robert Zemeckis, Tom Hanks.")
-    assert {"pattern", "pools", "search", "generation", "retrieval", "total"} <= set(data["timings"])
+    stages = {"pattern", "pools", "search", "generation", "retrieval", "total"}
+    assert stages <= set(data["timings"])
     found = trace.stages["subgraphs"]
     assert [s.rank for s in found] == [1, 2, 3] and found[0].gsd == pytest.approx(0.0, abs=1e-5)
     assert data["evidence"][:2] == [list(t) for t in found[0].triples]
@@ -279,13 +284,13 @@ def test_end_to_end_tom_hanks_on_metaqa(metaqa, shared_data, local_llm):
     index, _ = metaqa
     dataset = get_dataset("metaqa-2hop", root=shared_data)
     question = "who directed the movies that Tom Hanks acted in"
-    data = make_reasoner("simgrag", ReasonerContext(dataset, local_llm, index)).run(question).to_json()
+    context = ReasonerContext(dataset, local_llm, index)
+    data = make_reasoner("simgrag", context).run(question).to_json()
     kg = index.kg
-    hanks = kg.entity_id("Tom Hanks")
-    films = {kg.triples[row][0] for row in range(kg.num_triples)
-             if kg.triples[row][2] == hanks and kg.relations[kg.triples[row][1]] == "starred_actors"}
-    truth = {kg.entities[t] for h, r, t in kg.triples.tolist()
-             if h in films and kg.relations[r] == "directed_by"}
+    starred, directed = kg.relation_id("starred_actors"), kg.relation_id("directed_by")
+    rows = kg.triples.tolist()
+    films = {h for h, r, t in rows if r == starred and t == kg.entity_id("Tom Hanks")}
+    truth = {kg.entities[t] for h, r, t in rows if h in films and r == directed}
     assert set(data["answers"]) & truth, data
     assert {"answer", "answers", "method", "timings", "evidence"} <= set(data)
     assert {"retrieval", "total"} <= set(data["timings"])

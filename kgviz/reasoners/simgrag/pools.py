@@ -62,10 +62,11 @@ def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations
     node_hits = _search(index, "entity", vectors[:len(node_texts)] if node_texts else None, k_nodes)
     relation_hits = _search(index, "relation",
                             vectors[len(node_texts):] if relation_texts else None, k_relations)
-    nodes = [ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else node_hits.pop(0))
+    node_iter, relation_iter = iter(node_hits), iter(relation_hits)
+    nodes = [ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else next(node_iter))
              for i, n in enumerate(pattern.nodes)]
     relations = [ElementPool("relation", i, e.relation, e.is_unknown,
-                             [] if e.is_unknown else relation_hits.pop(0))
+                             [] if e.is_unknown else next(relation_iter))
                  for i, e in enumerate(pattern.edges)]
     pooled = {c.name for pool in nodes for c in pool.candidates}
     return PatternPools(nodes, relations, {name: name in pooled for name in topic_entities})

@@ -39,7 +39,8 @@ ANSWER_SCHEMA: dict = {
 }
 VERIFY_SCHEMA: dict = {
     "type": "object",
-    "properties": {"reason": {"type": "string"}, "verdict": {"type": "string", "enum": ["True", "False"]}},
+    "properties": {"reason": {"type": "string"},
+                   "verdict": {"type": "string", "enum": ["True", "False"]}},
     "required": ["reason", "verdict"],
 }
 
@@ -100,8 +101,8 @@ def _pattern_prefix(family: str) -> tuple[Message, ...]:
     turns: list[Message] = [{"role": "system", "content": system}]
     for question, phrases, triples in PATTERN_EXAMPLES[family]:
         turns.append({"role": "user", "content": f"question: {question}"})
-        turns.append({"role": "assistant",
-                      "content": _dumps({"phrases": phrases, "triples": [list(t) for t in triples]})})
+        reply = {"phrases": phrases, "triples": [list(t) for t in triples]}
+        turns.append({"role": "assistant", "content": _dumps(reply)})
     return tuple(turns)
 
 
@@ -130,12 +131,14 @@ def _answer_prefix(task: Task) -> tuple[Message, ...]:
         turns: list[Message] = [{"role": "system", "content": VERIFY_INSTRUCTIONS}]
         for claim, graphs, reason, verdict in VERIFY_EXAMPLES:
             turns.append(_evidence_turn("claim", claim, graphs))
-            turns.append({"role": "assistant", "content": _dumps({"reason": reason, "verdict": verdict})})
+            reply = {"reason": reason, "verdict": verdict}
+            turns.append({"role": "assistant", "content": _dumps(reply)})
         return tuple(turns)
     turns = [{"role": "system", "content": ANSWER_INSTRUCTIONS}]
     for question, graphs, reason, answers in ANSWER_EXAMPLES:
         turns.append(_evidence_turn("question", question, graphs))
-        turns.append({"role": "assistant", "content": _dumps({"reason": reason, "answer": answers})})
+        reply = {"reason": reason, "answer": answers}
+        turns.append({"role": "assistant", "content": _dumps(reply)})
     return tuple(turns)
 
 

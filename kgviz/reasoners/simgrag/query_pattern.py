@@ -96,8 +96,8 @@ class QueryPattern:
     def _component(self, edge_ids: list[int]) -> Component:
         nodes = sorted({n for i in edge_ids for n in (self.edges[i].head, self.edges[i].tail)})
         local = {node: position for position, node in enumerate(nodes)}
-        graph = PatternGraph(len(nodes), tuple((local[self.edges[i].head], local[self.edges[i].tail])
-                                               for i in edge_ids))
+        pairs = tuple((local[self.edges[i].head], local[self.edges[i].tail]) for i in edge_ids)
+        graph = PatternGraph(len(nodes), pairs)
         return Component(tuple(nodes), tuple(edge_ids), graph)
 
     def searchable(self) -> list[Component]:
@@ -115,12 +115,11 @@ class QueryPattern:
             self.repairs.append(message)
 
 
-def _text(value: Any) -> str | None:
-    """A trimmed, length-capped string from a JSON scalar; None for anything else or blank."""
+def _clean(value: Any) -> str | None:
+    """A JSON scalar as text with whitespace runs collapsed; None for anything else or blank."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
-    text = " ".join(str(value).split())
-    return text[:MAX_TEXT_CHARS] or None
+    return " ".join(str(value).split()) or None
 
 
 def _unknown(text: str) -> tuple[bool, str]:
@@ -141,8 +140,9 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
     if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
         raise PatternError("the LLM reply has no list of triples")
     repairs: list[str] = []
-    phrases = [t for t in map(_text, reply.get("phrases") or []) if t] \
-        if isinstance(reply.get("phrases"), list) else []
+    raw_phrases = reply.get("phrases")
+    cleaned = map(_clean, raw_phrases) if isinstance(raw_phrases, list) else ()
+    phrases = [text[:MAX_TEXT_CHARS] for text in cleaned if text]
     nodes: list[PatternNode] = []
     keys: dict[str, int] = {}
     edges: list[PatternEdge] = []
@@ -157,13 +157,14 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         return keys[key]
 
     for position, raw in enumerate(reply["triples"], 1):
-        parts = [_text(v) for v in raw] if isinstance(raw, list | tuple) and len(raw) == 3 else None
-        if parts is None or None in parts:
+        well_formed = isinstance(raw, list | tuple) and len(raw) == 3
+        parts = [_clean(v) for v in raw] if well_formed else [None]
+        if None in parts:
             repairs.append(f"triple {position} dropped: not three non-empty texts")
             continue
-        if any(len(str(v)) > MAX_TEXT_CHARS for v in raw):
+        if any(len(text) > MAX_TEXT_CHARS for text in parts):
             repairs.append(f"triple {position}: text longer than {MAX_TEXT_CHARS} characters cut")
-        head_text, relation, tail_text = parts
+        head_text, relation, tail_text = (text[:MAX_TEXT_CHARS] for text in parts)
         head, tail = node(head_text), node(tail_text)
         if head == tail:
             repairs.append(f"triple {position} dropped: self-loop on {head_text!r}")
@@ -182,5 +183,6 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
                                                                      if repairs else ""))
     used = sorted({n for e in edges for n in (e.head, e.tail)})
     renumber = {old: new for new, old in enumerate(used)}
-    edges = [PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges]
+    edges = [PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown)
+             for e in edges]
     return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs)

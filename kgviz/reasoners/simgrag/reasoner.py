@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Literal
 
 from kgviz.errors import KgvizError
 from kgviz.llm.errors import LLMOutputError
@@ -17,13 +18,19 @@ from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.simgrag import prompts, subgraphs
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
-from kgviz.reasoners.simgrag.query_pattern import Component, PatternError, QueryPattern, parse_pattern
+from kgviz.reasoners.simgrag.query_pattern import (
+    Component,
+    PatternError,
+    QueryPattern,
+    parse_pattern,
+)
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
 from kgviz.reasoners.simgrag.search_tree import SearchTree
-from kgviz.trace import Trace
+from kgviz.trace import StringTriple, Trace
 
-ALGORITHMS = ("optimized", "algorithm1")
-TASKS = ("qa", "verify")
+Algorithm = Literal["optimized", "algorithm1"]
+ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
+TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
 
 
 @dataclass
@@ -38,8 +45,8 @@ class SimGRAGConfig(ReasonerConfig):
     time_limit_s: float = 10.0
     record_tree: bool = False
     max_tree_nodes: int = 5000
-    algorithm: str = "optimized"
-    task: str = "qa"
+    algorithm: Algorithm = "optimized"
+    task: prompts.Task = "qa"
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -158,14 +165,14 @@ class SimGRAG(Reasoner):
         return optimized_topk(kg, part.graph, search_pools, config.k, **limits,
                               record_tree=config.record_tree, max_tree_nodes=config.max_tree_nodes)
 
-    def _generate(self, trace: Trace, question: str, graphs: list[list]) -> None:
+    def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
         task = self.config.task
-        messages = prompts.answer_messages(task, question, graphs)  # type: ignore[arg-type]
+        messages = prompts.answer_messages(task, question, graphs)
         generation = Generation(task)
         trace.record("generation", generation)
         try:
             reply = ask_json(trace, "generation", self.context.llm, messages,
-                             prompts.answer_schema(task))  # type: ignore[arg-type]
+                             prompts.answer_schema(task))
         except LLMOutputError as error:
             trace.warnings.append(f"generation: {error}; the raw reply is used as the answer")
             generation.raw = error.raw
