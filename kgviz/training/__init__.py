@@ -1,0 +1,1 @@
+"""Training of the learned retrievers: data splits, weak labels, checkpoints."""
