@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -122,6 +123,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(llm_spec=args.llm, per_hop=args.per_hop)
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    module_name = f"kgviz.training.train_{args.method.replace('-', '_')}"
+    if importlib.util.find_spec(module_name) is None:
+        raise KgvizError(f"no trainer for {args.method!r}; trainable: subgraphrag, gnnrag, grag")
+    return int(__import__(module_name, fromlist=['main']).main(args.options) or 0)
+
+
 # ------------------------------------------------------------------------------------ doctor
 def cmd_doctor(args: argparse.Namespace) -> int:
     from kgviz.doctor import doctor_rows
@@ -179,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--llm", default="auto")
     demo.add_argument("--per-hop", type=int, default=1, help="questions per hop count")
     demo.set_defaults(handler=cmd_demo)
+
+    train = commands.add_parser("train", help="train a method's learned retriever on MetaQA dev")
+    train.add_argument("method", help="subgraphrag, gnnrag or grag")
+    train.add_argument("options", nargs=argparse.REMAINDER, help="passed to the trainer (see --help)")
+    train.set_defaults(handler=cmd_train)
 
     index = commands.add_parser("index", help="vector indexes").add_subparsers(dest="index_command",
                                                                                required=True)
