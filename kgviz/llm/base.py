@@ -37,6 +37,7 @@ class RawReply(NamedTuple):
     text: str
     prompt_tokens: int
     completion_tokens: int
+    truncated: bool = False  # generation stopped at max_tokens
 
 
 def check_messages(messages: list[Message]) -> None:
@@ -100,6 +101,9 @@ class Backend(LLM):
         parsed = None
         if schema is not None:
             parsed, problem = parse_reply(reply.text, schema)
+            if reply.truncated:
+                problem = (f"the reply was cut at max_tokens={resolved['max_tokens']} "
+                           "(raise max_tokens or bound the schema with maxItems)")
             if problem:
                 raise LLMOutputError(f"{self.describe()} returned invalid JSON: {problem}", reply.text)
         return Completion(reply.text, parsed, reply.prompt_tokens, reply.completion_tokens,

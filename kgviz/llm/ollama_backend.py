@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,7 +70,8 @@ class OllamaBackend(Backend):
         text = reply.message.content if reply.message else None
         if not isinstance(text, str):
             raise LLMError(f"malformed reply from Ollama at {self.host}: no message content")
-        return RawReply(text, reply.prompt_eval_count or 0, reply.eval_count or 0)
+        return RawReply(text, reply.prompt_eval_count or 0, reply.eval_count or 0,
+                        truncated=reply.done_reason == "length")
 
     def _call(self, method, **kwargs):
         """Run one client call, turning transport and server failures into one-line errors."""
@@ -93,6 +95,8 @@ class OllamaBackend(Backend):
             raise LLMError(f"Ollama at {self.host} answered HTTP {exc.status_code}: {exc.error}") from None
         except httpx.HTTPError as exc:
             raise LLMUnavailable(f"connection to Ollama at {self.host} failed: {exc}") from None
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # bad JSON or shape
-            first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        except json.JSONDecodeError:
+            raise LLMError(f"malformed reply from Ollama at {self.host}: not JSON") from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON of the wrong shape
+            first_line = (str(exc) or type(exc).__name__).splitlines()[0]
             raise LLMError(f"malformed reply from Ollama at {self.host}: {first_line}") from None

@@ -32,11 +32,13 @@ def chat_body(model: str, messages: list[Message], schema: dict | None,
 def parse_chat_reply(data: Any, where: str) -> RawReply:
     """Text and token counts of a chat-completions reply; `LLMError` if it is not one."""
     try:
-        text = data["choices"][0]["message"]["content"]
+        choice = data["choices"][0]
+        text = choice["message"]["content"]
         usage = data.get("usage") or {}
         if not isinstance(text, str):
             raise TypeError("content is not a string")
         return RawReply(text, int(usage.get("prompt_tokens", 0)),
-                        int(usage.get("completion_tokens", 0)))
+                        int(usage.get("completion_tokens", 0)),
+                        truncated=choice.get("finish_reason") == "length")
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise LLMError(f"malformed reply from {where}: not a chat completion ({exc})") from None

@@ -27,6 +27,7 @@ SCHEMA_TRIPLES = {
         "triples": {
             "type": "array",
             "minItems": 1,
+            "maxItems": 6,
             "items": {
                 "type": "object",
                 "properties": {"head": {"type": "string"}, "relation": {"type": "string"},
@@ -45,6 +46,7 @@ PATTERN_MESSAGES = [
         "Reply with JSON only.")},
     {"role": "user", "content": "Question: who directed the movies that Tom Hanks acted in"},
 ]
+ONE_HOP_MESSAGES = [PATTERN_MESSAGES[0], {"role": "user", "content": "Question: who directed Big"}]
 
 
 class ScriptedBackend(Backend):
@@ -119,6 +121,12 @@ def triples_schema() -> dict:
 @pytest.fixture
 def pattern_messages() -> list[dict[str, str]]:
     return [dict(m) for m in PATTERN_MESSAGES]
+
+
+@pytest.fixture
+def one_hop_messages() -> list[dict[str, str]]:
+    """A 1-hop question: what the small 0.5B model behind the test servers handles."""
+    return [dict(m) for m in ONE_HOP_MESSAGES]
 
 
 @pytest.fixture

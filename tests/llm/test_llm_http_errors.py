@@ -12,7 +12,7 @@ import pytest
 
 from kgviz.errors import UnknownNameError
 from kgviz.llm.cache import CachedLLM
-from kgviz.llm.errors import LLMError, LLMTimeout, LLMUnavailable
+from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMUnavailable
 from kgviz.llm.llamacpp_backend import LlamaCppBackend
 from kgviz.llm.ollama_backend import OllamaBackend
 from kgviz.llm.openai_backend import OpenAIBackend
@@ -60,6 +60,14 @@ def test_ollama_reply_and_counts_through_the_stub(stub) -> None:
     completion = OllamaBackend("m", host=stub.url).complete(MESSAGES, schema={"type": "object"})
     assert completion.parsed == {"a": 1}
     assert (completion.prompt_tokens, completion.completion_tokens) == (12, 5)
+
+
+def test_reply_cut_at_max_tokens_is_named(stub) -> None:
+    stub.route("/api/chat", 200, {**OLLAMA_CHAT_OK, "done_reason": "length",
+                                  "message": {"role": "assistant", "content": '{"a": [1, 2'}})
+    with pytest.raises(LLMOutputError, match="cut at max_tokens=16") as info:
+        OllamaBackend("m", host=stub.url).complete(MESSAGES, schema={"type": "object"}, max_tokens=16)
+    assert info.value.raw == '{"a": [1, 2'
 
 
 def test_openai_error_paths(stub, closed_url) -> None:
