@@ -1,0 +1,107 @@
+"""KAPING (Baek et al., 2023): the triples around the topic entities most similar to the question,
+verbalised and prepended to the prompt; no training."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.embed.kg_index import relation_text
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.linking import link_topic_entities
+from kgviz.reasoners.prompting import answer_messages, generate_answer
+from kgviz.trace import Trace
+
+
+@dataclass
+class KapingConfig(ReasonerConfig):
+    """`top_k` triples kept out of at most `max_candidates` within `hops` of the topic entities."""
+
+    hops: int = 1
+    top_k: int = 10
+    max_candidates: int = 1000
+    max_tokens: int = 128
+    seed: int = 0  # which candidates a capped neighbourhood keeps
+
+
+@dataclass
+class ScoredTriple:
+    head: str
+    relation: str
+    tail: str
+    hop: int  # 1 when the triple touches a topic entity
+    score: float  # cosine similarity of its text to the question
+    kept: bool
+
+
+@dataclass
+class TripleRanking:
+    """The `"triples"` record: every candidate, best first, and how many the cap left out."""
+
+    candidates: list[ScoredTriple] = field(default_factory=list)
+    top_k: int = 0
+    dropped: int = 0
+
+
+def verbalise(triple: tuple[str, str, str]) -> str:
+    head, relation, tail = triple
+    return f"({head}, {relation_text(relation)}, {tail})"
+
+
+def candidate_edges(kg: KnowledgeGraph, seeds: list[int], hops: int, cap: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+    """Triple rows within `hops` of `seeds` and their hop; beyond `cap`, nearer hops are kept
+    first and a seeded sample of the last hop fills the rest. Also returns how many were dropped."""
+    _, edges = kg.k_hop_subgraph(seeds, hops)
+    dist = kg.distances_from(seeds, hops)
+    hop = dist[kg.triples[edges][:, [0, 2]]].min(axis=1) + 1
+    order = np.lexsort((rng.permutation(len(edges)), hop))[:cap]
+    return edges[order], hop[order], len(edges) - len(order)
+
+
+class Kaping(Reasoner):
+    """Top-k triples by embedding similarity to the question, as facts before the question."""
+
+    name = "kaping"
+    config_class = KapingConfig
+    config: KapingConfig
+
+    @cached_property
+    def _embedding_cache(self) -> EmbeddingCache:
+        return EmbeddingCache(self.context.index.encoder.model_name)
+
+    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        kg, config = self.context.kg, self.config
+        with trace.stage("retrieval"):
+            linking = link_topic_entities(trace, self.context, question, topic_entities)
+            rng = np.random.default_rng(config.seed)
+            edges, hops, dropped = candidate_edges(kg, linking.ids, config.hops,
+                                                   config.max_candidates, rng)
+            triples = [kg.triple_names(edge) for edge in edges.tolist()]
+            scores = self._similarities(linking.question, [verbalise(t) for t in triples])
+            ranked = np.argsort(-scores, kind="stable")
+            kept = set(ranked[:config.top_k].tolist())
+            trace.record("triples", TripleRanking(
+                [ScoredTriple(*triples[i], int(hops[i]), round(float(scores[i]), 4), i in kept)
+                 for i in ranked.tolist()], config.top_k, dropped))
+            trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]
+        if dropped:
+            trace.warnings.append(f"kaping: {dropped} candidate triples left out (max_candidates)")
+        messages = answer_messages(linking.question, [verbalise(t) for t in trace.evidence])
+        answer = generate_answer(trace, self.context.llm, messages, config.max_tokens)
+        topics = set(linking.names)
+        evidence_names = {name for h, _, t in trace.evidence for name in (h, t)} - topics
+        trace.answers = mentioned_entities(answer, evidence_names)
+
+    def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
+        """Cosine similarity of each text to the question (the encoder's vectors are unit)."""
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        index = self.context.index
+        vectors = embed_with_cache(index.encoder, texts, self._embedding_cache)
+        return vectors @ index.embed([question])[0]
