@@ -12,6 +12,7 @@ import numpy as np
 from kgviz.errors import KgvizError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+SMALL_BATCH = 16
 
 
 class TextEncoder(Protocol):
@@ -71,8 +72,9 @@ class SentenceEncoder:
         import torch
 
         previous = torch.get_num_threads()
-        if self.threads:
-            torch.set_num_threads(self.threads)
+        # One thread for a few short query texts: faster than two, and far faster on a busy machine.
+        threads = self.threads or (1 if len(texts) <= SMALL_BATCH else previous)
+        torch.set_num_threads(threads)
         try:
             vectors = self.model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
                                         normalize_embeddings=True, show_progress_bar=False)
