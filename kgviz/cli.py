@@ -109,6 +109,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kgviz.eval.runner import EvalPlan, run_eval
+    from kgviz.session import open_session
+
+    methods = [m for value in args.method for m in value.split(",") if m]
+    session = open_session(args.dataset, args.llm, cache_mode=args.cache)
+    print(f"llm: {session.llm_reason}", file=sys.stderr)
+    plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
+    summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet)
+    _print_json(summary)
+    return 0
+
+
 # ------------------------------------------------------------------------------------ model, demo
 def cmd_model_prepare(args: argparse.Namespace) -> int:
     from kgviz.llm.model_files import prepare_model
@@ -176,6 +191,21 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
     ask.set_defaults(handler=cmd_ask)
+
+    evaluate = commands.add_parser("eval", help="run methods over a dataset split (resumable)")
+    evaluate.add_argument("--dataset", required=True)
+    evaluate.add_argument("--split", required=True)
+    evaluate.add_argument("--method", action="append", required=True,
+                          help="a method, or several separated by commas (repeatable)")
+    evaluate.add_argument("--part", choices=["train", "val", "heldout"],
+                          help="only this deterministic part of the split")
+    evaluate.add_argument("--limit", type=int, help="at most N questions")
+    evaluate.add_argument("--sample", type=int, metavar="SEED", help="shuffle questions with SEED first")
+    evaluate.add_argument("--llm", default="auto")
+    evaluate.add_argument("--cache", choices=["rw", "ro", "off"], default="rw")
+    evaluate.add_argument("--out", required=True, help="JSONL results file (appended; resumes)")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluate.set_defaults(handler=cmd_eval)
 
     model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",
                                                                                   required=True)

@@ -1,0 +1,159 @@
+"""Evaluation runs: one JSON line per (method, question), appended as it goes, resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgviz.datasets.base import QARecord
+from kgviz.errors import DataFormatError, KgvizError
+from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
+from kgviz.llm.errors import LLMUnavailable
+from kgviz.session import Session
+from kgviz.trace import Trace
+from kgviz.training.splits import PARTS, split_records
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """Which questions: a split, optionally one of its train/val/heldout parts, then sample/limit."""
+
+    split: str
+    part: str | None = None
+    limit: int | None = None
+    sample_seed: int | None = None
+
+    def select(self, records: Sequence[QARecord]) -> list[QARecord]:
+        chosen = list(records)
+        if self.part is not None:
+            if self.part not in PARTS:
+                raise KgvizError(f"unknown part {self.part!r}; choose from {', '.join(PARTS)}")
+            chosen = split_records(chosen)[self.part]
+        if self.sample_seed is not None:
+            chosen = random.Random(self.sample_seed).sample(chosen, len(chosen))
+        return chosen[: self.limit] if self.limit is not None else chosen
+
+
+def record_key(method: str, record: QARecord) -> str:
+    return f"{method}\t{record.qid}"
+
+
+def result_row(method: str, record: QARecord, trace: Trace) -> dict[str, Any]:
+    """The JSON line for one answered question."""
+    precision, recall, f1 = answer_prf(trace.answers, record.answers)
+    return {
+        "method": method, "qid": record.qid, "question": record.question, "hops": record.hops,
+        "qtype": record.qtype, "gold": list(record.answers), "answer": trace.answer,
+        "answers": trace.answers, "hit1": hit_at_1(trace.answer, record.answers),
+        "precision": precision, "recall": recall, "f1": f1,
+        "evidence_recall": evidence_recall(trace.evidence, record.answers),
+        "evidence_size": len(trace.evidence), "prompt_tokens": trace.prompt_tokens,
+        "completion_tokens": trace.completion_tokens,
+        "timings": {k: round(v, 4) for k, v in trace.timings.items()},
+        "warnings": trace.warnings, "error": None,
+    }
+
+
+def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]:
+    return {"method": method, "qid": record.qid, "question": record.question, "hops": record.hops,
+            "qtype": record.qtype, "gold": list(record.answers), "answer": "", "answers": [],
+            "hit1": False, "precision": 0.0, "recall": 0.0, "f1": 0.0, "evidence_recall": False,
+            "evidence_size": 0, "prompt_tokens": 0, "completion_tokens": 0, "timings": {},
+            "warnings": [], "error": f"{type(error).__name__}: {error}"}
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """Rows already written; a torn last line (the run was killed mid-write) is dropped."""
+    if not path.is_file():
+        return []
+    rows = []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number >= len(lines) - 1:  # only the final line may be torn
+                break
+            raise DataFormatError(path, number, "not a JSON results line") from None
+    return rows
+
+
+def _rewrite_complete(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Drop a torn tail so that appending continues on a line boundary."""
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    if path.is_file() and path.read_text(encoding="utf-8") != text:
+        from kgviz.atomic import write_text_atomic
+
+        write_text_atomic(path, text)
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Hits@1 and friends over rows, overall and per method and hop count."""
+    def block(subset: list[dict[str, Any]]) -> dict[str, Any]:
+        n = len(subset)
+        mean = (lambda key: round(sum(float(r[key]) for r in subset) / n, 4)) if n else (lambda key: 0.0)
+        return {"hits@1": mean("hit1"), "f1": mean("f1"), "evidence_recall": mean("evidence_recall"),
+                "evidence_size": mean("evidence_size"), "prompt_tokens": mean("prompt_tokens"),
+                "errors": sum(1 for r in subset if r["error"]), "n": n}
+
+    summary = block(rows)
+    methods = sorted({r["method"] for r in rows})
+    if len(methods) > 1 or any(r.get("hops") for r in rows):
+        summary["by_method"] = {}
+        for method in methods:
+            mine = [r for r in rows if r["method"] == method]
+            summary["by_method"][method] = block(mine)
+            hops = sorted({r["hops"] for r in mine if r.get("hops")})
+            if len(hops) > 1:
+                summary["by_method"][method]["by_hops"] = {
+                    str(h): block([r for r in mine if r.get("hops") == h]) for h in hops}
+    return summary
+
+
+def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path,
+             progress: bool = True) -> dict[str, Any]:
+    """Answer every selected question with every method, appending one line each to `out`.
+
+    Questions already in `out` for a method are skipped, so an interrupted run resumes where it
+    stopped; each line is flushed and fsynced before the next question starts.
+    """
+    records = plan.select(session.dataset.questions(plan.split))
+    done_rows = read_results(out)
+    _rewrite_complete(out, done_rows)
+    done = {f"{row['method']}\t{row['qid']}" for row in done_rows}
+    todo = [(m, r) for m in methods for r in records if record_key(m, r) not in done]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(methods) * len(records), initial=len(methods) * len(records) - len(todo),
+                   desc=f"eval {session.dataset.name}/{plan.split}", unit="q", file=sys.stderr)
+    with open(out, "a", encoding="utf-8") as handle:
+        for method, record in todo:
+            try:
+                trace = session.reasoner(method).run(record.question, topic_entities=record.topic_entities)
+                row = result_row(method, record, trace)
+            except LLMUnavailable:
+                raise  # no server or model: stop, so a later run retries these questions
+            except KgvizError as error:
+                row = error_row(method, record, error)
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+            done_rows.append(row)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
+    if bar is not None:
+        bar.close()
+    keys = {record_key(m, r) for m in methods for r in records}
+    return summarize([row for row in done_rows if f"{row['method']}\t{row['qid']}" in keys])

@@ -1,0 +1,79 @@
+"""The evaluation runner: JSONL rows, torn-line recovery, resume after a kill, the summary line."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kgviz.errors import DataFormatError
+from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
+from kgviz.eval.runner import EvalPlan, read_results, summarize
+from kgviz.datasets import get_dataset
+
+
+def test_metrics():
+    assert hit_at_1("It was directed by Joel Coen.", ["Joel Coen", "Ethan Coen"])
+    assert not hit_at_1("Joel Coenish", ["Joel Coen"])
+    assert answer_prf(["A", "B"], ["B", "C"]) == (0.5, 0.5, 0.5)
+    assert answer_prf([], ["B"]) == (0.0, 0.0, 0.0)
+    assert evidence_recall([("X", "r", "B")], ["B"]) and not evidence_recall([("X", "r", "B")], ["C"])
+
+
+def test_torn_last_line_is_dropped(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"method": "m", "qid": "1"}\n{"method": "m", "qi')
+    assert read_results(path) == [{"method": "m", "qid": "1"}]
+
+
+def test_corrupt_middle_line_is_an_error(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"method": "m", "qid": "1"}\nnot json\n{"method": "m", "qid": "2"}\n')
+    with pytest.raises(DataFormatError, match="r.jsonl:2"):
+        read_results(path)
+
+
+def test_plan_selects_parts_deterministically():
+    records = get_dataset("demo").questions("dev")
+    heldout = EvalPlan("dev", part="heldout").select(records)
+    assert heldout == EvalPlan("dev", part="heldout").select(records)
+    assert 0 < len(heldout) < len(records)
+    sampled = EvalPlan("dev", limit=5, sample_seed=3).select(records)
+    assert len(sampled) == 5 and sampled == EvalPlan("dev", limit=5, sample_seed=3).select(records)
+
+
+def test_summary_by_method_and_hops():
+    rows = [{"method": m, "hops": h, "hit1": hit, "f1": 0.0, "evidence_recall": True, "evidence_size": 2,
+             "prompt_tokens": 10, "error": None} for m, h, hit in
+            [("a", 1, True), ("a", 2, False), ("b", 1, True), ("b", 2, True)]]
+    summary = summarize(rows)
+    assert summary["hits@1"] == 0.75 and summary["n"] == 4
+    assert summary["by_method"]["a"]["by_hops"]["2"]["hits@1"] == 0.0
+
+
+@pytest.mark.slow
+def test_kill_and_resume(tmp_path):
+    """A real run with the offline model, killed after its first row, then resumed to the end."""
+    out = tmp_path / "r.jsonl"
+    command = [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
+               "--method", "llm-only", "--limit", "3", "--llm", "local", "--cache", "off",
+               "--out", str(out), "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
+        time.sleep(0.2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    first = read_results(out)
+    assert 1 <= len(first) < 3
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    rows = read_results(out)
+    assert [r["qid"] for r in rows[: len(first)]] == [r["qid"] for r in first]
+    assert len(rows) == 3 and len({r["qid"] for r in rows}) == 3
+    summary = json.loads(finished.stdout.strip().splitlines()[-1])
+    assert summary["n"] == 3 and 0.0 <= summary["hits@1"] <= 1.0
+    assert os.path.getsize(out) == sum(len(json.dumps(r, ensure_ascii=False)) + 1 for r in rows)
