@@ -78,16 +78,23 @@ class LLM(ABC):
 class Backend(LLM):
     """Shared skeleton: option defaults, message checks, timing, JSON parsing of the reply."""
 
-    def __init__(self, model: str, *, max_tokens: int = 512, temperature: float = 0.0,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, model: str, *, max_tokens: int = 512, temperature: float = 0.0, seed: int = 0
+    ) -> None:
         self.model = model
-        self.defaults = {**DEFAULT_OPTIONS, "max_tokens": max_tokens,
-                         "temperature": temperature, "seed": seed}
+        self.defaults = {
+            **DEFAULT_OPTIONS,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+        }
 
     def options(self, **overrides: Any) -> dict[str, Any]:
         unknown = set(overrides) - set(DEFAULT_OPTIONS)
         if unknown:
-            raise LLMError(f"unknown LLM option(s) {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}")
+            raise LLMError(
+                f"unknown LLM option(s) {sorted(unknown)}; known: {sorted(DEFAULT_OPTIONS)}"
+            )
         return {**self.defaults, **overrides}
 
     def complete(
@@ -102,14 +109,26 @@ class Backend(LLM):
         if schema is not None:
             parsed, problem = parse_reply(reply.text, schema)
             if reply.truncated:
-                problem = (f"the reply was cut at max_tokens={resolved['max_tokens']} "
-                           "(raise max_tokens or bound the schema with maxItems)")
+                problem = (
+                    f"the reply was cut at max_tokens={resolved['max_tokens']} "
+                    "(raise max_tokens or bound the schema with maxItems)"
+                )
             if problem:
-                raise LLMOutputError(f"{self.describe()} returned invalid JSON: {problem}", reply.text)
-        return Completion(reply.text, parsed, reply.prompt_tokens, reply.completion_tokens,
-                          latency, self.name, self.model)
+                raise LLMOutputError(
+                    f"{self.describe()} returned invalid JSON: {problem}", reply.text
+                )
+        return Completion(
+            reply.text,
+            parsed,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            latency,
+            self.name,
+            self.model,
+        )
 
     @abstractmethod
-    def _generate(self, messages: list[Message], schema: dict | None,
-                  options: dict[str, Any]) -> RawReply:
+    def _generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
         """Run one chat request with fully resolved options."""

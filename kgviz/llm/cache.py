@@ -54,12 +54,18 @@ class CachedLLM(LLM):
     def entry_path(self, key: str) -> Path:
         return self.path / key[:2] / f"{key}.json"
 
-    def complete(self, messages: list[Message], schema: dict | None = None,
-                 **options: Any) -> Completion:
+    def complete(
+        self, messages: list[Message], schema: dict | None = None, **options: Any
+    ) -> Completion:
         if self.mode == "off":
             return self.inner.complete(messages, schema, **options)
-        request = {"backend": self.name, "model": self.model, "messages": messages,
-                   "schema": schema, "options": self.options(**options)}
+        request = {
+            "backend": self.name,
+            "model": self.model,
+            "messages": messages,
+            "schema": schema,
+            "options": self.options(**options),
+        }
         entry = self.entry_path(request_key(request))
         hit = self._read(entry)
         if hit is not None:

@@ -75,8 +75,15 @@ class LlamaCppBackend(Backend):
 
     name = "llamacpp"
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, spec: ModelSpec | None = None,
-                 n_ctx: int = 4096, threads: int | None = None, **defaults: Any) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        spec: ModelSpec | None = None,
+        n_ctx: int = 4096,
+        threads: int | None = None,
+        **defaults: Any,
+    ) -> None:
         self.spec = spec or get_spec(model)
         super().__init__(self.spec.name, **defaults)
         self.n_ctx = n_ctx
@@ -90,8 +97,9 @@ class LlamaCppBackend(Backend):
             self._loaded = _load(path, self.n_ctx, self.threads)
         return self._loaded
 
-    def _generate(self, messages: list[Message], schema: dict | None,
-                  options: dict[str, Any]) -> RawReply:
+    def _generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
         with loaded.lock:

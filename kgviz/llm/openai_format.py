@@ -8,8 +8,9 @@ from kgviz.llm.base import Message, RawReply
 from kgviz.llm.errors import LLMError
 
 
-def chat_body(model: str, messages: list[Message], schema: dict | None,
-              options: dict[str, Any]) -> dict[str, Any]:
+def chat_body(
+    model: str, messages: list[Message], schema: dict | None, options: dict[str, Any]
+) -> dict[str, Any]:
     """A non-streaming /v1/chat/completions request; a schema becomes `response_format`."""
     body: dict[str, Any] = {
         "model": model,
@@ -37,8 +38,11 @@ def parse_chat_reply(data: Any, where: str) -> RawReply:
         usage = data.get("usage") or {}
         if not isinstance(text, str):
             raise TypeError("content is not a string")
-        return RawReply(text, int(usage.get("prompt_tokens", 0)),
-                        int(usage.get("completion_tokens", 0)),
-                        truncated=choice.get("finish_reason") == "length")
+        return RawReply(
+            text,
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+            truncated=choice.get("finish_reason") == "length",
+        )
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         raise LLMError(f"malformed reply from {where}: not a chat completion ({exc})") from None

@@ -21,8 +21,13 @@ _TRAILING_COMMA = re.compile(r",\s*[}\]]")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LITERALS = {"True": "true", "False": "false", "None": "null"}
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,), "array": (list,), "string": (str,), "number": (int, float),
-    "integer": (int,), "boolean": (bool,), "null": (type(None),),
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "null": (type(None),),
 }
 
 
@@ -166,9 +171,16 @@ def parse_reply(text: str, schema: dict | None) -> tuple[Any, str | None]:
     return (None, problem) if problem else (value, None)
 
 
-def complete_json(llm: LLM, messages: list[Message], schema: dict, *, retries: int = 1,
-                  constrained: bool = True, **options: Any) -> Completion:
-    """Ask for JSON matching `schema`; on a bad reply, re-ask up to `retries` times with the problem.
+def complete_json(
+    llm: LLM,
+    messages: list[Message],
+    schema: dict,
+    *,
+    retries: int = 1,
+    constrained: bool = True,
+    **options: Any,
+) -> Completion:
+    """Ask for JSON matching `schema`; re-ask up to `retries` times, quoting the problem.
 
     `constrained=False` leaves the schema out of the request (for backends whose constrained
     decoding is unavailable) and relies on tolerant parsing. Raises `LLMOutputError` with the
@@ -186,8 +198,12 @@ def complete_json(llm: LLM, messages: list[Message], schema: dict, *, retries: i
         if attempt < retries:
             conversation += [
                 {"role": "assistant", "content": raw[:2000]},
-                {"role": "user", "content": f"That reply was not valid: {problem}. "
-                 "Answer again with only the JSON, no other text."},
+                {
+                    "role": "user",
+                    "content": f"That reply was not valid: {problem}. "
+                    "Answer again with only the JSON, no other text.",
+                },
             ]
-    raise LLMOutputError(f"{llm.describe()} gave no valid JSON after {retries + 1} attempt(s): "
-                         f"{problem}", raw)
+    raise LLMOutputError(
+        f"{llm.describe()} gave no valid JSON after {retries + 1} attempt(s): {problem}", raw
+    )

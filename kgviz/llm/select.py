@@ -42,7 +42,11 @@ def probe_ollama(model: str, host: str | None = None) -> tuple[bool, bool, str]:
         return False, False, str(exc)
     if pulled:
         return True, True, f"Ollama at {probe.host} has {model}"
-    return True, False, f"Ollama at {probe.host} answers but has no {model}: run `ollama pull {model}`"
+    return (
+        True,
+        False,
+        f"Ollama at {probe.host} answers but has no {model}: run `ollama pull {model}`",
+    )
 
 
 def _choose_auto() -> Choice:
@@ -63,16 +67,21 @@ def _choose(spec: str) -> Choice:
         return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
     if kind == "local":
         name = rest or default_local_model()
-        return Choice(LlamaCppBackend(get_spec(name).name), f"offline model {name} (llama.cpp, as requested)")
+        return Choice(
+            LlamaCppBackend(get_spec(name).name), f"offline model {name} (llama.cpp, as requested)"
+        )
     if kind == "openai":
         url, _, model = rest.rpartition("#")
         if url and model:
-            return Choice(OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)")
+            return Choice(
+                OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)"
+            )
     raise UnknownNameError(f"bad --llm value {spec!r}; expected {SPEC_HELP}")
 
 
-def choose_llm(spec: str = "auto", *, cache_mode: CacheMode = "off",
-               cache_dir: str | Path | None = None) -> Choice:
+def choose_llm(
+    spec: str = "auto", *, cache_mode: CacheMode = "off", cache_dir: str | Path | None = None
+) -> Choice:
     """Resolve `spec` (see `SPEC_HELP`) to a backend, wrapped in a response cache unless "off"."""
     choice = _choose(spec)
     if cache_mode != "off":
@@ -80,8 +89,9 @@ def choose_llm(spec: str = "auto", *, cache_mode: CacheMode = "off",
     return choice
 
 
-def make_llm(spec: str = "auto", *, cache_mode: CacheMode = "off",
-             cache_dir: str | Path | None = None) -> LLM:
+def make_llm(
+    spec: str = "auto", *, cache_mode: CacheMode = "off", cache_dir: str | Path | None = None
+) -> LLM:
     """The LLM for `spec`; use `choose_llm` to also get the reason for the choice."""
     return choose_llm(spec, cache_mode=cache_mode, cache_dir=cache_dir).llm
 
@@ -92,16 +102,26 @@ def describe_choice(spec: str = "auto") -> str:
 
 
 def _row(component: str, ok: bool, detail: str, fix: str = "") -> dict[str, str]:
-    return {"component": component, "status": "ok" if ok else "missing", "detail": detail,
-            "fix": "" if ok else fix}
+    return {
+        "component": component,
+        "status": "ok" if ok else "missing",
+        "detail": detail,
+        "fix": "" if ok else fix,
+    }
 
 
 def _runtime_row() -> dict[str, str]:
     try:
-        return _row("llama.cpp runtime", True, f"xllamacpp {importlib.metadata.version('xllamacpp')}")
+        return _row(
+            "llama.cpp runtime", True, f"xllamacpp {importlib.metadata.version('xllamacpp')}"
+        )
     except importlib.metadata.PackageNotFoundError:
-        return _row("llama.cpp runtime", False, "xllamacpp is not installed",
-                    "pip install xllamacpp==2026.10.11549")
+        return _row(
+            "llama.cpp runtime",
+            False,
+            "xllamacpp is not installed",
+            "pip install xllamacpp==2026.10.11549",
+        )
 
 
 def doctor_report() -> list[dict[str, str]]:
@@ -109,10 +129,18 @@ def doctor_report() -> list[dict[str, str]]:
     model = default_ollama_model()
     answers, pulled, detail = probe_ollama(model)
     rows = [
-        _row("ollama server", answers, f"{ollama_host()} answers" if answers else detail,
-             "install Ollama and run `ollama serve`, or set OLLAMA_HOST"),
-        _row(f"ollama model {model}", pulled, detail if answers else "no server to ask",
-             f"ollama pull {model} (or set KGVIZ_OLLAMA_MODEL)"),
+        _row(
+            "ollama server",
+            answers,
+            f"{ollama_host()} answers" if answers else detail,
+            "install Ollama and run `ollama serve`, or set OLLAMA_HOST",
+        ),
+        _row(
+            f"ollama model {model}",
+            pulled,
+            detail if answers else "no server to ask",
+            f"ollama pull {model} (or set KGVIZ_OLLAMA_MODEL)",
+        ),
         _runtime_row(),
     ]
     usable: dict[str, bool] = {}
@@ -121,6 +149,12 @@ def doctor_report() -> list[dict[str, str]]:
         rows.append(_row(f"offline model {name}", usable[name], status, prepare_command(name)))
     local = default_local_model()
     plan = f"Ollama model {model}" if pulled else f"the offline model {local}"
-    rows.append(_row("llm auto", pulled or usable.get(local, False), f"would use {plan}",
-                     f"{prepare_command(local)}, or start Ollama with {model}"))
+    rows.append(
+        _row(
+            "llm auto",
+            pulled or usable.get(local, False),
+            f"would use {plan}",
+            f"{prepare_command(local)}, or start Ollama with {model}",
+        )
+    )
     return rows

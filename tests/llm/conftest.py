@@ -30,8 +30,11 @@ SCHEMA_TRIPLES = {
             "maxItems": 6,
             "items": {
                 "type": "object",
-                "properties": {"head": {"type": "string"}, "relation": {"type": "string"},
-                               "tail": {"type": "string"}},
+                "properties": {
+                    "head": {"type": "string"},
+                    "relation": {"type": "string"},
+                    "tail": {"type": "string"},
+                },
                 "required": ["head", "relation", "tail"],
             },
         }
@@ -40,10 +43,14 @@ SCHEMA_TRIPLES = {
 }
 
 PATTERN_MESSAGES = [
-    {"role": "system", "content": (
-        "You turn a question into a query graph: a list of triples (head, relation, tail). "
-        "Use the entity names from the question; name unknown entities UNKNOWN_1, UNKNOWN_2. "
-        "Reply with JSON only.")},
+    {
+        "role": "system",
+        "content": (
+            "You turn a question into a query graph: a list of triples (head, relation, tail). "
+            "Use the entity names from the question; name unknown entities UNKNOWN_1, UNKNOWN_2. "
+            "Reply with JSON only."
+        ),
+    },
     {"role": "user", "content": "Question: who directed the movies that Tom Hanks acted in"},
 ]
 ONE_HOP_MESSAGES = [PATTERN_MESSAGES[0], {"role": "user", "content": "Question: who directed Big"}]
@@ -134,6 +141,7 @@ def scripted() -> Callable[..., ScriptedBackend]:
     """Factory of scripted backends: `scripted(["reply 1", "reply 2"], **defaults)`."""
     return ScriptedBackend
 
+
 @pytest.fixture
 def closed_url() -> str:
     """A loopback URL on which nothing listens (connections are refused)."""
@@ -201,8 +209,9 @@ sys.stdin.read()  # serve until the test closes our stdin
 def llamacpp_http(model_0_5b: Path) -> Iterator[str]:
     """Base URL (…/v1) of a real llama.cpp OpenAI-compatible HTTP server on loopback."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", SERVE_LLAMACPP, str(model_0_5b), str(port)],
-                               stdin=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_LLAMACPP, str(model_0_5b), str(port)], stdin=subprocess.PIPE
+    )
     try:
         _wait_http(f"http://127.0.0.1:{port}/v1/models", process, "llama.cpp server")
         yield f"http://127.0.0.1:{port}/v1"
@@ -219,12 +228,18 @@ def proxy_model() -> str:
 def ollama_proxy(llamacpp_http: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a real Ollama-protocol server (ollama-proxy-plus) forwarding to llama.cpp."""
     port = free_port()
-    env = {**os.environ, "PROVIDERS_LOCAL_BASE_URL": llamacpp_http,
-           "PROVIDERS_LOCAL_API_KEY": "EMPTY", "EXTRA_MODELS": PROXY_MODEL}
+    env = {
+        **os.environ,
+        "PROVIDERS_LOCAL_BASE_URL": llamacpp_http,
+        "PROVIDERS_LOCAL_API_KEY": "EMPTY",
+        "EXTRA_MODELS": PROXY_MODEL,
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "ollama_proxy", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env, cwd=tmp_path_factory.mktemp("proxy"),  # no stray .env is read
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path_factory.mktemp("proxy"),  # no stray .env is read
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         _wait_http(f"http://127.0.0.1:{port}/api/version", process, "ollama-proxy")

@@ -19,14 +19,21 @@ from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.llm.select import choose_llm, doctor_report
 
 MESSAGES = [{"role": "user", "content": "hi"}]
-OLLAMA_CHAT_OK = {"model": "m", "created_at": "2025-01-01T00:00:00Z", "done": True,
-                  "message": {"role": "assistant", "content": '{"a": 1}'},
-                  "prompt_eval_count": 12, "eval_count": 5}
+OLLAMA_CHAT_OK = {
+    "model": "m",
+    "created_at": "2025-01-01T00:00:00Z",
+    "done": True,
+    "message": {"role": "assistant", "content": '{"a": 1}'},
+    "prompt_eval_count": 12,
+    "eval_count": 5,
+}
 TAGS = {"models": [{"name": "qwen2.5-coder:1.5b", "model": "qwen2.5-coder:1.5b"}]}
 
 
 def test_ollama_refused_connection_says_how_to_start_it(closed_url) -> None:
-    with pytest.raises(LLMUnavailable, match=f"no Ollama server at {closed_url}: start it with `ollama serve`"):
+    with pytest.raises(
+        LLMUnavailable, match=f"no Ollama server at {closed_url}: start it with `ollama serve`"
+    ):
         OllamaBackend("m", host=closed_url).complete(MESSAGES)
 
 
@@ -63,10 +70,19 @@ def test_ollama_reply_and_counts_through_the_stub(stub) -> None:
 
 
 def test_reply_cut_at_max_tokens_is_named(stub) -> None:
-    stub.route("/api/chat", 200, {**OLLAMA_CHAT_OK, "done_reason": "length",
-                                  "message": {"role": "assistant", "content": '{"a": [1, 2'}})
+    stub.route(
+        "/api/chat",
+        200,
+        {
+            **OLLAMA_CHAT_OK,
+            "done_reason": "length",
+            "message": {"role": "assistant", "content": '{"a": [1, 2'},
+        },
+    )
     with pytest.raises(LLMOutputError, match="cut at max_tokens=16") as info:
-        OllamaBackend("m", host=stub.url).complete(MESSAGES, schema={"type": "object"}, max_tokens=16)
+        OllamaBackend("m", host=stub.url).complete(
+            MESSAGES, schema={"type": "object"}, max_tokens=16
+        )
     assert info.value.raw == '{"a": [1, 2'
 
 

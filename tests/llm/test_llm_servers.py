@@ -25,7 +25,9 @@ def _assert_pattern(completion, backend: str) -> None:
     assert completion.backend == backend and not completion.cached
 
 
-def test_offline_model_extracts_a_pattern_as_json(model_1_5b, pattern_messages, triples_schema) -> None:
+def test_offline_model_extracts_a_pattern_as_json(
+    model_1_5b, pattern_messages, triples_schema
+) -> None:
     completion = LlamaCppBackend("qwen2.5-coder-1.5b").complete(pattern_messages, triples_schema)
     _assert_pattern(completion, "llamacpp")
     names = " ".join(v for t in completion.parsed["triples"] for v in t.values()).lower()
@@ -40,8 +42,10 @@ def test_offline_model_is_loaded_once_and_safe_from_threads(model_1_5b) -> None:
     def ask(backend: LlamaCppBackend, question: str) -> None:
         results.append(backend.complete([{"role": "user", "content": question}], max_tokens=8))
 
-    threads = [threading.Thread(target=ask, args=(b, q))
-               for b, q in ((first, "Say yes."), (second, "Say no."))]
+    threads = [
+        threading.Thread(target=ask, args=(b, q))
+        for b, q in ((first, "Say yes."), (second, "Say no."))
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -49,17 +53,24 @@ def test_offline_model_is_loaded_once_and_safe_from_threads(model_1_5b) -> None:
     assert len(results) == 2 and all(r.text and r.completion_tokens <= 8 for r in results)
 
 
-def test_complete_json_without_constraint_on_the_real_model(model_1_5b, pattern_messages,
-                                                            triples_schema) -> None:
-    messages = [{**pattern_messages[0], "content": pattern_messages[0]["content"] +
-                 ' Format: {"triples": [{"head": ..., "relation": ..., "tail": ...}]}'},
-                pattern_messages[1]]
+def test_complete_json_without_constraint_on_the_real_model(
+    model_1_5b, pattern_messages, triples_schema
+) -> None:
+    messages = [
+        {
+            **pattern_messages[0],
+            "content": pattern_messages[0]["content"]
+            + ' Format: {"triples": [{"head": ..., "relation": ..., "tail": ...}]}',
+        },
+        pattern_messages[1],
+    ]
     completion = complete_json(LlamaCppBackend(), messages, triples_schema, constrained=False)
     _assert_pattern(completion, "llamacpp")
 
 
-def test_ollama_backend_against_a_real_ollama_protocol_server(ollama_proxy, proxy_model,
-                                                              one_hop_messages, triples_schema) -> None:
+def test_ollama_backend_against_a_real_ollama_protocol_server(
+    ollama_proxy, proxy_model, one_hop_messages, triples_schema
+) -> None:
     backend = OllamaBackend(proxy_model, host=ollama_proxy)
     assert proxy_model in backend.list_models() and backend.has_model()
     _assert_pattern(backend.complete(one_hop_messages, triples_schema), "ollama")
@@ -72,7 +83,9 @@ def test_auto_picks_a_real_ollama_server(ollama_proxy, proxy_model, monkeypatch)
     assert isinstance(choice.llm, OllamaBackend) and proxy_model in choice.reason
 
 
-def test_openai_backend_against_llamacpp_http(llamacpp_http, one_hop_messages, triples_schema) -> None:
+def test_openai_backend_against_llamacpp_http(
+    llamacpp_http, one_hop_messages, triples_schema
+) -> None:
     backend = OpenAIBackend(llamacpp_http, "qwen2.5-coder-0.5b")
     assert backend.list_models()
     _assert_pattern(backend.complete(one_hop_messages, triples_schema), "openai")
