@@ -89,7 +89,7 @@ def get_spec(name: str = DEFAULT_MODEL) -> ModelSpec:
 
 def prepare_command(name: str) -> str:
     """The shell command that assembles model `name` (shown in error messages and the doctor)."""
-    return f"python -m kgviz.llm prepare {name}"
+    return f"kgviz model prepare {name}"
 
 
 def _sidecar(path: Path) -> Path:

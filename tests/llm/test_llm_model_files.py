@@ -137,7 +137,7 @@ def test_wrong_size_and_missing_file(tmp_path, fake_spec) -> None:
     small.write_bytes(b"abc")
     with pytest.raises(ModelIntegrityError, match="has 3 bytes, expected 10,240"):
         verify_file(small, fake_spec.size, fake_spec.sha256)
-    with pytest.raises(LLMUnavailable, match="python -m kgviz.llm prepare fake-model"):
+    with pytest.raises(LLMUnavailable, match="kgviz model prepare fake-model"):
         verify_model(fake_spec)
 
 
