@@ -1,0 +1,96 @@
+"""Text safety and offline graphs: escaping data for HTML and plotly, pyvis shown in an iframe.
+
+Where data text goes, and how it stays text:
+- HTML (tables, the prompt view, legends, the srcdoc attribute): `esc`, `html.escape` with quotes.
+- plotly labels, titles and hovers: `plotly_text`. plotly reads tags (`<b>`, `<a>`, ...) in text
+  and decodes only a few entities (`&amp;`, `&lt;`, `&gt;`, numeric, not `&quot;`), so `&<>` only.
+- pyvis (vis-network 9.1.2) labels are drawn on a canvas and string titles are set with
+  `innerText`, so both stay text as they are; pyvis serialises them with jinja's `tojson`, which
+  writes `<`, `>`, `&` and `'` as `\\u` escapes. `vis_text` only defuses pyvis's one HTML path: a
+  node title containing "href" switches pyvis to a popup filled with `innerHTML`.
+The iframe is sandboxed (scripts, no same origin), so even a missed case cannot reach the notebook.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyvis.network import Network
+
+GRAPH_HEIGHT = 480
+
+
+def esc(value: object) -> str:
+    """Data as HTML text or attribute value."""
+    return html.escape(str(value), quote=True)
+
+
+def plotly_text(value: object, limit: int | None = None) -> str:
+    """Data as plotly text (labels, titles, hover), cut to `limit` characters with an ellipsis."""
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return html.escape(text, quote=False)
+
+
+def vis_text(value: object) -> str:
+    """Data as a pyvis label or title (plain text; see the module docstring)."""
+    return str(value).replace("href", "hre\u200df")
+
+
+def iframe(document: str, height: int = GRAPH_HEIGHT) -> str:
+    """A whole HTML document shown in a sandboxed `<iframe srcdoc>` (writes no files)."""
+    return (f'<iframe srcdoc="{esc(document)}" sandbox="allow-scripts" '
+            f'style="width:100%;height:{height + 20}px;border:none"></iframe>')
+
+
+def legend(items: Iterable[tuple[str, str]], note: str = "") -> str:
+    """A row of colour swatches with their (data) labels, and an optional (data) note."""
+    swatches = "".join(
+        f'<span style="margin-right:14px"><span style="display:inline-block;width:11px;'
+        f'height:11px;border-radius:2px;background:{esc(colour)};margin-right:4px"></span>'
+        f'{esc(label)}</span>' for label, colour in items)
+    tail = f'<span style="color:#666">{esc(note)}</span>' if note else ""
+    return f'<div style="font:13px sans-serif;margin:4px 0">{swatches}{tail}</div>'
+
+
+@dataclass(frozen=True)
+class VisNode:
+    """A pyvis node: its id, its (data) label and tooltip, and vis-network style options."""
+
+    id: str
+    label: str
+    title: str = ""
+    style: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VisEdge:
+    """A directed pyvis edge between node ids, with a (data) label, tooltip and style."""
+
+    source: str
+    target: str
+    label: str = ""
+    title: str = ""
+    style: Mapping[str, Any] = field(default_factory=dict)
+
+
+def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
+                 height: int = GRAPH_HEIGHT) -> str:
+    """The pyvis document of a graph with inline vis-network (offline), in an iframe."""
+    net = Network(height=f"{height}px", width="100%", directed=True, notebook=True,
+                  cdn_resources="in_line")
+    for node in nodes:
+        net.add_node(node.id, label=vis_text(node.label), title=vis_text(node.title or node.label),
+                     **node.style)
+    for edge in edges:
+        texts = {"label": edge.label, "title": edge.title or edge.label} if edge.label else {}
+        net.add_edge(edge.source, edge.target, **{k: vis_text(v) for k, v in texts.items()},
+                     **edge.style)
+    net.set_options('{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
+                    '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
+                    '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}')
+    return iframe(net.generate_html(notebook=True), height)

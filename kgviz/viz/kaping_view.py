@@ -1,0 +1,20 @@
+"""KAPING: the candidate triples ranked by similarity to the question, the kept top-k marked."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from kgviz.reasoners.kaping import TripleRanking
+from kgviz.viz.triples_view import scored_triples_figure
+
+
+def triple_ranking_figure(ranking: TripleRanking, limit: int = 30) -> go.Figure:
+    """Cosine similarity per candidate triple, best first; the top-k sent to the LLM dark."""
+    triples = [(c.head, c.relation, c.tail) for c in ranking.candidates]
+    dropped = f", {ranking.dropped} left out by the cap" if ranking.dropped else ""
+    return scored_triples_figure(
+        triples, [c.score for c in ranking.candidates], [c.kept for c in ranking.candidates],
+        [f"hop {c.hop}" for c in ranking.candidates],
+        f"KAPING: top {min(ranking.top_k, len(triples))} of {len(triples)} candidate triples"
+        f"{dropped}",
+        "cosine similarity to the question", limit)

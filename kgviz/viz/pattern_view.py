@@ -1,0 +1,46 @@
+"""The SimGRAG pattern graph: named elements filled in their colour, UNKNOWN ones dashed."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.simgrag.query_pattern import QueryPattern
+from kgviz.viz.html import VisEdge, VisNode, esc, legend, network_html
+from kgviz.viz.palette import UNUSED, node_colour, relation_colour
+
+
+def pattern_graph(pattern: QueryPattern | None) -> str:
+    """HTML: the pattern graph (pyvis), a legend, and the question phrases and repairs below it."""
+    if pattern is None:
+        return '<p style="font:13px sans-serif">No pattern graph: the LLM reply held none.</p>'
+    nodes = [_node(index, node.text, node.is_unknown)
+             for index, node in enumerate(pattern.nodes)]
+    edges = [VisEdge(f"n{e.head}", f"n{e.tail}", e.relation,
+                     f"relation {index}: {e.relation}" + (" (UNKNOWN)" if e.is_unknown else ""),
+                     {"color": UNUSED if e.is_unknown else relation_colour(index),
+                      "dashes": e.is_unknown, "width": 1 if e.is_unknown else 2})
+             for index, e in enumerate(pattern.edges)]
+    key = legend([("named entity or relation (its own colour)", node_colour(0)),
+                  ("UNKNOWN (dashed)", UNUSED)])
+    return key + network_html(nodes, edges, height=360) + _notes(pattern)
+
+
+def _node(index: int, text: str, is_unknown: bool) -> VisNode:
+    colour = node_colour(index)
+    title = f"node {index}: {text}" + (" (UNKNOWN)" if is_unknown else "")
+    if is_unknown:
+        style = {"shape": "box", "color": {"background": "#ffffff", "border": colour},
+                 "borderWidth": 2, "shapeProperties": {"borderDashes": [5, 4]},
+                 "font": {"color": "#555555"}}
+    else:
+        style = {"shape": "box", "color": {"background": colour, "border": colour},
+                 "font": {"color": "#ffffff"}}
+    return VisNode(f"n{index}", text, title, style)
+
+
+def _notes(pattern: QueryPattern) -> str:
+    parts = []
+    if pattern.phrases:
+        parts.append("<b>Phrases:</b> " + " | ".join(esc(p) for p in pattern.phrases))
+    if pattern.repairs:
+        parts.append("<b>Repairs:</b><ul>" + "".join(f"<li>{esc(r)}</li>" for r in pattern.repairs)
+                     + "</ul>")
+    return f'<div style="font:13px sans-serif">{"<br>".join(parts)}</div>' if parts else ""
