@@ -266,9 +266,12 @@ def test_unknown_only_and_missing_entity_patterns_stop_with_a_status(metaqa):
 # ----------------------------------------------------------------- end to end, offline model
 @pytest.fixture(scope="module")
 def local_llm():
+    """The offline model, loaded from the user cache before any test swaps KGVIZ_CACHE."""
     from kgviz.llm import make_llm
 
-    return make_llm("local")
+    llm = make_llm("local")
+    llm.load()
+    return llm
 
 
 @pytest.mark.slow

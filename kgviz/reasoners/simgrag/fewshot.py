@@ -33,12 +33,12 @@ MOVIES: list[PatternExample] = [
      [("Top Gun", "starred actors", "UNKNOWN person 1"),
       ("UNKNOWN movie 1", "starred actors", "UNKNOWN person 1"),
       ("UNKNOWN movie 1", "release year", "UNKNOWN year 1")]),
-    ("what languages are the films by the writer of Amelie in",
+    ("who acted in the films by the writer of Amelie",
      ["Amelie was written by someone", "another film was written by that writer",
-      "that film is in a language"],
+      "that film has starred actors"],
      [("Amelie", "written by", "UNKNOWN person 1"),
       ("UNKNOWN movie 1", "written by", "UNKNOWN person 1"),
-      ("UNKNOWN movie 1", "in language", "UNKNOWN language 1")]),
+      ("UNKNOWN movie 1", "starred actors", "UNKNOWN person 2")]),
 ]
 
 PATHS: list[PatternExample] = [

@@ -52,7 +52,8 @@ Steps:
 Rules:
 - Copy entity names exactly as the question writes them (spelling, underscores, capitals).
 - An entity the question does not name is "UNKNOWN <type> <n>", e.g. "UNKNOWN person 1"; reuse the
-  same placeholder wherever the same thing appears, so the triples connect into one graph.
+  same placeholder wherever the same thing appears, so the triples connect into one graph, and
+  give a different thing of the same type the next number ("UNKNOWN person 2").
 - An unnamed relation is "UNKNOWN relation <n>".
 - Relations are short verb or noun phrases; never a bare preposition such as "in" or "of".
 - Use as few triples as the question needs.
