@@ -18,6 +18,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
+    tmp.chmod(0o644)  # mkstemp makes 0600; published files are ordinary readable files
     try:
         yield tmp
         os.replace(tmp, target)
