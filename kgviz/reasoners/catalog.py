@@ -5,3 +5,4 @@ from kgviz.reasoners.registry import register_method
 register_method("simgrag", "kgviz.reasoners.simgrag.reasoner:SimGRAG")
 register_method("llm-only", "kgviz.reasoners.llm_only:LLMOnly")
 register_method("kaping", "kgviz.reasoners.kaping:Kaping")
+register_method("subgraphrag", "kgviz.reasoners.subgraphrag.reasoner:SubgraphRAG")

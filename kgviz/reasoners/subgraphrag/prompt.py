@@ -1,0 +1,64 @@
+"""The reasoning prompt: the top-K triples, one worked demonstration, and a request for an
+explanation grounded in the triples followed by `ans:` lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kgviz.embed.kg_index import relation_text
+from kgviz.llm.base import Message
+from kgviz.trace import StringTriple
+
+SYSTEM_PROMPT = (
+    "You answer questions from knowledge-graph facts written as (head, relation, tail) triples. "
+    "Use only the triples given. First explain, step by step, which triples lead to the answer. "
+    "Then put every answer on its own line as `ans: <name>`, spelling each name exactly as in "
+    "the triples. If the triples do not contain the answer, write `ans: not available`."
+)
+
+DEMO_TRIPLES: tuple[StringTriple, ...] = (
+    ("Northern Lights Suite", "composed_by", "Ilse Varga"),
+    ("Northern Lights Suite", "premiere_year", "1987"),
+    ("Harbour Songs", "composed_by", "Ilse Varga"),
+    ("Harbour Songs", "premiere_year", "1992"),
+    ("Ilse Varga", "born_in", "Szeged"),
+    ("Winter Psalms", "composed_by", "Tomas Ek"),
+)
+DEMO_QUESTION = "when were the works by the composer of Northern Lights Suite first performed"
+DEMO_ANSWER = (
+    "The composer of Northern Lights Suite is Ilse Varga (Northern Lights Suite, composed by, "
+    "Ilse Varga). Ilse Varga also composed Harbour Songs (Harbour Songs, composed by, Ilse Varga). "
+    "Northern Lights Suite premiered in 1987 and Harbour Songs in 1992.\n"
+    "ans: 1987\n"
+    "ans: 1992"
+)
+ANSWER_LINE = re.compile(r"^\W*ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def triple_line(triple: StringTriple) -> str:
+    head, relation, tail = triple
+    return f"({head}, {relation_text(relation)}, {tail})"
+
+
+def user_turn(triples: Sequence[StringTriple], question: str) -> str:
+    lines = "\n".join(triple_line(t) for t in triples) or "(no triples)"
+    return f"Triples:\n{lines}\n\nQuestion: {question}"
+
+
+def reasoning_messages(question: str, triples: Sequence[StringTriple]) -> list[Message]:
+    """System prompt, the demonstration as a user/assistant exchange, then the question."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_turn(DEMO_TRIPLES, DEMO_QUESTION)},
+        {"role": "assistant", "content": DEMO_ANSWER},
+        {"role": "user", "content": user_turn(triples, question)},
+    ]
+
+
+def split_reply(reply: str) -> tuple[str, list[str]]:
+    """The explanation (text before the first `ans:` line) and the answer names, in order."""
+    first = ANSWER_LINE.search(reply)
+    explanation = reply[:first.start()].strip() if first else reply.strip()
+    answers = [a.strip(" `*\"'.") for a in ANSWER_LINE.findall(reply)]
+    return explanation, [a for a in dict.fromkeys(answers) if a and a.casefold() != "not available"]

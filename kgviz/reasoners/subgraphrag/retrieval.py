@@ -1,0 +1,60 @@
+"""One question's retrieval: candidate subgraph in local ids, its DDE, and the scorer's logits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.subgraphrag.candidates import Candidates, collect_candidates
+from kgviz.reasoners.subgraphrag.dde import entity_dde, triple_dde
+from kgviz.reasoners.subgraphrag.features import TextEmbeddings
+from kgviz.reasoners.subgraphrag.scorer import TripleScorer
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Candidate triples within `hops` of the topic entities, at most `max_candidates`, not walking
+    through entities of degree above `hub_degree`."""
+
+    hops: int = 3
+    max_candidates: int = 10_000
+    hub_degree: int = 200
+
+
+@dataclass
+class Subgraph:
+    """The candidates of one question: `nodes` maps local node ids to KG ids; `triples` are
+    `(m, 3)` rows `[local head, relation, local tail]` aligned with `candidates.edges`."""
+
+    candidates: Candidates
+    nodes: np.ndarray
+    triples: torch.Tensor
+    dde: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.triples)
+
+
+def build_subgraph(kg: KnowledgeGraph, topics: list[int], settings: RetrievalSettings,
+                   rounds: int) -> Subgraph:
+    """Collect the candidates around `topics` and encode them with `rounds` DDE rounds."""
+    candidates = collect_candidates(kg, topics, settings.hops, settings.max_candidates,
+                                    settings.hub_degree)
+    rows = kg.triples[candidates.edges].astype(np.int64)
+    nodes, local = np.unique(np.concatenate([rows[:, [0, 2]].ravel(), topics]).astype(np.int64),
+                             return_inverse=True)
+    ends = torch.from_numpy(local[:2 * len(rows)].reshape(-1, 2))
+    triples = torch.stack([ends[:, 0], torch.from_numpy(rows[:, 1]), ends[:, 1]], dim=1)
+    topic_mask = torch.from_numpy(np.isin(nodes, topics))
+    node_dde = entity_dde(len(nodes), triples[:, 0], triples[:, 2], topic_mask, rounds)
+    return Subgraph(candidates, nodes, triples, triple_dde(node_dde, triples[:, 0], triples[:, 2]))
+
+
+def score_subgraph(scorer: TripleScorer, text: TextEmbeddings, question: torch.Tensor,
+                   subgraph: Subgraph) -> torch.Tensor:
+    """One logit per candidate triple (the MLP over question, entity, relation vectors and DDE)."""
+    nodes = text.entities[torch.from_numpy(subgraph.nodes)]
+    return scorer(question, nodes, text.relations, subgraph.triples, subgraph.dde)
