@@ -24,6 +24,12 @@ def cache_root() -> Path:
     return Path(base) / "kgviz"
 
 
+def models_root() -> Path:
+    """Where offline LLM files live (`KGVIZ_MODELS`, default `<cache root>/models`)."""
+    configured = os.environ.get("KGVIZ_MODELS")
+    return Path(configured).expanduser().resolve() if configured else cache_root() / "models"
+
+
 def repo_data_dir() -> Path:
     """The `data/` folder shipped with kgviz (holds the built-in demo dataset)."""
     return Path(__file__).resolve().parent.parent / "data"

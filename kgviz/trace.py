@@ -80,6 +80,13 @@ class Trace:
         }
 
     def stage_json(self, name: str) -> Any:
-        """A stage's record as plain JSON-able data (dataclasses become dicts)."""
-        value = self.stages[name]
-        return asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
+        """A stage's record as plain JSON-able data (dataclasses, also inside lists, become dicts)."""
+        return _plain(self.stages[name])
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

