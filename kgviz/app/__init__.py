@@ -1,0 +1,57 @@
+"""The interactive lab (ipywidgets): ask one method and watch its stages, or compare several.
+
+`lab()` returns the whole app; `compare()` the same app opened on its compare panel. The app only
+arranges: methods compute, traces record, `kgviz.viz` draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+
+from kgviz.app.ask import AskPanel
+from kgviz.app.compare import ComparePanel
+from kgviz.app.controls import Controls, SessionFactory
+from kgviz.llm.cache import CacheMode
+from kgviz.session import open_session
+
+
+class Lab(widgets.VBox):
+    """Shared controls above two tabs: Ask (one method, every stage) and Compare."""
+
+    def __init__(self, dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
+                 methods: Sequence[str] | None = None, method: str = "simgrag",
+                 session_factory: SessionFactory = open_session,
+                 ollama: list[str] | None = None) -> None:
+        self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
+        self.ask_panel = AskPanel(self.controls, method)
+        self.compare_panel = ComparePanel(self.controls, methods)
+        self.panels = widgets.Tab([self.ask_panel, self.compare_panel],
+                                  titles=("Ask", "Compare"))
+        super().__init__([self.controls, self.panels])
+
+    def ask(self, question: str | None = None, background: bool = False) -> None:
+        self.ask_panel.ask(question, background)
+
+    def compare(self, question: str | None = None, background: bool = False) -> None:
+        self.panels.selected_index = 1
+        self.compare_panel.compare(question, background)
+
+
+def lab(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
+        methods: Sequence[str] | None = None) -> Lab:
+    """The app on `dataset` with LLM spec `llm`; `methods` are ticked in the compare panel."""
+    return Lab(dataset, llm, cache_mode, methods)
+
+
+def compare(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
+            methods: Sequence[str] | None = None, question: str = "") -> Lab:
+    """The app opened on its compare panel, with `question` in the question box."""
+    app = Lab(dataset, llm, cache_mode, methods)
+    app.panels.selected_index = 1
+    app.controls.question.value = question
+    return app
+
+
+__all__ = ["AskPanel", "ComparePanel", "Controls", "Lab", "compare", "lab"]

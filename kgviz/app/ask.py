@@ -1,0 +1,94 @@
+"""The ask panel: pick a method and its parameters, ask, and watch each stage appear as a tab."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from kgviz.app.controls import Controls, run_guarded
+from kgviz.app.params import ParamForm
+from kgviz.app.render import append_tabs, clear_tabs, message, view_widget
+from kgviz.errors import KgvizError
+from kgviz.eval.metrics import hit_at_1
+from kgviz.reasoners.registry import method_names, reasoner_class
+from kgviz.trace import Trace
+from kgviz.viz import stage_views
+from kgviz.viz.html import esc
+
+
+def answer_html(trace: Trace, gold: tuple[str, ...] | None) -> str:
+    """The answer, the KG entities found in it and, with gold answers, whether hit@1 holds."""
+    found = ", ".join(trace.answers) or "(none)"
+    verdict = ""
+    if gold is not None:
+        correct = hit_at_1(trace.answer, gold)
+        verdict = (f'<br><b style="color:{"#2a7a2a" if correct else "#b00020"}">'
+                   f'{"correct" if correct else "wrong"}</b> (gold: {esc(", ".join(gold))})')
+    warnings = "".join(f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
+                       for w in trace.warnings)
+    return (f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
+            f'<b>Answer</b>: {esc(trace.answer)}<br><b>entities</b>: {esc(found)}'
+            f'{verdict}{warnings}</div>')
+
+
+class AskPanel(widgets.VBox):
+    """Method picker, generated parameter form, Ask button, progress lines, answer, stage tabs."""
+
+    def __init__(self, controls: Controls, method: str = "simgrag") -> None:
+        self.controls = controls
+        names = method_names()
+        self.method = widgets.Dropdown(options=names, value=method if method in names else names[0],
+                                       description="method")
+        self.params = widgets.Box()
+        self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
+        self.progress = widgets.HTML()
+        self.answer = widgets.HTML()
+        self.stages = widgets.Tab()
+        self.trace: Trace | None = None
+        self.method.observe(lambda _: self._build_params(), "value")
+        self.button.on_click(lambda _: self.ask(background=True))
+        super().__init__([widgets.HBox([self.method, self.button]), self.params, self.progress,
+                          self.answer, self.stages])
+        self._build_params()
+
+    def _build_params(self) -> None:
+        self.form = ParamForm(reasoner_class(self.method.value).config_class)
+        self.params.children = [self.form]
+
+    def ask(self, question: str | None = None, background: bool = False) -> None:
+        """Run the chosen method on `question` (default: the question box), adding a tab per
+        stage as it finishes; `background` runs it in a thread (what the button does)."""
+        if question is not None:
+            self.controls.question.value = question
+        run_guarded(self._run, self.controls.status, [self.button], background)
+
+    def _run(self) -> None:
+        question = self.controls.question.value.strip()
+        if not question:
+            raise KgvizError("type a question first")
+        self.progress.value = self.answer.value = ""
+        clear_tabs(self.stages)
+        session = self.controls.session()
+        reasoner = session.reasoner(self.method.value, **self.form.overrides())
+        record = self.controls.example()
+        self.controls.status.value = message(f"{self.method.value} on {session.dataset.name}, "
+                                             f"{session.llm_reason}: running …")
+        kg = session.dataset.kg
+        trace = reasoner.run(question, record.topic_entities if record else (),
+                             listener=lambda name, trace: self._stage_done(name, trace, kg))
+        self.trace = trace
+        self._show(stage_views(trace, kg))
+        self.answer.value = answer_html(trace, record.answers if record else None)
+        self.controls.status.value = message(
+            f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok")
+
+    def _stage_done(self, name: str, trace: Trace, kg) -> None:
+        self.progress.value += message(f"stage {name} done in {trace.timings[name]:.2f} s")
+        shown = set(self.stages.titles)
+        if any(stage not in shown for stage in trace.stages):
+            self._show({stage: view for stage, view in stage_views(trace, kg).items()
+                        if stage in trace.stages})
+
+    def _show(self, views: dict[str, object]) -> None:
+        """Add a tab for each view not shown yet, keeping the ones already there."""
+        append_tabs(self.stages, {name: view_widget(view) for name, view in views.items()
+                                  if name not in self.stages.titles})

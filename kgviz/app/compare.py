@@ -1,0 +1,86 @@
+"""The compare panel: one question through several reasoners in turn (same LLM), side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+
+from kgviz.app.controls import Controls, run_guarded
+from kgviz.app.render import append_tabs, clear_tabs, message
+from kgviz.errors import KgvizError
+from kgviz.eval.metrics import hit_at_1
+from kgviz.reasoners.registry import method_names
+from kgviz.trace import Trace
+from kgviz.viz import evidence_graph
+from kgviz.viz.html import esc
+
+COLUMNS = ("method", "answer", "correct", "evidence triples", "prompt tokens", "latency (s)")
+
+
+def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
+    """One table row (plain text) for a finished run."""
+    correct = "—" if gold is None else ("yes" if hit_at_1(trace.answer, gold) else "no")
+    return (trace.method, trace.answer, correct, str(len(trace.evidence)),
+            str(trace.prompt_tokens), f"{trace.timings['total']:.1f}")
+
+
+def comparison_table(rows: Sequence[Sequence[str]]) -> str:
+    """An HTML table of rows under `COLUMNS`; every cell is escaped."""
+    cell = 'style="border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top"'
+    head = "".join(f"<th {cell}>{esc(name)}</th>" for name in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td {cell}>{esc(value)}</td>" for value in row) + "</tr>"
+                   for row in rows)
+    return (f'<table class="kgviz-compare" style="border-collapse:collapse;font:13px sans-serif">'
+            f"<tr>{head}</tr>{body}</table>")
+
+
+class ComparePanel(widgets.VBox):
+    """Method checkboxes, a Compare button, the results table and each method's evidence graph."""
+
+    def __init__(self, controls: Controls, methods: Sequence[str] | None = None) -> None:
+        self.controls = controls
+        chosen = set(method_names() if methods is None else methods)
+        self.checks = {name: widgets.Checkbox(value=name in chosen, description=name,
+                                              indent=False, layout=widgets.Layout(width="130px"))
+                       for name in method_names()}
+        self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
+        self.progress = widgets.HTML()
+        self.table = widgets.HTML()
+        self.graphs = widgets.Tab()
+        self.traces: dict[str, Trace] = {}
+        self.button.on_click(lambda _: self.compare(background=True))
+        super().__init__([widgets.HBox([*self.checks.values(), self.button]), self.progress,
+                          self.table, self.graphs])
+
+    def selected(self) -> list[str]:
+        return [name for name, check in self.checks.items() if check.value]
+
+    def compare(self, question: str | None = None, background: bool = False) -> None:
+        """Run every ticked method on `question` (default: the question box), one after another,
+        updating the table and evidence tabs as each finishes."""
+        if question is not None:
+            self.controls.question.value = question
+        run_guarded(self._run, self.controls.status, [self.button], background)
+
+    def _run(self) -> None:
+        question = self.controls.question.value.strip()
+        methods = self.selected()
+        if not question or not methods:
+            raise KgvizError("type a question and tick at least one method")
+        session = self.controls.session()
+        record = self.controls.example()
+        gold = record.answers if record else None
+        self.traces = {}
+        self.progress.value = self.table.value = ""
+        clear_tabs(self.graphs)
+        for method in methods:
+            self.controls.status.value = message(f"compare: running {method} …")
+            trace = session.reasoner(method).run(question, record.topic_entities if record else ())
+            self.traces[method] = trace
+            self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
+            self.table.value = comparison_table([comparison_row(t, gold)
+                                                 for t in self.traces.values()])
+            append_tabs(self.graphs, {method: widgets.HTML(evidence_graph(trace.evidence,
+                                                                         trace.answers))})
+        self.controls.status.value = message(f"compared {len(methods)} methods", "ok")

@@ -1,0 +1,113 @@
+"""What the ask and compare panels share: dataset, LLM, question (with examples), sessions, and
+running work in the background with errors shown as a message."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+import ipywidgets as widgets
+
+from kgviz.app.llm_picker import LLMPicker
+from kgviz.app.render import message
+from kgviz.datasets import QARecord, dataset_names, get_dataset
+from kgviz.errors import KgvizError
+from kgviz.llm.cache import CacheMode
+from kgviz.session import Session, open_session
+
+SessionFactory = Callable[[str, str, CacheMode], Session]
+MAX_EXAMPLES = 300
+log = logging.getLogger(__name__)
+
+
+def available_datasets(extra: str) -> list[str]:
+    """Registered datasets whose KB files are present, plus `extra` (e.g. a `custom:` folder)."""
+    names = [name for name in dataset_names()
+             if all(path.is_file() for path in get_dataset(name).kb_files)]
+    return names if extra in names else [extra, *names]
+
+
+def example_records(dataset: str) -> list[QARecord]:
+    """Up to `MAX_EXAMPLES` questions of the dataset's dev split (else its first split)."""
+    data = get_dataset(dataset)
+    splits = data.available_splits()
+    if not splits:
+        return []
+    return data.questions("dev" if "dev" in splits else splits[0])[:MAX_EXAMPLES]
+
+
+class Controls(widgets.VBox):
+    """Dataset and LLM pickers, the question box and a status line; opens sessions on demand."""
+
+    def __init__(self, dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
+                 session_factory: SessionFactory = open_session,
+                 ollama: list[str] | None = None) -> None:
+        self.cache_mode = cache_mode
+        self.session_factory = session_factory
+        self.sessions: dict[tuple[str, str], Session] = {}
+        self.examples: dict[str, QARecord] = {}
+        self.dataset = widgets.Dropdown(options=available_datasets(dataset), value=dataset,
+                                        description="dataset", layout=widgets.Layout(width="300px"))
+        self.llm = LLMPicker(llm, ollama)
+        self.question = widgets.Combobox(placeholder="type a question or pick an example",
+                                         description="question", ensure_option=False,
+                                         layout=widgets.Layout(width="720px"))
+        self.gold = widgets.HTML()
+        self.status = widgets.HTML()
+        self.dataset.observe(lambda _: self.load_examples(), "value")
+        self.question.observe(lambda _: self._show_gold(), "value")
+        super().__init__([widgets.HBox([self.dataset, self.llm]), self.question, self.gold,
+                          self.status])
+        self.load_examples()
+
+    def load_examples(self) -> None:
+        """Offer the current dataset's questions as examples (their gold answers are kept)."""
+        try:
+            records = example_records(self.dataset.value)
+        except KgvizError as error:
+            records = []
+            self.status.value = message(str(error), "error")
+        self.examples = {record.question: record for record in records}
+        self.question.options = tuple(self.examples)
+        self._show_gold()
+
+    def example(self) -> QARecord | None:
+        """The picked example, when the question box still holds its exact text."""
+        return self.examples.get(self.question.value.strip())
+
+    def _show_gold(self) -> None:
+        record = self.example()
+        self.gold.value = message(f"gold: {', '.join(record.answers)}") if record else ""
+
+    def session(self) -> Session:
+        """The session for the chosen dataset and LLM, opened once and then reused."""
+        key = (self.dataset.value, self.llm.spec)
+        if key not in self.sessions:
+            self.status.value = message(f"opening {key[0]} with LLM {key[1]} …")
+            self.sessions[key] = self.session_factory(key[0], key[1], self.cache_mode)
+        return self.sessions[key]
+
+
+def run_guarded(work: Callable[[], None], status: widgets.HTML,
+                buttons: Sequence[widgets.Button] = (), background: bool = False) -> None:
+    """Run `work` with `buttons` disabled; a failure becomes a one-line message in `status`
+    (a KgvizError as it is; anything else with its type, the traceback going to the log)."""
+    def guarded() -> None:
+        try:
+            work()
+        except KgvizError as error:
+            status.value = message(f"error: {error}", "error")
+        except Exception as error:  # noqa: BLE001  (a worker thread has nowhere else to report)
+            log.exception("kgviz app: unexpected error")
+            status.value = message(f"unexpected error: {type(error).__name__}: {error}", "error")
+        finally:
+            for button in buttons:
+                button.disabled = False
+
+    for button in buttons:
+        button.disabled = True
+    if background:
+        threading.Thread(target=guarded, daemon=True).start()
+    else:
+        guarded()

@@ -1,0 +1,48 @@
+"""Views as widgets: HTML strings in an HTML widget, plotly figures as plotly mime output."""
+
+from __future__ import annotations
+
+import json
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from kgviz.viz.html import esc
+
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
+def figure_output(figure: go.Figure) -> widgets.Output:
+    """An Output holding the figure as plotly's mime bundle (no renderer, safe from any thread)."""
+    output = widgets.Output()
+    output.outputs = ({"output_type": "display_data", "metadata": {},
+                       "data": {PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)),
+                                "text/plain": "plotly figure"}},)
+    return output
+
+
+def view_widget(view: object) -> widgets.Widget:
+    """The widget showing one view (a plotly figure or an HTML string)."""
+    if isinstance(view, go.Figure):
+        return figure_output(view)
+    if isinstance(view, str):
+        return widgets.HTML(view)
+    raise TypeError(f"cannot show a view of type {type(view).__name__}")
+
+
+def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
+    """Add `pages` (title -> widget) after the tabs already there."""
+    titles = tab.titles  # read first: assigning children pads the titles with blanks
+    tab.children = (*tab.children, *pages.values())
+    tab.titles = (*titles, *pages)
+
+
+def clear_tabs(tab: widgets.Tab) -> None:
+    tab.children, tab.titles = (), ()
+
+
+def message(text: str, kind: str = "info") -> str:
+    """A one-line status as HTML: info (grey), ok (green) or error (red); `text` is escaped."""
+    colour = {"info": "#555", "ok": "#2a7a2a", "error": "#b00020"}[kind]
+    return f'<div style="font:13px sans-serif;color:{colour};white-space:pre-wrap">{esc(text)}</div>'
