@@ -1,0 +1,65 @@
+"""GRAG's soft-pruning gate: an MLP on the element-wise distance |z_q - z_x| between the question
+and a node (entity name) or an edge (relation text), one MLP for nodes and one for edges."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from kgviz.errors import KgvizError
+from kgviz.training.checkpoints import load_checkpoint
+
+CHECKPOINT = "grag"
+TRAIN_COMMAND = "kgviz train grag"
+
+
+@dataclass(frozen=True)
+class GateShape:
+    dim: int = 384
+    hidden: int = 64
+
+
+def _mlp(shape: GateShape) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(shape.dim, shape.hidden), nn.ReLU(), nn.Linear(shape.hidden, 1))
+
+
+class SoftPruner(nn.Module):
+    """Keep logits of nodes and edges given the question vector and their text vectors."""
+
+    def __init__(self, shape: GateShape = GateShape()) -> None:
+        super().__init__()
+        self.shape = shape
+        self.node_gate = _mlp(shape)
+        self.edge_gate = _mlp(shape)
+
+    def forward(self, question: torch.Tensor, nodes: torch.Tensor,
+                edges: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits `(len(nodes),)` and `(len(edges),)`; `question` is one vector or one per row."""
+        return (self.node_gate((nodes - question).abs()).squeeze(-1),
+                self.edge_gate((edges - question).abs()).squeeze(-1))
+
+    @torch.no_grad()
+    def probabilities(self, question: np.ndarray, nodes: np.ndarray,
+                      edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        node_logits, edge_logits = self(*map(torch.from_numpy, (question, nodes, edges)))
+        return torch.sigmoid(node_logits).numpy(), torch.sigmoid(edge_logits).numpy()
+
+    def card_model(self, encoder_name: str) -> dict:
+        return {"architecture": "two MLPs (nodes, edges): |z_q - z_x| -> hidden -> ReLU -> logit",
+                "encoder": encoder_name, **asdict(self.shape)}
+
+
+def load_pruner(name: str = CHECKPOINT) -> tuple[SoftPruner, dict]:
+    """The trained gate and its card; a missing checkpoint names the training command."""
+    state, card = load_checkpoint(name, TRAIN_COMMAND)
+    shape = GateShape(**{key: card["model"][key] for key in ("dim", "hidden")})
+    pruner = SoftPruner(shape)
+    try:
+        pruner.load_state_dict(state)
+    except RuntimeError as error:
+        raise KgvizError(f"checkpoint {name!r} does not fit the GRAG gate ({error}); "
+                         f"retrain it with `{TRAIN_COMMAND}`") from error
+    return pruner.eval(), card

@@ -1,0 +1,34 @@
+"""GRAG's hard prompt: the question after the hierarchical descriptions of its pruned ego-graphs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgviz.llm.base import Message
+from kgviz.reasoners.prompting import SYSTEM_PROMPT
+
+GRAPH_GUIDE = ("Knowledge graph excerpts follow. Each begins with a quoted entity; an indented "
+               "'-' line is a fact (head, relation, tail) joining the entity above it to a new "
+               "entity, which its own deeper lines continue from; a '+' line is a further fact "
+               "about the entity above it.")
+STANCE_SYSTEM = ("You decide whether two arguments support or counter each other. Reply with "
+                 "one word: support or counter.")
+
+
+def graph_context(descriptions: Sequence[tuple[str, str]]) -> list[str]:
+    """Lines introducing each `(centre, description)` pair."""
+    lines = [GRAPH_GUIDE]
+    for number, (centre, text) in enumerate(descriptions, 1):
+        lines += ["", f"Graph {number}, around {centre}:", text]
+    return lines
+
+
+def qa_messages(question: str, descriptions: Sequence[tuple[str, str]]) -> list[Message]:
+    context = [*graph_context(descriptions), ""] if descriptions else []
+    user = "\n".join([*context, f"Question: {question}", "Answer:"])
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def stance_messages(question: str, descriptions: Sequence[tuple[str, str]]) -> list[Message]:
+    user = "\n".join([*graph_context(descriptions), "", question, "Answer (support or counter):"])
+    return [{"role": "system", "content": STANCE_SYSTEM}, {"role": "user", "content": user}]

@@ -1,0 +1,93 @@
+"""Soft pruning of retrieved ego-graphs: a gate value per node and edge, and the triples kept.
+
+A triple's score is the mean gate of its edge and its two end nodes; it is kept when the score
+reaches the threshold, best scores first up to a budget of triples. (The mean ranks the weak
+labels far better than the minimum: edges are gated by relation text alone, so every edge of
+the asked relation shares one value, and node gates separate the entities.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kgviz.reasoners.grag.ego_index import EgoIndex
+from kgviz.reasoners.grag.gate import SoftPruner
+from kgviz.reasoners.grag.retrieval import Retrieved
+
+
+@dataclass
+class GatedNode:
+    name: str
+    gate: float
+    kept: bool
+
+
+@dataclass
+class GatedEdge:
+    head: str
+    relation: str
+    tail: str
+    gate: float
+    score: float  # mean of the edge's and its end nodes' gates
+    kept: bool
+
+
+@dataclass
+class PrunedEgoGraph:
+    """One retrieved ego-graph after pruning (the `"pruning"` record holds one per ego-graph)."""
+
+    centre: str
+    nodes: list[GatedNode] = field(default_factory=list)
+    edges: list[GatedEdge] = field(default_factory=list)
+
+    @property
+    def kept_triples(self) -> list[tuple[str, str, str]]:
+        return [(e.head, e.relation, e.tail) for e in self.edges if e.kept]
+
+
+def gate_elements(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
+                  nodes: np.ndarray, edges: np.ndarray) -> tuple[dict[int, float], np.ndarray]:
+    """Gate value of each node (by id) and of each edge row (in `edges` order)."""
+    relations = index.kg.triples[edges, 1]
+    node_p, edge_p = pruner.probabilities(question_vector, index.node_vectors[nodes],
+                                          index.relation_vectors[relations])
+    return dict(zip(nodes.tolist(), node_p.tolist())), edge_p
+
+
+def triple_scores(kg_triples: np.ndarray, node_gate: dict[int, float],
+                  edge_gate: np.ndarray) -> np.ndarray:
+    """Mean of the edge, head and tail gates per triple row."""
+    heads = np.array([node_gate[h] for h in kg_triples[:, 0].tolist()], dtype=np.float32)
+    tails = np.array([node_gate[t] for t in kg_triples[:, 2].tolist()], dtype=np.float32)
+    return (edge_gate + heads + tails) / 3.0
+
+
+def keep_mask(scores: np.ndarray, threshold: float, max_triples: int) -> np.ndarray:
+    """Triples scoring at least `threshold`, the `max_triples` best of them."""
+    order = np.argsort(-scores, kind="stable")[:max_triples]
+    mask = np.zeros(len(scores), dtype=bool)
+    mask[order[scores[order] >= threshold]] = True
+    return mask
+
+
+def prune(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
+          retrieved: Sequence[Retrieved], threshold: float,
+          max_triples: int) -> list[PrunedEgoGraph]:
+    """Gate every node and edge of the retrieved ego-graphs once, and keep the best triples."""
+    kg = index.kg
+    nodes = np.unique(np.concatenate([r.ego.nodes for r in retrieved]))
+    edges = np.unique(np.concatenate([r.ego.edges for r in retrieved]))
+    node_gate, edge_p = gate_elements(pruner, index, question_vector, nodes, edges)
+    scores = triple_scores(kg.triples[edges], node_gate, edge_p)
+    kept = keep_mask(scores, threshold, max_triples)
+    by_edge = {e: (round(g, 4), round(float(s), 4), k) for e, g, s, k in
+               zip(edges.tolist(), edge_p.tolist(), scores.tolist(), kept.tolist())}
+    return [PrunedEgoGraph(
+        kg.entities[item.ego.centre],
+        [GatedNode(kg.entities[n], round(node_gate[n], 4), node_gate[n] >= threshold)
+         for n in item.ego.nodes.tolist()],
+        [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()])
+        for item in retrieved]

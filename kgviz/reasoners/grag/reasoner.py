@@ -1,0 +1,170 @@
+"""GRAG (Hu et al., 2024): retrieve k-hop ego-graphs, prune them softly, describe them as text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from kgviz.errors import KgvizError
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext
+from kgviz.reasoners.grag.describe import describe_graph
+from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
+from kgviz.reasoners.grag.gate import CHECKPOINT, SoftPruner, load_pruner
+from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
+from kgviz.reasoners.grag.pruning import PrunedEgoGraph, prune
+from kgviz.reasoners.grag.records import Description, EgoRetrieval, RetrievedEgo
+from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
+from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.prompting import generate_answer
+from kgviz.trace import StringTriple, Trace
+
+STANCES = ("support", "counter")
+STANCE_FAMILY = "commonsense"  # ExplaGraphs
+QUESTION_GRAPHS = "_grag_question_graphs"
+
+
+@dataclass
+class GRAGConfig(ReasonerConfig):
+    """Ego-graphs of `hops` hops (hubs expanded through `max_degree` half-edges); the `top_n` most
+    similar to the question among those centred within `scope_hops` of the topic entities (None:
+    the whole KG); triples kept when their gate score reaches `gate_threshold`, at most
+    `max_triples`. `task`: "qa", "stance" (ExplaGraphs: support or counter over the question's own
+    graph), or "auto" (stance on commonsense datasets, else qa)."""
+
+    hops: int = 2
+    max_degree: int = 50
+    top_n: int = 3
+    scope_hops: int | None = 1
+    gate_threshold: float = 0.5
+    max_triples: int = 100
+    task: Literal["auto", "qa", "stance"] = "auto"
+    checkpoint: str = CHECKPOINT
+    max_tokens: int = 128
+
+
+def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:
+    """Each question of the dataset that carries its own graph, mapped to that graph (cached)."""
+    found = context.__dict__.get(QUESTION_GRAPHS)
+    if found is None:
+        dataset = context.dataset
+        files = {path for path in dataset.split_files.values() if path.is_file()}
+        found = context.__dict__[QUESTION_GRAPHS] = {
+            record.question: record.graph for path in sorted(files)
+            for record in dataset.read_split(path) if record.graph}
+    return found
+
+
+class GRAG(Reasoner):
+    """GRAG with its hard prompt only.
+
+    Stages: topic-entity linking; ego-graph retrieval (top-N by cosine of mean-pooled ego-graph
+    vectors to the question); soft pruning (a trained gate per node and edge); the hierarchical
+    description of each pruned ego-graph; generation. The paper's second prompt, a graph token
+    from a GNN over the pruned ego-graphs fed as a soft prompt into the LLM's embedding layer,
+    needs a white-box LLM and training through it: it is left out. On the stance task the whole
+    question graph is described, unpruned, as the paper does for ExplaGraphs.
+    """
+
+    name = "grag"
+    config_class = GRAGConfig
+    config: GRAGConfig
+
+    @cached_property
+    def pruner(self) -> SoftPruner:
+        return load_pruner(self.config.checkpoint)[0]
+
+    @cached_property
+    def ego_index(self) -> EgoIndex:
+        key = f"_grag_index_{self.config.hops}_{self.config.max_degree}"
+        if key not in self.context.__dict__:
+            self.context.__dict__[key] = build_ego_index(self.context.kg, self.config.hops,
+                                                         self.config.max_degree, progress=True)
+        return self.context.__dict__[key]
+
+    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        task = self.config.task
+        if task == "auto":
+            task = "stance" if self.context.dataset.family == STANCE_FAMILY else "qa"
+        if task == "stance":
+            self._stance(trace, question)
+        else:
+            self._answer(trace, question, topic_entities)
+
+    def retrieve(self, trace: Trace, question: str,
+                 topic_entities: tuple[str, ...] = ()) -> tuple[EntityLinking, list[Description]]:
+        """Every stage before generation (the `retrieval` timing covers them); sets the evidence."""
+        config = self.config
+        pruner = self.pruner  # a missing checkpoint fails before any work
+        with trace.stage("retrieval"):
+            linking = link_topic_entities(trace, self.context, question, topic_entities)
+            index = self.ego_index
+            with trace.stage("ego_graphs"):
+                vector = index.embed_question(linking.question)
+                retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
+                centres = candidate_centres(index, linking.ids, config.scope_hops)
+                scope = ("whole KG" if centres is None
+                         else f"topic entities ({config.scope_hops} hop(s))")
+                count = index.kg.num_entities if centres is None else len(centres)
+                record = self._retrieval_record(index.kg, retrieved, scope, count)
+                trace.record("ego_graphs", record)
+            with trace.stage("pruning"):
+                pruned = prune(pruner, index, vector, retrieved, config.gate_threshold,
+                               config.max_triples) if retrieved else []
+                trace.record("pruning", pruned)
+            with trace.stage("description"):
+                descriptions = self._describe(pruned)
+                trace.record("description", descriptions)
+        trace.evidence = list(dict.fromkeys(t for p in pruned for t in p.kept_triples))
+        return linking, descriptions
+
+    def _answer(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        linking, descriptions = self.retrieve(trace, question, topic_entities)
+        messages = qa_messages(linking.question, [(d.centre, d.text) for d in descriptions])
+        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
+        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
+        trace.answers = mentioned_entities(answer, names)
+
+    def _stance(self, trace: Trace, question: str) -> None:
+        graph = question_graphs(self.context).get(question)
+        if graph is None:
+            raise KgvizError("grag: the stance task needs a question of a dataset whose records "
+                             "carry their own graph (ExplaGraphs)")
+        with trace.stage("retrieval"):
+            kg = KnowledgeGraph.from_triples(graph, name="question-graph")
+            index = build_ego_index(kg, self.config.hops, self.config.max_degree, persist=False)
+            with trace.stage("ego_graphs"):
+                vector = index.embed_question(question)
+                retrieved = retrieve(index, vector, [], kg.num_entities, None)
+                record = self._retrieval_record(kg, retrieved, "question graph", kg.num_entities)
+                trace.record("ego_graphs", record)
+            with trace.stage("description"):
+                centre = kg.entities[retrieved[0].ego.centre]
+                descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
+                trace.record("description", descriptions)
+        trace.evidence = list(dict.fromkeys(graph))
+        messages = stance_messages(question, [(d.centre, d.text) for d in descriptions])
+        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
+        trace.answers = mentioned_entities(answer, STANCES)[:1]
+
+    def _retrieval_record(self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str,
+                          candidates: int) -> EgoRetrieval:
+        return EgoRetrieval(self.config.hops, scope, candidates, [
+            RetrievedEgo(kg.entities[r.ego.centre], round(r.score, 4), len(r.ego.nodes),
+                         len(r.ego.edges)) for r in retrieved])
+
+    @staticmethod
+    def _describe(pruned: list[PrunedEgoGraph]) -> list[Description]:
+        """One description per ego-graph with kept triples; a triple already described under a
+        better-ranked ego-graph is not repeated (the ego-graphs of a KG overlap heavily)."""
+        described: set[StringTriple] = set()
+        descriptions = []
+        for graph in pruned:
+            fresh = [t for t in graph.kept_triples if t not in described]
+            if fresh:
+                described.update(fresh)
+                descriptions.append(Description(graph.centre, len(fresh),
+                                                describe_graph(fresh, graph.centre)))
+        return descriptions
