@@ -5,6 +5,8 @@
 PYTHON ?= python3
 KGVIZ_CACHE ?= $(HOME)/.cache/kgviz
 export KGVIZ_CACHE
+# The venv is shared by every checkout with the same lock; this checkout's code always comes first.
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 LOCK_KEY := $(shell cat requirements.lock | sha256sum | cut -c1-12)
 VENV := $(KGVIZ_CACHE)/venv-py311-$(LOCK_KEY)
 PY := $(VENV)/bin/python
