@@ -157,10 +157,12 @@ def test_real_model_is_assembled_and_verified(model_1_5b) -> None:
 
 
 @pytest.mark.slow
-def test_backend_refuses_a_real_model_with_one_byte_changed(model_1_5b, tmp_cache) -> None:
-    """A copy of the real file in a private cache, one byte flipped mid-file, is refused."""
+def test_backend_refuses_a_real_model_with_one_byte_changed(model_1_5b, tmp_cache,
+                                                           monkeypatch) -> None:
+    """A copy of the real file in a private models folder, one byte flipped mid-file, is refused."""
+    monkeypatch.setenv("KGVIZ_MODELS", str(tmp_cache / "models"))
     spec = get_spec("qwen2.5-coder-1.5b")
-    assert spec.path != model_1_5b  # tmp_cache redirected the cache root
+    assert spec.path != model_1_5b  # the private models folder, never the real file
     spec.path.parent.mkdir(parents=True)
     shutil.copyfile(model_1_5b, spec.path)
     _flip_one_byte(spec.path, spec.size // 2)
