@@ -37,11 +37,12 @@ def measure(reasoner: GRAG, records: list) -> dict[str, dict[str, list[float]]]:
     rows: dict[str, dict[str, list[float]]] = {group: {} for group in groups}
     for record in records:
         trace = Trace(method="grag", question=record.question)
-        linking, descriptions = reasoner.retrieve(trace, record.question, record.topic_entities)
+        with trace.stage("retrieval"):
+            found = reasoner.retrieve(trace, record.question, record.topic_entities)
         answers = set(record.answers)
         egos = {n for p in trace.stages["pruning"] for n in (node.name for node in p.nodes)}
         evidence = {n for h, _, t in trace.evidence for n in (h, t)}
-        messages = qa_messages(linking.question, [(d.centre, d.text) for d in descriptions])
+        messages = qa_messages(found.question, [(d.centre, d.text) for d in found.descriptions])
         values = {"ego_recall": bool(egos & answers), "recall": bool(evidence & answers),
                   "triples": len(trace.evidence),
                   "chars": sum(len(m["content"]) for m in messages),
@@ -78,8 +79,7 @@ def main() -> None:
     for label, scope in ((f"top-{config.top_n}, topic scope", config.scope_hops),
                          (f"top-{config.top_n}, whole KG", None)):
         reasoner = GRAG(context, GRAGConfig(gate_threshold=args.threshold, scope_hops=scope))
-        reasoner.retrieve(Trace(method="grag", question="warm up"), records[0].question,
-                          records[0].topic_entities)
+        reasoner.retrieve_only(records[0].question, records[0].topic_entities)
         for group, row in measure(reasoner, records).items():
             times = sorted(row["ms"])
             print(f"{label:<24} {group:<6} {len(times):>4} {np.mean(row['ego_recall']):>6.3f} "

@@ -61,13 +61,29 @@ class Reasoner(ABC):
     def run(self, question: str, topic_entities: Sequence[str] = (),
             listener: Callable[[str, Trace], None] | None = None) -> Trace:
         """Answer `question`; `listener(stage, trace)` is called as each stage finishes."""
-        trace = Trace(method=self.name, question=question, dataset=self.context.dataset.name,
-                      listener=listener)
+        trace = self._new_trace(question, listener)
         with trace.stage("total"):
-            self._run(trace, question.strip(), tuple(topic_entities))
-        trace.timings.setdefault("retrieval", 0.0)
+            with trace.stage("retrieval"):
+                found = self.retrieve(trace, trace.question, tuple(topic_entities))
+            self.generate(trace, trace.question, found)
         return trace
 
+    def retrieve_only(self, question: str, topic_entities: Sequence[str] = ()) -> Trace:
+        """Only the retrieval stages (for retrieval benchmarks); the trace has no answer."""
+        trace = self._new_trace(question, None)
+        with trace.stage("total"):
+            with trace.stage("retrieval"):
+                self.retrieve(trace, trace.question, tuple(topic_entities))
+        return trace
+
+    def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:
+        return Trace(method=self.name, question=question.strip(),
+                     dataset=self.context.dataset.name, listener=listener)
+
     @abstractmethod
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
-        """Retrieve (under a `retrieval` stage), prompt the LLM, and set the trace's answer."""
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Any:
+        """Every stage before the answer; sets `trace.evidence` and returns what `generate` needs."""
+
+    @abstractmethod
+    def generate(self, trace: Trace, question: str, found: Any) -> None:
+        """Prompt the LLM with what `retrieve` found; set `trace.answer` and `trace.answers`."""

@@ -13,7 +13,7 @@ from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
-from kgviz.reasoners.linking import link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, link_topic_entities
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
 
@@ -75,27 +75,27 @@ class Kaping(Reasoner):
     def _embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.context.index.encoder.model_name)
 
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
         kg, config = self.context.kg, self.config
-        with trace.stage("retrieval"):
-            linking = link_topic_entities(trace, self.context, question, topic_entities)
-            rng = np.random.default_rng(config.seed)
-            edges, hops, dropped = candidate_edges(kg, linking.ids, config.hops,
-                                                   config.max_candidates, rng)
-            triples = [kg.triple_names(edge) for edge in edges.tolist()]
-            scores = self._similarities(linking.question, [verbalise(t) for t in triples])
-            ranked = np.argsort(-scores, kind="stable")
-            kept = set(ranked[:config.top_k].tolist())
-            trace.record("triples", TripleRanking(
-                [ScoredTriple(*triples[i], int(hops[i]), round(float(scores[i]), 4), i in kept)
-                 for i in ranked.tolist()], config.top_k, dropped))
-            trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]
+        linking = link_topic_entities(trace, self.context, question, topic_entities)
+        rng = np.random.default_rng(config.seed)
+        edges, hops, dropped = candidate_edges(kg, linking.ids, config.hops, config.max_candidates, rng)
+        triples = [kg.triple_names(edge) for edge in edges.tolist()]
+        scores = self._similarities(linking.question, [verbalise(t) for t in triples])
+        ranked = np.argsort(-scores, kind="stable")
+        kept = set(ranked[:config.top_k].tolist())
+        trace.record("triples", TripleRanking(
+            [ScoredTriple(*triples[i], int(hops[i]), round(float(scores[i]), 4), i in kept)
+             for i in ranked.tolist()], config.top_k, dropped))
+        trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]
         if dropped:
             trace.warnings.append(f"kaping: {dropped} candidate triples left out (max_candidates)")
-        messages = answer_messages(linking.question, [verbalise(t) for t in trace.evidence])
-        answer = generate_answer(trace, self.context.llm, messages, config.max_tokens)
-        topics = set(linking.names)
-        evidence_names = {name for h, _, t in trace.evidence for name in (h, t)} - topics
+        return linking
+
+    def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
+        messages = answer_messages(found.question, [verbalise(t) for t in trace.evidence])
+        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
+        evidence_names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.names)
         trace.answers = mentioned_entities(answer, evidence_names)
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:

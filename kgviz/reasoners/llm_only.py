@@ -42,7 +42,9 @@ class LLMOnly(Reasoner):
     config_class = LLMOnlyConfig
     config: LLMOnlyConfig
 
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
-        messages = answer_messages(question)
-        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+        """No retrieval: the model answers from what it learned."""
+
+    def generate(self, trace: Trace, question: str, found: None) -> None:
+        answer = generate_answer(trace, self.context.llm, answer_messages(question), self.config.max_tokens)
         trace.answers = answer_entities(answer, entity_names(self.context))

@@ -23,7 +23,6 @@ from kgviz.reasoners.grag.pruning import PrunedEgoGraph
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
 from kgviz.reasoners.grag.samples import RetrievalSettings, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
-from kgviz.trace import Trace
 from kgviz.training.splits import split_records
 
 # ------------------------------------------------------------------ lossless description
@@ -203,8 +202,7 @@ def test_metaqa_heldout_retrieval_recall(shared_data, hops):
     records = split_records(dataset.questions("dev"))["heldout"][:30]
     hits = []
     for record in records:
-        trace = Trace(method="grag", question=record.question)
-        reasoner.retrieve(trace, record.question, record.topic_entities)
+        trace = reasoner.retrieve_only(record.question, record.topic_entities)
         entities = {name for h, _, t in trace.evidence for name in (h, t)}
         hits.append(bool(entities & set(record.answers)))
     assert np.mean(hits) >= RECALL_FLOOR[hops]

@@ -17,13 +17,23 @@ from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import PrunedEgoGraph, prune
 from kgviz.reasoners.grag.records import Description, EgoRetrieval, RetrievedEgo
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
-from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.linking import link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.trace import StringTriple, Trace
 
 STANCES = ("support", "counter")
 STANCE_FAMILY = "commonsense"  # ExplaGraphs
 QUESTION_GRAPHS = "_grag_question_graphs"
+
+
+@dataclass(frozen=True)
+class Found:
+    """What retrieval hands to generation: the task, the question, its topics, the descriptions."""
+
+    task: str
+    question: str
+    topics: tuple[str, ...]
+    descriptions: list[Description]
 
 
 @dataclass
@@ -84,70 +94,67 @@ class GRAG(Reasoner):
                                                          self.config.max_degree, progress=True)
         return self.context.__dict__[key]
 
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
-        task = self.config.task
-        if task == "auto":
-            task = "stance" if self.context.dataset.family == STANCE_FAMILY else "qa"
-        if task == "stance":
-            self._stance(trace, question)
-        else:
-            self._answer(trace, question, topic_entities)
+    def _task(self) -> str:
+        if self.config.task != "auto":
+            return self.config.task
+        return "stance" if self.context.dataset.family == STANCE_FAMILY else "qa"
 
-    def retrieve(self, trace: Trace, question: str,
-                 topic_entities: tuple[str, ...] = ()) -> tuple[EntityLinking, list[Description]]:
-        """Every stage before generation (the `retrieval` timing covers them); sets the evidence."""
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
+        """Every stage before generation (under the `retrieval` timing); sets the evidence."""
+        if self._task() == "stance":
+            return self._retrieve_question_graph(trace, question)
         config = self.config
         pruner = self.pruner  # a missing checkpoint fails before any work
-        with trace.stage("retrieval"):
-            linking = link_topic_entities(trace, self.context, question, topic_entities)
-            index = self.ego_index
-            with trace.stage("ego_graphs"):
-                vector = index.embed_question(linking.question)
-                retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
-                centres = candidate_centres(index, linking.ids, config.scope_hops)
-                scope = ("whole KG" if centres is None
-                         else f"topic entities ({config.scope_hops} hop(s))")
-                count = index.kg.num_entities if centres is None else len(centres)
-                record = self._retrieval_record(index.kg, retrieved, scope, count)
-                trace.record("ego_graphs", record)
-            with trace.stage("pruning"):
-                pruned = prune(pruner, index, vector, retrieved, config.gate_threshold,
-                               config.max_triples) if retrieved else []
-                trace.record("pruning", pruned)
-            with trace.stage("description"):
-                descriptions = self._describe(pruned)
-                trace.record("description", descriptions)
+        linking = link_topic_entities(trace, self.context, question, topic_entities)
+        index = self.ego_index
+        with trace.stage("ego_graphs"):
+            vector = index.embed_question(linking.question)
+            retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
+            centres = candidate_centres(index, linking.ids, config.scope_hops)
+            scope = "whole KG" if centres is None else f"topic entities ({config.scope_hops} hop(s))"
+            count = index.kg.num_entities if centres is None else len(centres)
+            trace.record("ego_graphs", self._retrieval_record(index.kg, retrieved, scope, count))
+        with trace.stage("pruning"):
+            pruned = prune(pruner, index, vector, retrieved, config.gate_threshold,
+                           config.max_triples) if retrieved else []
+            trace.record("pruning", pruned)
+        with trace.stage("description"):
+            descriptions = self._describe(pruned)
+            trace.record("description", descriptions)
         trace.evidence = list(dict.fromkeys(t for p in pruned for t in p.kept_triples))
-        return linking, descriptions
+        return Found("qa", linking.question, tuple(linking.names), descriptions)
 
-    def _answer(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
-        linking, descriptions = self.retrieve(trace, question, topic_entities)
-        messages = qa_messages(linking.question, [(d.centre, d.text) for d in descriptions])
-        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
-        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
-        trace.answers = mentioned_entities(answer, names)
-
-    def _stance(self, trace: Trace, question: str) -> None:
+    def _retrieve_question_graph(self, trace: Trace, question: str) -> Found:
+        """ExplaGraphs: the question's own graph is the source, described whole (no pruning)."""
         graph = question_graphs(self.context).get(question)
         if graph is None:
             raise KgvizError("grag: the stance task needs a question of a dataset whose records "
                              "carry their own graph (ExplaGraphs)")
-        with trace.stage("retrieval"):
-            kg = KnowledgeGraph.from_triples(graph, name="question-graph")
-            index = build_ego_index(kg, self.config.hops, self.config.max_degree, persist=False)
-            with trace.stage("ego_graphs"):
-                vector = index.embed_question(question)
-                retrieved = retrieve(index, vector, [], kg.num_entities, None)
-                record = self._retrieval_record(kg, retrieved, "question graph", kg.num_entities)
-                trace.record("ego_graphs", record)
-            with trace.stage("description"):
-                centre = kg.entities[retrieved[0].ego.centre]
-                descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
-                trace.record("description", descriptions)
+        kg = KnowledgeGraph.from_triples(graph, name="question-graph")
+        index = build_ego_index(kg, self.config.hops, self.config.max_degree, persist=False)
+        with trace.stage("ego_graphs"):
+            vector = index.embed_question(question)
+            retrieved = retrieve(index, vector, [], kg.num_entities, None)
+            trace.record("ego_graphs",
+                         self._retrieval_record(kg, retrieved, "question graph", kg.num_entities))
+        with trace.stage("description"):
+            centre = kg.entities[retrieved[0].ego.centre]
+            descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
+            trace.record("description", descriptions)
         trace.evidence = list(dict.fromkeys(graph))
-        messages = stance_messages(question, [(d.centre, d.text) for d in descriptions])
-        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
-        trace.answers = mentioned_entities(answer, STANCES)[:1]
+        return Found("stance", question, (), descriptions)
+
+    def generate(self, trace: Trace, question: str, found: Found) -> None:
+        described = [(d.centre, d.text) for d in found.descriptions]
+        if found.task == "stance":
+            answer = generate_answer(trace, self.context.llm, stance_messages(question, described),
+                                     self.config.max_tokens)
+            trace.answers = mentioned_entities(answer, STANCES)[:1]
+            return
+        answer = generate_answer(trace, self.context.llm, qa_messages(found.question, described),
+                                 self.config.max_tokens)
+        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.topics)
+        trace.answers = mentioned_entities(answer, names)
 
     def _retrieval_record(self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str,
                           candidates: int) -> EgoRetrieval:

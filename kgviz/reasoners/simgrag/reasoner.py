@@ -97,21 +97,25 @@ class SimGRAG(Reasoner):
     config_class = SimGRAGConfig
     config: SimGRAGConfig
 
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+    def retrieve(self, trace: Trace, question: str,
+                 topic_entities: tuple[str, ...]) -> list[subgraphs.Subgraph]:
+        """Pattern (an LLM call), candidate pools, top-k search; the subgraphs found."""
         found: list[subgraphs.Subgraph] = []
-        with trace.stage("retrieval"):
-            with trace.stage("pattern"):
-                pattern, parts = self._pattern(trace, question)
-                trace.record("pattern", pattern)
-            if pattern is not None:
-                with trace.stage("pools"):
-                    pools = build_pools(self.context.index, pattern, self.config.k_nodes,
-                                        self.config.k_relations, topic_entities)
-                    trace.record("pools", pools)
-                with trace.stage("search"):
-                    found = self._search(trace, pattern, parts, pools)
+        with trace.stage("pattern"):
+            pattern, parts = self._pattern(trace, question)
+            trace.record("pattern", pattern)
+        if pattern is not None:
+            with trace.stage("pools"):
+                pools = build_pools(self.context.index, pattern, self.config.k_nodes,
+                                    self.config.k_relations, topic_entities)
+                trace.record("pools", pools)
+            with trace.stage("search"):
+                found = self._search(trace, pattern, parts, pools)
         trace.record("subgraphs", found)
         trace.evidence = subgraphs.evidence(found)
+        return found
+
+    def generate(self, trace: Trace, question: str, found: list[subgraphs.Subgraph]) -> None:
         with trace.stage("generation"):
             self._generate(trace, question, [s.triples for s in found])
 

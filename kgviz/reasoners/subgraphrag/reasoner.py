@@ -89,38 +89,37 @@ class SubgraphRAG(Reasoner):
         root = self.config.checkpoint_root
         return load_scorer(Path(root) if root else None)
 
-    def _run(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
         kg, config = self.context.kg, self.config
         scorer, card = self.checkpoint
-        with trace.stage("retrieval"):
-            with trace.stage("linking"):
-                linking = link_topic_entities(trace, self.context, question, topic_entities)
-            with trace.stage("candidates"):
-                subgraph = build_subgraph(kg, linking.ids, config.retrieval, scorer.shape.rounds)
-                trace.record("candidates", candidate_record(kg, subgraph))
-            with trace.stage("scoring"):
-                text = context_text_embeddings(self.context)
-                question_vector = text.questions([linking.question])[0]
-                with torch.no_grad():
-                    logits = score_subgraph(scorer, text, question_vector, subgraph)
-                order = ranking(logits).tolist()
-                probabilities = torch.sigmoid(logits).tolist()
-                edges, hops = subgraph.candidates.edges.tolist(), subgraph.candidates.hops.tolist()
-                triples = [kg.triple_names(edges[i]) for i in order]
-                trace.record("scoring", TripleScores(
-                    [ScoredTriple(*triple, hops[i], round(probabilities[i], 5), rank,
-                                  rank < config.top_k)
-                     for rank, (i, triple) in enumerate(zip(order, triples))],
-                    config.top_k, card.get("command", "")))
-                trace.evidence = triples[:config.top_k]
+        with trace.stage("linking"):
+            linking = link_topic_entities(trace, self.context, question, topic_entities)
+        with trace.stage("candidates"):
+            subgraph = build_subgraph(kg, linking.ids, config.retrieval, scorer.shape.rounds)
+            trace.record("candidates", candidate_record(kg, subgraph))
+        with trace.stage("scoring"):
+            text = context_text_embeddings(self.context)
+            question_vector = text.questions([linking.question])[0]
+            with torch.no_grad():
+                logits = score_subgraph(scorer, text, question_vector, subgraph)
+            order = ranking(logits).tolist()
+            probabilities = torch.sigmoid(logits).tolist()
+            edges, hops = subgraph.candidates.edges.tolist(), subgraph.candidates.hops.tolist()
+            triples = [kg.triple_names(edges[i]) for i in order]
+            trace.record("scoring", TripleScores(
+                [ScoredTriple(*triple, hops[i], round(probabilities[i], 5), rank, rank < config.top_k)
+                 for rank, (i, triple) in enumerate(zip(order, triples))],
+                config.top_k, card.get("command", "")))
+            trace.evidence = triples[:config.top_k]
         if subgraph.candidates.cut:
             trace.warnings.append(f"subgraphrag: {subgraph.candidates.cut} candidate triples left "
                                   f"out (max_candidates {config.max_candidates})")
-        self._generate(trace, linking.question, linking.names)
+        return linking
 
-    def _generate(self, trace: Trace, question: str, topics: list[str]) -> None:
+    def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         """One LLM call; the answers are the evidence entities (topic entities aside) that its
         `ans:` lines name."""
+        question, topics = found.question, found.names
         with trace.stage("generation"):
             messages = reasoning_messages(question, trace.evidence)
             reply = ask_text(trace, "generation", self.context.llm, messages,
