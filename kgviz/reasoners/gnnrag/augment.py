@@ -1,0 +1,26 @@
+"""Retrieval augmentation: another method's evidence, borrowed without its LLM call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgviz.errors import KgvizError
+from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
+from kgviz.reasoners.base import Reasoner, ReasonerContext
+from kgviz.reasoners.registry import make_reasoner
+from kgviz.trace import StringTriple
+
+
+def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
+    """The method (with its default settings) whose evidence augments GNN-RAG's paths."""
+    if method == "gnnrag":
+        raise KgvizError("gnnrag: augment_with must name another method")
+    if method == "llm-only":
+        raise KgvizError("gnnrag: llm-only retrieves nothing to augment with; name a retriever")
+    return make_reasoner(method, context)
+
+
+def borrowed_evidence(reasoner: Reasoner, question: str,
+                      topic_entities: Sequence[str]) -> list[StringTriple]:
+    """The evidence triples `reasoner` retrieves for `question` (its LLM answer is not asked for)."""
+    return list(reasoner.retrieve_only(question, topic_entities).evidence)

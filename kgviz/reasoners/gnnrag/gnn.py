@@ -1,0 +1,152 @@
+"""The question-conditioned GNN: relation-gated message passing (torch-geometric) that follows the
+question step by step from its topic entities, and a per-node answer logit.
+
+- Instructions: layer `l` has its own `q_l`, an attention-pooling of the question's token vectors
+  queried by the (standardised) sentence vector and the previous instruction.
+- Relations: each relation's text vector, projected into the same space as the tokens, plus a
+  learned vector for the direction walked (head to tail, or tail to head).
+- Gate: `w(q_l, r) = sigmoid(a · (q_l ⊙ r))` per triple and layer, shutting off relations
+  irrelevant to this step (the paper's `omega(q, r)`).
+- Reachability: each node carries `p` in [0, 1] (at first the topic entities, sharing 1), which
+  flows along gated triples: `p_v <- 1 - exp(-sum_u p_u · w)`.
+- States: a message is the sender's state joined with the relation, scaled by the sender's `p`
+  and the gate; messages are summed and combined with the receiver's state.
+- Logit: `s · logit(reachability mixed over layers by weights from the question)` plus an MLP
+  over the final state and its product with the question (zero at first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torch import nn
+from torch_geometric.nn import MessagePassing
+from torch_geometric.utils import scatter
+
+
+@dataclass(frozen=True)
+class GNNShape:
+    """Text vector size, hidden width, number of layers, and whether entity names seed the nodes."""
+
+    text_dim: int = 384
+    hidden: int = 64
+    layers: int = 3
+    use_names: bool = True
+
+    def to_card(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GraphInputs:
+    """Subgraphs stacked as one disjoint graph: `triples` `(m, 3)` local rows `[head, relation,
+    tail]`, `topic_mask` and `graph` (which question each node belongs to) `(n,)`, `questions`
+    `(B, text_dim)` sentence vectors, `tokens` `(B, T, text_dim)` token vectors with their `(B, T)`
+    `token_mask`, `relations` `(num_relations, text_dim)`, optional `names` `(n, text_dim)`."""
+
+    questions: torch.Tensor
+    tokens: torch.Tensor
+    token_mask: torch.Tensor
+    relations: torch.Tensor
+    triples: torch.Tensor
+    topic_mask: torch.Tensor
+    graph: torch.Tensor
+    names: torch.Tensor | None = None
+
+
+class QuestionGatedConv(MessagePassing):
+    """One reasoning step: `h_v <- norm(h_v + psi([h_v ‖ sum_u p_u · w(q_l, r) · m(h_u, r)]))`."""
+
+    def __init__(self, hidden: int) -> None:
+        super().__init__(aggr="add")
+        self.gate = nn.Linear(hidden, 1)
+        nn.init.constant_(self.gate.weight, 4.0 / hidden)  # start as a dot product of the two
+        self.message_proj = nn.Linear(2 * hidden, hidden)
+        self.combine = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
+        self.norm = nn.LayerNorm(hidden)
+
+    def edge_gates(self, instruction: torch.Tensor, relation: torch.Tensor) -> torch.Tensor:
+        """`(E, 1)` relevance of each edge's relation to its question's instruction, in (0, 1)."""
+        return torch.sigmoid(self.gate(instruction * relation))
+
+    def forward(self, h: torch.Tensor, p: torch.Tensor, edge_index: torch.Tensor,
+                relation: torch.Tensor,
+                instruction: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """New states and reachability `p_v = 1 - exp(-sum_u p_u · w(q_l, r))`."""
+        gate = self.edge_gates(instruction, relation)
+        summed = self.propagate(edge_index, h=h, p=p.unsqueeze(1), relation=relation, gate=gate)
+        flow = scatter(p[edge_index[0]] * gate.squeeze(1), edge_index[1], dim_size=len(h),
+                       reduce="sum")
+        reach = 1.0 - torch.exp(-flow)
+        return self.norm(h + self.combine(torch.cat([h, summed], dim=-1))), reach
+
+    def message(self, h_j: torch.Tensor, p_j: torch.Tensor, relation: torch.Tensor,
+                gate: torch.Tensor) -> torch.Tensor:
+        return p_j * gate * torch.relu(self.message_proj(torch.cat([h_j, relation], dim=-1)))
+
+
+class GNNReasoner(nn.Module):
+    """Scores every node of one or more subgraphs as an answer to its question (a logit each)."""
+
+    def __init__(self, shape: GNNShape = GNNShape()) -> None:
+        super().__init__()
+        self.shape = shape
+        d, h = shape.text_dim, shape.hidden
+        self.register_buffer("question_mean", torch.zeros(d))  # set from the training questions
+        self.register_buffer("question_std", torch.ones(d))
+        self.question = nn.Sequential(nn.Linear(d, h), nn.Tanh())
+        self.tokens = nn.Linear(d, h)
+        self.queries = nn.ModuleList(nn.Linear(2 * h, h) for _ in range(shape.layers))
+        self.directions = nn.Parameter(torch.randn(2, h) * 0.1)  # walked head->tail, tail->head
+        self.topic = nn.Parameter(torch.randn(h) * 0.1)
+        self.names = nn.Linear(d, h) if shape.use_names else None
+        self.convs = nn.ModuleList(QuestionGatedConv(h) for _ in range(shape.layers))
+        self.hop_weights = nn.Linear(h, shape.layers)
+        self.readout = nn.Sequential(nn.Linear(2 * h, h), nn.ReLU(), nn.Linear(h, 1))
+        nn.init.zeros_(self.readout[-1].weight)  # start from the reachability alone
+        self.reach_scale = nn.Parameter(torch.tensor(1.0))
+
+    def standardise_questions(self, questions: torch.Tensor) -> None:
+        """Centre and scale question vectors by these (training) questions' statistics: sentence
+        vectors of questions over one KG are close together; their differences are the signal."""
+        self.question_mean.copy_(questions.mean(dim=0))
+        self.question_std.copy_(questions.std(dim=0).clamp(min=1e-4))
+
+    def instructions(self, q: torch.Tensor, tokens: torch.Tensor,
+                     token_mask: torch.Tensor) -> list[torch.Tensor]:
+        """One `(B, hidden)` instruction per layer: attention over the question's tokens, queried
+        by the question and the previous instruction (consecutive steps can read other words)."""
+        keys = torch.tanh(self.tokens(tokens))
+        found, previous = [], torch.zeros_like(q)
+        for query in self.queries:
+            asked = torch.tanh(query(torch.cat([previous, q], dim=-1)))
+            scores = (keys * asked.unsqueeze(1)).sum(-1)
+            weights = torch.softmax(scores.masked_fill(~token_mask, float("-inf")), dim=-1)
+            previous = (weights.unsqueeze(-1) * keys).sum(dim=1)
+            found.append(previous)
+        return found
+
+    def forward(self, inputs: GraphInputs) -> torch.Tensor:
+        """Answer logits `(n,)`, one per node."""
+        x, graph = inputs, inputs.graph
+        topic = x.topic_mask.float()
+        h = topic.unsqueeze(1) * self.topic
+        if self.names is not None:
+            h = h + self.names(x.names)
+        p = topic / scatter(topic, graph, reduce="sum").clamp(min=1)[graph]
+        heads, rels, tails = x.triples[:, 0], x.triples[:, 1], x.triples[:, 2]
+        edge_index = torch.cat([torch.stack([heads, tails]), torch.stack([tails, heads])], dim=1)
+        words = torch.tanh(self.tokens(x.relations))[rels]  # in the question tokens' space
+        relation = torch.cat([words + self.directions[0], words + self.directions[1]])
+        edge_graph = graph[edge_index[0]]
+        q = self.question((x.questions - self.question_mean) / self.question_std)
+        reached = []
+        for instruction, conv in zip(self.instructions(q, x.tokens, x.token_mask), self.convs):
+            h, p = conv(h, p, edge_index, relation, instruction[edge_graph])
+            reached.append(p)
+        hop = torch.softmax(self.hop_weights(q), dim=-1)[graph]  # how many steps the question takes
+        reach = (torch.stack(reached, dim=1) * hop).sum(dim=1).clamp(1e-4, 1 - 1e-4)
+        refine = self.readout(torch.cat([h, h * q[graph]], dim=-1)).squeeze(-1)
+        return self.reach_scale * torch.logit(reach) + refine

@@ -1,0 +1,192 @@
+"""GNN-RAG as a Reasoner: topic entities -> dense subgraph (k-hop, PageRank-pruned) -> GNN answer
+probabilities -> candidates -> shortest topic -> candidate paths (optionally united with another
+method's evidence) -> one LLM call over the verbalised paths.
+
+Stages recorded: `linking` (EntityLinking), `subgraph` (SubgraphRecord), `gnn` (NodeScores: every
+subgraph node's answer probability), `candidates` (CandidateRecord), `paths` (PathRecord),
+`augmentation` (Augmentation, when `augment_with` is set). The GNN loads lazily from
+`kgviz/checkpoints/gnnrag/`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgviz.embed.cache import EmbeddingCache
+from kgviz.errors import KgvizError
+from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
+from kgviz.reasoners.gnnrag.gnn import GNNReasoner
+from kgviz.reasoners.gnnrag.model import load_gnn
+from kgviz.reasoners.gnnrag.paths import ReasoningPath, evidence_paths
+from kgviz.reasoners.gnnrag.prompt import path_messages
+from kgviz.reasoners.gnnrag.records import (
+    Augmentation,
+    CandidateRecord,
+    NodeScore,
+    NodeScores,
+    PathRecord,
+    SubgraphRecord,
+)
+from kgviz.reasoners.gnnrag.retrieval import (
+    RetrievalSettings,
+    encode_questions,
+    gnn_paths,
+    node_probabilities,
+    select_candidates,
+    topic_mask,
+)
+from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
+from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.prompting import generate_answer
+from kgviz.reasoners.subgraphrag.features import context_text_embeddings
+from kgviz.trace import StringTriple, Trace
+
+DEFAULTS = RetrievalSettings()
+
+
+@dataclass
+class GNNRAGConfig(ReasonerConfig):
+    """Candidates: answer probability at least `threshold` (always the best node), at most
+    `max_candidates`; subgraph: `hops` around the topic entities cut to `max_nodes` by PageRank;
+    paths: `paths_per_candidate`, at most `max_paths`; `augment_with` names a method whose evidence
+    is added as paths (GNN-RAG+RA); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
+
+    threshold: float = DEFAULTS.threshold
+    max_candidates: int = DEFAULTS.max_candidates
+    hops: int = DEFAULTS.hops
+    max_nodes: int = DEFAULTS.max_nodes
+    paths_per_candidate: int = DEFAULTS.paths_per_candidate
+    max_paths: int = DEFAULTS.max_paths
+    augment_with: str | None = None
+    max_tokens: int = 128
+    checkpoint_root: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_candidates", "hops", "max_nodes", "paths_per_candidate", "max_paths",
+                     "max_tokens"):
+            if getattr(self, name) < 1:
+                raise KgvizError(f"gnnrag: {name} must be at least 1")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise KgvizError("gnnrag: threshold must be between 0 and 1")
+
+    @property
+    def retrieval(self) -> RetrievalSettings:
+        return RetrievalSettings(self.hops, self.max_nodes, DEFAULTS.alpha, self.threshold,
+                                 self.max_candidates, self.paths_per_candidate, self.max_paths)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What retrieval hands to generation: the linked topics and the reasoning paths."""
+
+    linking: EntityLinking
+    paths: list[ReasoningPath]
+
+
+def unique_triples(paths: list[ReasoningPath]) -> list[StringTriple]:
+    return list(dict.fromkeys(triple for path in paths for triple in path.triples))
+
+
+class GNNRAG(Reasoner):
+    """A GNN picks answer candidates; the paths reaching them are the LLM's evidence."""
+
+    name = "gnnrag"
+    config_class = GNNRAGConfig
+    config: GNNRAGConfig
+
+    @cached_property
+    def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:
+        """The trained GNN and its card (a missing checkpoint names `kgviz train gnnrag`)."""
+        root = self.config.checkpoint_root
+        return load_gnn(Path(root) if root else None)
+
+    @cached_property
+    def augmenter(self) -> Reasoner:
+        """The `augment_with` method, built once."""
+        return augmenting_reasoner(self.context, self.config.augment_with)
+
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
+        settings = self.config.retrieval
+        model, card = self.checkpoint
+        with trace.stage("linking"):
+            linking = link_topic_entities(trace, self.context, question, topic_entities)
+        paths: list[ReasoningPath] = []
+        if linking.ids:
+            paths = self._gnn_paths(trace, model, card, linking, settings)
+        if self.config.augment_with:
+            paths = self._augment(trace, linking, paths)
+        trace.evidence = unique_triples(paths)
+        return Found(linking, paths)
+
+    def generate(self, trace: Trace, question: str, found: Found) -> None:
+        linking = found.linking
+        messages = path_messages(linking.question, [path.text for path in found.paths])
+        generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
+        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
+        trace.answers = mentioned_entities(trace.answer, names)
+
+    def _gnn_paths(self, trace: Trace, model: GNNReasoner, card: dict[str, Any],
+                   linking: EntityLinking, settings: RetrievalSettings) -> list[ReasoningPath]:
+        kg = self.context.kg
+        with trace.stage("subgraph"):
+            subgraph = dense_subgraph(kg, linking.ids, settings.hops, settings.max_nodes,
+                                      settings.alpha)
+            trace.record("subgraph", SubgraphRecord(
+                linking.names, settings.hops, settings.max_nodes, settings.alpha,
+                subgraph.khop_nodes, subgraph.khop_edges, subgraph.num_nodes, len(subgraph.edges)))
+        with trace.stage("gnn"):
+            text = context_text_embeddings(self.context)
+            cache = EmbeddingCache(text.encoder.model_name)
+            question = encode_questions(text, [linking.question], cache)[0]
+            probabilities = node_probabilities(model, text, question, subgraph)
+            candidates = select_candidates(subgraph, probabilities, settings.threshold,
+                                           settings.max_candidates)
+            trace.record("gnn", node_scores(kg.entities, subgraph, probabilities, candidates,
+                                            settings.threshold, card.get("command", "")))
+        with trace.stage("candidates"):
+            trace.record("candidates", CandidateRecord(
+                [kg.entities[int(subgraph.nodes[i])] for i in candidates],
+                [round(float(probabilities[i]), 5) for i in candidates], settings.threshold,
+                int((probabilities[~topic_mask(subgraph)] >= settings.threshold).sum()),
+                settings.max_candidates))
+        with trace.stage("paths"):
+            found = gnn_paths(kg, subgraph, probabilities, candidates, settings)
+            kept, reached = found[:settings.max_paths], {path.end for path in found}
+            trace.record("paths", PathRecord(
+                kept, [path.text for path in kept],
+                [name for name in trace.stages["candidates"].names if name not in reached],
+                len(found) - len(kept)))
+        return kept
+
+    def _augment(self, trace: Trace, linking: EntityLinking,
+                 paths: list[ReasoningPath]) -> list[ReasoningPath]:
+        """The union of the GNN's paths with the `augment_with` method's evidence as paths."""
+        method = self.config.augment_with
+        with trace.stage("augmentation"):
+            started = time.perf_counter()
+            borrowed = borrowed_evidence(self.augmenter, linking.question, linking.names)
+            extra = evidence_paths(borrowed, linking.names, self.config.hops, method)
+            seen = {tuple(path.triples) for path in paths}
+            added = [path for path in extra if tuple(path.triples) not in seen]
+            trace.record("augmentation", Augmentation(
+                method, len(borrowed), len(extra), added, [path.text for path in added],
+                round(time.perf_counter() - started, 4)))
+        return paths + added
+
+
+def node_scores(names, subgraph: DenseSubgraph, probabilities: np.ndarray, candidates: np.ndarray,
+                threshold: float, command: str) -> NodeScores:
+    """Every subgraph node with its probability and PageRank, most probable first."""
+    chosen, topics = set(candidates.tolist()), topic_mask(subgraph)
+    order = np.argsort(-probabilities, kind="stable").tolist()
+    return NodeScores([NodeScore(names[int(subgraph.nodes[i])], round(float(probabilities[i]), 5),
+                                 round(float(subgraph.ppr[i]), 6), bool(topics[i]), i in chosen)
+                       for i in order], threshold, command)
