@@ -30,7 +30,7 @@ from kgviz.reasoners.gnnrag.prompt import path_messages
 from kgviz.reasoners.gnnrag.reasoner import unique_triples
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, encode_questions, retrieve
 from kgviz.reasoners.gnnrag.samples import build_samples
-from kgviz.reasoners.subgraphrag.features import kg_text_embeddings
+from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.splits import split_records
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from kgviz.datasets.metaqa import MetaQA
-from kgviz.reasoners.subgraphrag.features import kg_text_embeddings
+from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import answer_recall, build_samples, evaluate, ranking

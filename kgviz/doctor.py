@@ -27,7 +27,6 @@ def encoder_rows() -> list[Row]:
 
 def dataset_rows() -> list[Row]:
     from kgviz.datasets import dataset_names, get_dataset
-    from kgviz.embed.kg_index import graph_fingerprint
     from kgviz.paths import cache_root
 
     rows = []

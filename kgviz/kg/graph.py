@@ -135,7 +135,7 @@ class KnowledgeGraph:
             if frontier.size == 0:
                 break
             starts, ends = self.adj.ptr[frontier], self.adj.ptr[frontier + 1]
-            positions = _ranges(starts, ends)
+            positions = concat_ranges(starts, ends)
             neighbours = self.adj.neighbor[positions]
             fresh = np.unique(neighbours[~seen[neighbours]])
             if max_nodes is not None and int(seen.sum()) + fresh.size > max_nodes:
@@ -154,7 +154,7 @@ class KnowledgeGraph:
         for depth in range(1, max_hops + 1):
             if frontier.size == 0:
                 break
-            positions = _ranges(self.adj.ptr[frontier], self.adj.ptr[frontier + 1])
+            positions = concat_ranges(self.adj.ptr[frontier], self.adj.ptr[frontier + 1])
             neighbours = np.unique(self.adj.neighbor[positions])
             frontier = neighbours[dist[neighbours] < 0]
             dist[frontier] = depth
@@ -228,7 +228,7 @@ class KnowledgeGraph:
         return load_graph(Path(path))
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Concatenate `arange(s, e)` for each pair without a Python loop."""
     lengths = (ends - starts).astype(np.int64)
     total = int(lengths.sum())

@@ -5,10 +5,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from kgviz.datasets.base import QARecord
+from kgviz.datasets.metaqa import MetaQA
 
 PARTS = ("train", "val", "heldout")
+HOPS = (1, 2, 3)
 
 
 @dataclass(frozen=True)
@@ -33,3 +38,36 @@ def split_records(records: Sequence[QARecord], plan: SplitPlan = SplitPlan()) ->
     for record in records:
         parts[plan.part_of(record)].append(record)
     return parts
+
+
+def pick(records: Sequence[QARecord], count: int, rng: np.random.Generator) -> list[QARecord]:
+    """A seeded sample of `count` records, in their original order."""
+    chosen = np.sort(rng.choice(len(records), size=min(count, len(records)), replace=False))
+    return [records[i] for i in chosen]
+
+
+def metaqa_training_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.random.Generator,
+                          hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
+    """Seeded samples per hop count of the `train` and `val` parts of MetaQA dev (`heldout` is
+    never touched); the returned dataset gives the shared KG."""
+    train: list[QARecord] = []
+    val: list[QARecord] = []
+    for count in hops:
+        dataset = MetaQA(count, root)
+        parts = split_records(dataset.questions("dev"))
+        train += pick(parts["train"], per_hop, rng)
+        val += pick(parts["val"], val_per_hop, rng)
+    return dataset, train, val
+
+
+def hop_counts(records: Sequence[QARecord]) -> dict[str, int]:
+    """How many records of each hop count (for training cards)."""
+    return {f"{h}-hop": sum(r.hops == h for r in records) for h in HOPS}
+
+
+def require_metaqa(root: Path) -> None:
+    """A clear error when the MetaQA files a trainer needs are not under `root`."""
+    from kgviz.errors import MissingDataError
+
+    if not (root / "MetaQA" / "kb.txt").is_file():
+        raise MissingDataError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")

@@ -19,15 +19,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgviz.errors import KgvizError
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape
 from kgviz.reasoners.gnnrag.model import CHECKPOINT
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, graph_inputs
 from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
-from kgviz.reasoners.subgraphrag.features import TextEmbeddings, kg_text_embeddings
+from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import SplitPlan
-from kgviz.training.train_subgraphrag import HOPS, load_parts
+from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
 REPO = Path(__file__).resolve().parents[2]
 METRIC = "hits@1"
@@ -61,9 +59,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def hop_counts(samples: list[Sample]) -> dict[str, int]:
-    return {f"{h}-hop": sum(s.record.hops == h for s in samples) for h in HOPS}
-
 
 def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: TextEmbeddings,
                 samples: list[Sample], order: np.ndarray, batch: int, desc: str) -> float:
@@ -89,8 +84,7 @@ def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: Text
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     root = Path(args.data)
-    if not (root / "MetaQA" / "kb.txt").is_file():
-        raise KgvizError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
+    require_metaqa(root)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
@@ -98,7 +92,8 @@ def main(argv: list[str]) -> int:
     settings = RetrievalSettings(hops=args.hops, max_nodes=args.max_nodes)
     shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names)
 
-    kg, train_records, val_records = load_parts(root, args.per_hop, args.val_per_hop, rng)
+    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
+    kg = dataset.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, train_records, settings, True, "train questions")
     val = build_samples(kg, text, val_records, settings, True, "val questions")
@@ -133,7 +128,8 @@ def main(argv: list[str]) -> int:
         "retrieval": asdict(settings),
         "data": {
             "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts(train), "val": hop_counts(val)},
+            "parts": {"train": hop_counts([s.record for s in train]),
+                      "val": hop_counts([s.record for s in val])},
             "train_with_answers_in_subgraph": len(labelled),
             "split_plan": asdict(SplitPlan()),
             "selection": "seeded sample per hop of the train and val parts; heldout never used",

@@ -22,9 +22,7 @@ import torch
 from torch.nn.functional import binary_cross_entropy_with_logits
 
 from kgviz.datasets.base import QARecord
-from kgviz.datasets.metaqa import MetaQA
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
-from kgviz.errors import KgvizError
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, GateShape, SoftPruner
 from kgviz.reasoners.grag.samples import (
@@ -35,9 +33,8 @@ from kgviz.reasoners.grag.samples import (
     sample_tensors,
 )
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import SplitPlan, split_records
+from kgviz.training.splits import HOPS, SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
-HOPS = (1, 2, 3)
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -62,19 +59,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", default=CHECKPOINT,
                         help="checkpoint name under kgviz/checkpoints/")
     return parser.parse_args(argv)
-
-
-def load_parts(root: Path, per_hop: int, val_per_hop: int,
-               rng: np.random.Generator) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
-    """A seeded sample per hop of the `train` and `val` parts of MetaQA dev (heldout untouched)."""
-    train, val = [], []
-    for hops in HOPS:
-        dataset = MetaQA(hops, root)
-        parts = split_records(dataset.questions("dev"))
-        for chosen, part, count in ((train, "train", per_hop), (val, "val", val_per_hop)):
-            picked = rng.choice(len(parts[part]), size=min(count, len(parts[part])), replace=False)
-            chosen += [parts[part][i] for i in np.sort(picked)]
-    return dataset, train, val
 
 
 def samples_of(index: EgoIndex, records: list[QARecord], settings: RetrievalSettings,
@@ -127,15 +111,14 @@ def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[Sample], threshol
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     root = Path(args.data)
-    if not (root / "MetaQA" / "kb.txt").is_file():
-        raise KgvizError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
+    require_metaqa(root)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     settings = RetrievalSettings()
 
-    dataset, train_records, val_records = load_parts(root, args.per_hop, args.val_per_hop, rng)
+    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
     index = build_ego_index(dataset.kg, settings.hops, settings.max_degree, progress=True)
     train = samples_of(index, train_records, settings, "train questions")
     val = samples_of(index, val_records, settings, "val questions")
@@ -167,7 +150,8 @@ def main(argv: list[str]) -> int:
         "retrieval": asdict(settings),
         "data": {
             "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts(train), "val": hop_counts(val)},
+            "parts": {"train": hop_counts([s.record for s in train]),
+                      "val": hop_counts([s.record for s in val])},
             "split_plan": asdict(SplitPlan()),
             "selection": "seeded sample per hop of the train and val parts; heldout never used",
         },
@@ -189,9 +173,6 @@ def main(argv: list[str]) -> int:
     print(f"saved {folder} (best epoch {best_epoch}, val {best}, {elapsed:.0f}s)")
     return 0
 
-
-def hop_counts(samples: list[Sample]) -> dict[str, int]:
-    return {f"{h}-hop": sum(s.record.hops == h for s in samples) for h in HOPS}
 
 
 if __name__ == "__main__":

@@ -19,11 +19,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from kgviz.datasets.metaqa import MetaQA
 from kgviz.errors import KgvizError
-from kgviz.reasoners.subgraphrag.features import kg_text_embeddings
+from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, score_subgraph
-from kgviz.reasoners.subgraphrag.samples import Sample, build_samples, evaluate
+from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate
 from kgviz.reasoners.subgraphrag.scorer import (
     CHECKPOINT,
     ScorerShape,
@@ -31,9 +30,8 @@ from kgviz.reasoners.subgraphrag.scorer import (
     scorer_card_model,
 )
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import SplitPlan, split_records
+from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
-HOPS = (1, 2, 3)
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -61,32 +59,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def pick(records: list, count: int, rng: np.random.Generator) -> list:
-    """A seeded sample of `count` records, in file order."""
-    chosen = np.sort(rng.choice(len(records), size=min(count, len(records)), replace=False))
-    return [records[i] for i in chosen]
-
-
-def load_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.random.Generator):
-    """The MetaQA graph and the chosen `train` and `val` records of each hop's dev split."""
-    train, val = [], []
-    for hops in HOPS:
-        dataset = MetaQA(hops, root)
-        parts = split_records(dataset.questions("dev"))
-        train += pick(parts["train"], per_hop, rng)
-        val += pick(parts["val"], val_per_hop, rng)
-    return dataset.kg, train, val
-
-
-def hop_counts(samples: list[Sample]) -> dict[str, int]:
-    return {f"{h}-hop": sum(s.record.hops == h for s in samples) for h in HOPS}
-
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     root = Path(args.data)
-    if not (root / "MetaQA" / "kb.txt").is_file():
-        raise KgvizError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
+    require_metaqa(root)
     if min(args.epochs, args.per_hop, args.val_per_hop) < 1:
         raise KgvizError("--epochs, --per-hop and --val-per-hop must be at least 1")
     torch.set_num_threads(args.threads)
@@ -95,7 +72,8 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     settings, shape = RetrievalSettings(), ScorerShape(hidden=args.hidden, rounds=args.rounds)
 
-    kg, train_records, val_records = load_parts(root, args.per_hop, args.val_per_hop, rng)
+    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
+    kg = dataset.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, train_records, settings, shape.rounds, True, "train questions")
     val = build_samples(kg, text, val_records, settings, shape.rounds, True, "val questions")
@@ -144,7 +122,8 @@ def main(argv: list[str]) -> int:
         "retrieval": asdict(settings),
         "data": {
             "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts(train), "val": hop_counts(val)},
+            "parts": {"train": hop_counts([s.record for s in train]),
+                      "val": hop_counts([s.record for s in val])},
             "train_with_labels": len(labelled),
             "split_plan": asdict(SplitPlan()),
             "selection": "seeded sample per hop of the train and val parts; heldout never used",

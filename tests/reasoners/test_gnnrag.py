@@ -215,7 +215,7 @@ def test_trained_gnn_finds_heldout_metaqa_answers(shared_data):
     from kgviz.reasoners.gnnrag.reasoner import unique_triples
     from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, retrieve
     from kgviz.reasoners.gnnrag.samples import build_samples, node_metrics
-    from kgviz.reasoners.subgraphrag.features import kg_text_embeddings
+    from kgviz.reasoners.text_features import kg_text_embeddings
     from kgviz.training.splits import split_records
 
     torch.set_num_threads(1)

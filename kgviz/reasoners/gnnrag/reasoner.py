@@ -46,7 +46,7 @@ from kgviz.reasoners.gnnrag.retrieval import (
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
 from kgviz.reasoners.linking import EntityLinking, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
-from kgviz.reasoners.subgraphrag.features import context_text_embeddings
+from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
 
 DEFAULTS = RetrievalSettings()

@@ -16,7 +16,7 @@ from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GraphInputs
 from kgviz.reasoners.gnnrag.paths import ReasoningPath, candidate_paths
 from kgviz.reasoners.gnnrag.questions import pad_tokens, question_tokens
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
-from kgviz.reasoners.subgraphrag.features import TextEmbeddings
+from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass(frozen=True)

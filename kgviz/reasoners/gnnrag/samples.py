@@ -21,7 +21,7 @@ from kgviz.reasoners.gnnrag.retrieval import (
     select_candidates,
 )
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
-from kgviz.reasoners.subgraphrag.features import TextEmbeddings
+from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.training.weak_labels import resolve
 
 

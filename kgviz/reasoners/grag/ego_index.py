@@ -20,7 +20,7 @@ from kgviz.atomic import write_atomic
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
-from kgviz.kg.graph import KnowledgeGraph, _ranges
+from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_root
 
 CHUNK_ROWS = 4096  # centres pooled per sparse product (bounds memory on hub-rich graphs)
@@ -38,7 +38,7 @@ class EgoGraph:
 def capped_positions(kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int) -> np.ndarray:
     """Positions in `kg.adj` of the first `max_degree` half-edges of each node."""
     starts = kg.adj.ptr[nodes]
-    return _ranges(starts, np.minimum(kg.adj.ptr[nodes + 1], starts + max_degree))
+    return concat_ranges(starts, np.minimum(kg.adj.ptr[nodes + 1], starts + max_degree))
 
 
 def ego_graph(kg: KnowledgeGraph, centre: int, hops: int, max_degree: int) -> EgoGraph:

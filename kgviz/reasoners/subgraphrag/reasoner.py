@@ -20,9 +20,9 @@ from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
-from kgviz.reasoners.linking import link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, link_topic_entities
 from kgviz.reasoners.llm_calls import ask_text
-from kgviz.reasoners.subgraphrag.features import context_text_embeddings
+from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages, split_reply
 from kgviz.reasoners.subgraphrag.records import (
     CandidateRecord,

@@ -10,7 +10,7 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.candidates import Candidates, collect_candidates
 from kgviz.reasoners.subgraphrag.dde import entity_dde, triple_dde
-from kgviz.reasoners.subgraphrag.features import TextEmbeddings
+from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer
 
 

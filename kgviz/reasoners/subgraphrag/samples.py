@@ -14,7 +14,7 @@ import torch
 from kgviz.datasets.base import QARecord
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.subgraphrag.features import TextEmbeddings
+from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.reasoners.subgraphrag.retrieval import (
     RetrievalSettings,
     Subgraph,

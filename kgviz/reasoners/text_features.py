@@ -1,5 +1,5 @@
-"""Text embeddings SubgraphRAG scores with: every entity name and relation text of a KG, from the
-offline sentence encoder and its on-disk cache, kept per context."""
+"""Text embeddings the learned retrievers score with: every entity name and relation text of a
+KG, from the offline sentence encoder and its on-disk cache, kept per context."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 
-CONTEXT_KEY = "_subgraphrag_text"
+CONTEXT_KEY = "_kg_text_embeddings"
 
 
 @dataclass
