@@ -9,7 +9,6 @@ validation Hits@1 stops improving, and the best epoch is saved with a card.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -24,25 +23,17 @@ from kgviz.reasoners.gnnrag.model import CHECKPOINT
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, graph_inputs
 from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
+from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
-REPO = Path(__file__).resolve().parents[2]
 METRIC = "hits@1"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    default_data = os.environ.get("KGVIZ_DATA") or str(REPO.parent / "shared" / "data")
+    parser = trainer_parser("gnnrag", __doc__, per_hop=400, epochs=15, patience=4,
+                            checkpoint=CHECKPOINT)
     defaults, shape = RetrievalSettings(), GNNShape()
-    parser = argparse.ArgumentParser(prog="kgviz train gnnrag", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=default_data,
-                        help="folder holding MetaQA/ (default: %(default)s)")
-    parser.add_argument("--per-hop", type=int, default=400, help="training questions per hop")
-    parser.add_argument("--val-per-hop", type=int, default=60, help="validation questions per hop")
-    parser.add_argument("--epochs", type=int, default=15)
-    parser.add_argument("--patience", type=int, default=4,
-                        help="epochs without improvement before stopping")
     parser.add_argument("--lr", type=float, default=5e-3)
     parser.add_argument("--batch", type=int, default=8, help="questions per optimiser step")
     parser.add_argument("--hidden", type=int, default=shape.hidden)
@@ -52,10 +43,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--hops", type=int, default=defaults.hops, help="subgraph radius")
     parser.add_argument("--max-nodes", type=int, default=defaults.max_nodes,
                         help="subgraph size after PageRank")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--out", default=CHECKPOINT,
-                        help="checkpoint name under kgviz/checkpoints/")
     return parser.parse_args(argv)
 
 

@@ -10,7 +10,6 @@ improving, and the best epoch is saved with a card.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -32,32 +31,20 @@ from kgviz.reasoners.grag.samples import (
     evaluate,
     sample_tensors,
 )
+from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.splits import HOPS, SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    default_data = os.environ.get("KGVIZ_DATA") or str(REPO.parent / "shared" / "data")
-    parser = argparse.ArgumentParser(prog="kgviz train grag", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=default_data,
-                        help="folder holding MetaQA/ (default: %(default)s)")
-    parser.add_argument("--per-hop", type=int, default=300, help="training questions per hop")
-    parser.add_argument("--val-per-hop", type=int, default=60, help="validation questions per hop")
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--patience", type=int, default=3,
-                        help="epochs without improvement before stopping")
+    parser = trainer_parser("grag", __doc__, per_hop=300, epochs=20, patience=3,
+                            checkpoint=CHECKPOINT)
     parser.add_argument("--batch", type=int, default=4, help="questions per optimiser step")
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--hidden", type=int, default=GateShape.hidden)
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="keep threshold of the val metrics")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--out", default=CHECKPOINT,
-                        help="checkpoint name under kgviz/checkpoints/")
     return parser.parse_args(argv)
 
 

@@ -8,7 +8,6 @@ validation triple recall@K stops improving, and the best epoch is saved with a c
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import time
@@ -29,33 +28,21 @@ from kgviz.reasoners.subgraphrag.scorer import (
     TripleScorer,
     scorer_card_model,
 )
+from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    default_data = os.environ.get("KGVIZ_DATA") or str(REPO.parent / "shared" / "data")
-    parser = argparse.ArgumentParser(prog="kgviz train subgraphrag", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=default_data,
-                        help="folder holding MetaQA/ (default: %(default)s)")
-    parser.add_argument("--per-hop", type=int, default=200, help="training questions per hop")
-    parser.add_argument("--val-per-hop", type=int, default=60, help="validation questions per hop")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--patience", type=int, default=2,
-                        help="epochs without improvement before stopping")
+    parser = trainer_parser("subgraphrag", __doc__, per_hop=200, epochs=10, patience=2,
+                            checkpoint=CHECKPOINT)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--hidden", type=int, default=ScorerShape.hidden)
     parser.add_argument("--rounds", type=int, default=ScorerShape.rounds,
                         help="DDE rounds per direction")
     parser.add_argument("--top-k", type=int, default=100,
                         help="K of the validation triple recall@K")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--out", default=CHECKPOINT,
-                        help="checkpoint name under kgviz/checkpoints/")
     return parser.parse_args(argv)
 
 

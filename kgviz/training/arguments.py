@@ -1,0 +1,33 @@
+"""Command-line options every trainer shares (`kgviz train METHOD --help`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def default_data_root() -> str:
+    """`KGVIZ_DATA`, else the `shared/data` folder beside the checkout."""
+    return os.environ.get("KGVIZ_DATA") or str(REPO.parent / "shared" / "data")
+
+
+def trainer_parser(method: str, description: str | None, *, per_hop: int, epochs: int,
+                   patience: int, checkpoint: str) -> argparse.ArgumentParser:
+    """Data, sample sizes, epochs with early stopping, seed, threads and the checkpoint name;
+    each trainer adds its own model options."""
+    parser = argparse.ArgumentParser(prog=f"kgviz train {method}", description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=default_data_root(),
+                        help="folder holding MetaQA/ (default: %(default)s)")
+    parser.add_argument("--per-hop", type=int, default=per_hop, help="training questions per hop")
+    parser.add_argument("--val-per-hop", type=int, default=60, help="validation questions per hop")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--patience", type=int, default=patience,
+                        help="epochs without improvement before stopping")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--out", default=checkpoint, help="checkpoint name under kgviz/checkpoints/")
+    return parser
