@@ -14,7 +14,7 @@ from kgviz.app.ask import AskPanel
 from kgviz.app.compare import ComparePanel
 from kgviz.app.controls import Controls, SessionFactory
 from kgviz.llm.cache import CacheMode
-from kgviz.session import open_session
+from kgviz.session import Session, open_session
 
 
 class Lab(widgets.VBox):
@@ -39,16 +39,27 @@ class Lab(widgets.VBox):
         self.compare_panel.compare(question, background)
 
 
+    def reuse(self, session: Session) -> None:
+        """Use an already open session (for this dataset and LLM) instead of opening another,
+        so that the KG, its index and a loaded model are not loaded twice."""
+        self.controls.sessions[(session.dataset.name, self.controls.llm.spec)] = session
+
+
 def lab(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-        methods: Sequence[str] | None = None) -> Lab:
-    """The app on `dataset` with LLM spec `llm`; `methods` are ticked in the compare panel."""
-    return Lab(dataset, llm, cache_mode, methods)
+        methods: Sequence[str] | None = None, session: Session | None = None) -> Lab:
+    """The app on `dataset` with LLM spec `llm`; `methods` are ticked in the compare panel;
+    `session`, opened with the same dataset and LLM, is reused."""
+    app = Lab(dataset, llm, cache_mode, methods)
+    if session is not None:
+        app.reuse(session)
+    return app
 
 
 def compare(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-            methods: Sequence[str] | None = None, question: str = "") -> Lab:
-    """The app opened on its compare panel, with `question` in the question box."""
-    app = Lab(dataset, llm, cache_mode, methods)
+            methods: Sequence[str] | None = None, question: str = "",
+            session: Session | None = None) -> Lab:
+    """`lab(...)` opened on its compare panel, with `question` in the question box."""
+    app = lab(dataset, llm, cache_mode, methods, session)
     app.panels.selected_index = 1
     app.controls.question.value = question
     return app

@@ -21,7 +21,8 @@ def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | N
     args = typing.get_args(hint)
     if typing.get_origin(hint) is Literal:
         return widgets.Dropdown(options=list(args), value=default, **options)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType) and set(args) == {str, type(None)}:
+    optional_text = set(args) == {str, type(None)}
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and optional_text:
         return widgets.Text(value=default or "", placeholder="default", **options)
     kinds = {bool: widgets.Checkbox, int: widgets.IntText, float: widgets.FloatText,
              str: widgets.Text}

@@ -32,8 +32,11 @@ def view_widget(view: object) -> widgets.Widget:
 
 
 def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
-    """Add `pages` (title -> widget) after the tabs already there."""
+    """Add `pages` (title -> widget) after the tabs already there; each page gets the CSS class
+    `kgviz-tab-<title>` (for styling and browser tests)."""
     titles = tab.titles  # read first: assigning children pads the titles with blanks
+    for title, page in pages.items():
+        page.add_class(f"kgviz-tab-{title}")
     tab.children = (*tab.children, *pages.values())
     tab.titles = (*titles, *pages)
 
@@ -45,4 +48,5 @@ def clear_tabs(tab: widgets.Tab) -> None:
 def message(text: str, kind: str = "info") -> str:
     """A one-line status as HTML: info (grey), ok (green) or error (red); `text` is escaped."""
     colour = {"info": "#555", "ok": "#2a7a2a", "error": "#b00020"}[kind]
-    return f'<div style="font:13px sans-serif;color:{colour};white-space:pre-wrap">{esc(text)}</div>'
+    style = f"font:13px sans-serif;color:{colour};white-space:pre-wrap"
+    return f'<div style="{style}">{esc(text)}</div>'

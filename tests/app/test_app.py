@@ -162,10 +162,12 @@ def test_new_methods_appear_automatically(monkeypatch, scripted_sessions, script
     assert set(app.ask_panel.form.fields) == {"max_tokens"}
 
 
-def test_compare_entry_opens_the_compare_panel():
-    app = compare("demo", "auto", "off", methods=["kaping"], question=QUESTION)
+def test_compare_entry_opens_the_compare_panel_and_reuses_a_session(scripted_sessions,
+                                                                       scripted_llm):
+    session = scripted_sessions(scripted_llm())("demo", "local", "off")
+    app = compare("demo", "local", "off", methods=["kaping"], question=QUESTION, session=session)
     assert app.panels.selected_index == 1 and app.controls.question.value == QUESTION
-    assert app.compare_panel.selected() == ["kaping"]
+    assert app.compare_panel.selected() == ["kaping"] and app.controls.session() is session
 
 
 def test_hostile_names_stay_text_in_the_app(scripted_sessions, tmp_path: Path, scripted_llm):
@@ -183,7 +185,8 @@ def test_hostile_names_stay_text_in_the_app(scripted_sessions, tmp_path: Path, s
     app.ask()
     app.compare()
     escaped = "&lt;img src=x onerror=alert(1)&gt;"
-    for html in (app.ask_panel.answer.value, app.compare_panel.table.value, app.controls.gold.value):
+    controls, ask, table = app.controls, app.ask_panel, app.compare_panel.table
+    for html in (ask.answer.value, table.value, controls.gold.value):
         assert HOSTILE not in html and escaped in html
     for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
         assert HOSTILE not in texts(tab) and "onerror=alert(1)" in texts(tab)
