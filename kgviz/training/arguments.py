@@ -29,5 +29,7 @@ def trainer_parser(method: str, description: str | None, *, per_hop: int, epochs
                         help="epochs without improvement before stopping")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--out", default=checkpoint, help="checkpoint name under kgviz/checkpoints/")
+    parser.add_argument("--out", default=checkpoint, help="checkpoint name (default: %(default)s)")
+    parser.add_argument("--checkpoint-root", type=Path, default=None,
+                        help="folder to write the checkpoint in (default: the packaged checkpoints)")
     return parser

@@ -133,7 +133,7 @@ def main(argv: list[str]) -> int:
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train gnnrag " + shlex.join(argv),
     }
-    folder = save_checkpoint(args.out, best_state, card)
+    folder = save_checkpoint(args.out, best_state, card, args.checkpoint_root)
     print(f"saved {folder} (best epoch {best_epoch}, val {METRIC} {best['all'][METRIC]:.4f}, "
           f"{elapsed:.0f}s)")
     return 0

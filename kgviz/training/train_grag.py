@@ -156,7 +156,7 @@ def main(argv: list[str]) -> int:
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train grag " + shlex.join(argv),
     }
-    folder = save_checkpoint(args.out, pruner.state_dict(), card)
+    folder = save_checkpoint(args.out, pruner.state_dict(), card, args.checkpoint_root)
     print(f"saved {folder} (best epoch {best_epoch}, val {best}, {elapsed:.0f}s)")
     return 0
 

@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": f"kgviz train subgraphrag {shlex.join(argv)}".rstrip(),
     }
-    folder = save_checkpoint(args.out, scorer.state_dict(), card)
+    folder = save_checkpoint(args.out, scorer.state_dict(), card, args.checkpoint_root)
     print(f"saved {folder} (best epoch {best_epoch}, val {metric} {best['all'][metric]:.4f}, "
           f"{elapsed:.0f}s)")
     return 0
