@@ -15,7 +15,7 @@ LINKED := $(VENV)/.kgviz-linked-$(shell { printf '%s' "$(CURDIR)"; cat pyproject
 TORCH := torch==2.13.0
 PYTEST_ARGS ?=
 
-.PHONY: setup model demo test lab bench clean-venv
+.PHONY: setup model browser-deps demo test lab clean-venv
 
 $(READY):
 	@echo "== creating venv $(VENV)"
@@ -41,11 +41,13 @@ model: setup
 demo: model
 	"$(PY)" -m kgviz demo
 
-test: model
+browser-deps:
+	@test -x /usr/bin/chromium || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+
+test: model browser-deps
 	"$(PY)" -m pytest $(PYTEST_ARGS)
 
-bench: setup
-	"$(PY)" bench/run_all.py
 
 lab: model
 	"$(VENV)/bin/jupyter" lab notebooks/

@@ -1,0 +1,200 @@
+"""The quickstart in a real browser: JupyterLab on loopback, headless Chromium through Playwright.
+
+Runs every cell of `notebooks/01_quickstart.ipynb` (a copy, so autosave cannot touch the repo),
+types a question into the app, clicks Ask, checks what the pattern graph (pyvis iframe), search
+tree (plotly) and subgraph views rendered, then runs the compare panel. Screenshots go to the
+test's tmp folder and to `artifacts/screenshots/`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+NOTEBOOK = "01_quickstart.ipynb"
+QUESTION = "who directed the movies that Tom Hanks acted in"
+NEWS_OFF = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+            {"fetchNews": "false", "checkForUpdates": False}}
+SECOND = 1000  # Playwright waits are in milliseconds
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.timeout(1800),
+    pytest.mark.skipif(not CHROMIUM.is_file(),
+                       reason=f"{CHROMIUM} is missing: run `make browser-deps` "
+                              "(apt-get install -y chromium chromium-driver)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http_json(url: str, method: str = "GET") -> object:
+    with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=5) as reply:
+        body = reply.read()
+    return json.loads(body) if body else None
+
+
+def wait_until_up(url: str, server: subprocess.Popen, log: Path, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            http_json(f"{url}/api/status")
+            return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not answer at {url} within {seconds:.0f} s")
+
+
+def stop(server: subprocess.Popen, url: str) -> None:
+    """Shut the kernels down through the API (they run in sessions of their own), then the
+    server's process group: SIGTERM, and SIGKILL if it lingers."""
+    try:
+        for kernel in http_json(f"{url}/api/kernels"):
+            http_json(f"{url}/api/kernels/{kernel['id']}", "DELETE")
+    except OSError:
+        pass
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+
+
+@pytest.fixture
+def jupyterlab(tmp_path: Path) -> Iterator[str]:
+    """A JupyterLab on 127.0.0.1 (free port, no token) serving a copy of the quickstart, with
+    its own settings, workspaces and runtime folders; yields its URL."""
+    root = tmp_path / "root"
+    root.mkdir()
+    shutil.copy(REPO / "notebooks" / NOTEBOOK, root / NOTEBOOK)
+    settings = tmp_path / "settings"
+    for name, value in NEWS_OFF.items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(value))
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tmp_path / "jupyterlab.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+             "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
+             "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}"],
+            cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until_up(url, server, log)
+        yield url
+    finally:
+        stop(server, url)
+
+
+def screenshot(page, name: str, folders: list[Path]) -> None:
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{name}.png"), full_page=False)
+
+
+def vis_labels(page, selector: str) -> list[str]:
+    """Node labels of the vis-network inside the (sandboxed) pyvis iframe at `selector`."""
+    frame = page.locator(selector).first.element_handle().content_frame()
+    frame.wait_for_function("typeof nodes !== 'undefined' && nodes.length > 0",
+                            timeout=60 * SECOND)
+    return frame.evaluate("nodes.get().map(node => node.label)")
+
+
+def exact(text: str) -> re.Pattern:
+    return re.compile(f"^{re.escape(text)}$")
+
+
+def show_tab(page, title: str) -> None:
+    tab = page.locator(".widget-tab .lm-TabBar-tab", has_text=exact(title))
+    tab.scroll_into_view_if_needed()
+    tab.click()
+
+
+def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60 * SECOND)
+            page.goto(f"{jupyterlab}/lab/tree/{NOTEBOOK}?reset")
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+            expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle",
+                                                                      timeout=120 * SECOND)
+            for close in page.locator(".jp-toast-button", has_text="No").all():
+                close.click()  # the news question, should it still appear
+
+            page.locator(".lm-MenuBar-itemLabel", has_text=exact("Run")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=exact("Run All Cells")).click()
+            ask = page.locator(".widget-button", has_text=exact("Ask"))
+            ask.wait_for(timeout=900 * SECOND)  # a cold run loads the model and embeds the KG
+            printed = page.locator(".jp-OutputArea-output", has_text="answer: ").first
+            answer = re.search(r"answer: (.+)", printed.inner_text()).group(1).strip()
+            screenshot(page, "1-notebook-ran", shots)
+
+            page.locator("input[placeholder^=\"type a question\"]").fill(QUESTION)
+            ask.click()
+            expect(page.locator(".kgviz-answer")).to_contain_text(answer, timeout=600 * SECOND)
+            for title in ("pattern", "pools", "search", "subgraphs", "prompt", "timing"):
+                expect(page.locator(".widget-tab .lm-TabBar-tabLabel",
+                                    has_text=exact(title))).to_be_visible()
+            page.locator(".kgviz-tab-pattern").scroll_into_view_if_needed()
+            expect(page.frame_locator(".kgviz-tab-pattern iframe").locator("canvas")).to_be_visible()
+            assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-pattern iframe")
+            screenshot(page, "2-pattern-graph", shots)
+
+            show_tab(page, "search")
+            tree = page.locator(".kgviz-tab-search .js-plotly-plot")
+            expect(tree.locator("g.trace").first).to_be_attached()
+            assert tree.locator("g.trace path.surface").count() > 1  # the icicle's boxes
+            tree.scroll_into_view_if_needed()
+            screenshot(page, "3-search-tree", shots)
+
+            show_tab(page, "subgraphs")
+            labels = vis_labels(page, ".kgviz-tab-subgraphs iframe")
+            assert any(label.startswith("#1 · GSD") for label in labels) and "Tom Hanks" in labels
+            page.locator(".kgviz-tab-subgraphs").scroll_into_view_if_needed()
+            screenshot(page, "4-subgraphs", shots)
+
+            show_tab(page, "Compare")
+            page.locator(".widget-button:visible", has_text=exact("Compare")).click()
+            table = page.locator("table.kgviz-compare")
+            expect(table.locator("tr")).to_have_count(4, timeout=600 * SECOND)
+            expect(table).to_contain_text("simgrag")
+            expect(table).to_contain_text(answer)
+            assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-simgrag iframe")
+            table.scroll_into_view_if_needed()
+            screenshot(page, "5-compare", shots)
+        finally:
+            browser.close()
