@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgviz.datasets.metaqa import MetaQA
 from kgviz.eval.metrics import evidence_recall
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
@@ -31,7 +30,7 @@ from kgviz.reasoners.gnnrag.reasoner import unique_triples
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, encode_questions, retrieve
 from kgviz.reasoners.gnnrag.samples import build_samples
 from kgviz.reasoners.text_features import kg_text_embeddings
-from kgviz.training.splits import split_records
+from kgviz.training.splits import metaqa_heldout
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))
@@ -51,10 +50,7 @@ def main() -> None:
 
     model, card = load_gnn()
     settings = RetrievalSettings(**card["retrieval"])
-    records = []
-    for hops in (1, 2, 3):
-        dataset = MetaQA(hops, Path(args.data))
-        records += split_records(dataset.questions("dev"))["heldout"][:args.per_hop]
+    dataset, records = metaqa_heldout(Path(args.data), args.per_hop)
     kg = dataset.kg
     text = kg_text_embeddings(kg)
     samples = build_samples(kg, text, records, settings, progress=True)

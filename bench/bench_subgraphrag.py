@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from kgviz.datasets.metaqa import MetaQA
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import answer_recall, build_samples, evaluate, ranking
 from kgviz.reasoners.subgraphrag.scorer import load_scorer
-from kgviz.training.splits import split_records
+from kgviz.training.splits import metaqa_heldout
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))
@@ -41,10 +40,7 @@ def main() -> None:
 
     scorer, card = load_scorer()
     settings = RetrievalSettings(**card["retrieval"])
-    records = []
-    for hops in (1, 2, 3):
-        dataset = MetaQA(hops, Path(args.data))
-        records += split_records(dataset.questions("dev"))["heldout"][:args.per_hop]
+    dataset, records = metaqa_heldout(Path(args.data), args.per_hop)
     kg = dataset.kg
     text = kg_text_embeddings(kg)
     samples = build_samples(kg, text, records, settings, scorer.shape.rounds, progress=True)

@@ -71,3 +71,12 @@ def require_metaqa(root: Path) -> None:
 
     if not (root / "MetaQA" / "kb.txt").is_file():
         raise MissingDataError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
+
+
+def metaqa_heldout(root: Path, per_hop: int, hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord]]:
+    """The first `per_hop` questions of each hop count's `heldout` part (for measurements)."""
+    records: list[QARecord] = []
+    for count in hops:
+        dataset = MetaQA(count, root)
+        records += split_records(dataset.questions("dev"))["heldout"][:per_hop]
+    return dataset, records
