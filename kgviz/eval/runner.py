@@ -13,6 +13,7 @@ from typing import Any
 
 from kgviz.datasets.base import QARecord
 from kgviz.errors import DataFormatError, KgvizError
+from kgviz.eval.attribution import STAGES, failed_stage
 from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
 from kgviz.llm.errors import LLMUnavailable
 from kgviz.session import Session
@@ -47,6 +48,7 @@ def record_key(method: str, record: QARecord) -> str:
 def result_row(method: str, record: QARecord, trace: Trace) -> dict[str, Any]:
     """The JSON line for one answered question."""
     precision, recall, f1 = answer_prf(trace.answers, record.answers)
+    stage, reason = failed_stage(trace, record)
     return {
         "method": method, "qid": record.qid, "question": record.question, "hops": record.hops,
         "qtype": record.qtype, "gold": list(record.answers), "answer": trace.answer,
@@ -56,7 +58,7 @@ def result_row(method: str, record: QARecord, trace: Trace) -> dict[str, Any]:
         "evidence_size": len(trace.evidence), "prompt_tokens": trace.prompt_tokens,
         "completion_tokens": trace.completion_tokens,
         "timings": {k: round(v, 4) for k, v in trace.timings.items()},
-        "warnings": trace.warnings, "error": None,
+        "failed_stage": stage, "failure": reason, "warnings": trace.warnings, "error": None,
     }
 
 
@@ -65,7 +67,8 @@ def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]
             "qtype": record.qtype, "gold": list(record.answers), "answer": "", "answers": [],
             "hit1": False, "precision": 0.0, "recall": 0.0, "f1": 0.0, "evidence_recall": False,
             "evidence_size": 0, "prompt_tokens": 0, "completion_tokens": 0, "timings": {},
-            "warnings": [], "error": f"{type(error).__name__}: {error}"}
+            "failed_stage": None, "failure": "", "warnings": [],
+            "error": f"{type(error).__name__}: {error}"}
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
@@ -102,7 +105,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mean = (lambda key: round(sum(float(r[key]) for r in subset) / n, 4)) if n else (lambda key: 0.0)
         return {"hits@1": mean("hit1"), "f1": mean("f1"), "evidence_recall": mean("evidence_recall"),
                 "evidence_size": mean("evidence_size"), "prompt_tokens": mean("prompt_tokens"),
-                "errors": sum(1 for r in subset if r["error"]), "n": n}
+                "errors": sum(1 for r in subset if r["error"]),
+                "failed_at": {stage: sum(1 for r in subset if r.get("failed_stage") == stage)
+                              for stage in STAGES}, "n": n}
 
     summary = block(rows)
     methods = sorted({r["method"] for r in rows})

@@ -1,0 +1,52 @@
+"""Error attribution of misses: pattern, retrieval or generation, on hand-built SimGRAG traces."""
+
+from kgviz.datasets.base import QARecord
+from kgviz.eval.attribution import failed_stage
+from kgviz.eval.runner import summarize
+from kgviz.reasoners.simgrag.pools import PatternPools
+from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
+from kgviz.trace import Trace
+
+RECORD = QARecord("who directed the movies that Tom Hanks acted in", ("Robert Zemeckis",),
+                  ("Tom Hanks",), hops=2)
+TWO_HOPS = QueryPattern(
+    ["Tom Hanks", "acted in", "directed by"],
+    [PatternNode("Tom Hanks", False), PatternNode("UNKNOWN movie 1", True, "movie"),
+     PatternNode("UNKNOWN person 1", True, "person")],
+    [PatternEdge(1, 0, "starred actors", False), PatternEdge(1, 2, "directed by", False)])
+EVIDENCE = [("Forrest Gump", "starred_actors", "Tom Hanks"),
+            ("Forrest Gump", "directed_by", "Robert Zemeckis")]
+
+
+def simgrag_trace(answer: str, pattern=TWO_HOPS, topic_found=True, evidence=EVIDENCE) -> Trace:
+    trace = Trace(method="simgrag", question=RECORD.question, answer=answer, evidence=list(evidence))
+    trace.record("pattern", pattern)
+    trace.record("pools", PatternPools([], [], {"Tom Hanks": topic_found}))
+    return trace
+
+
+def test_a_hit_has_no_failed_stage():
+    assert failed_stage(simgrag_trace("Robert Zemeckis directed them."), RECORD) == (None, "")
+
+
+def test_pattern_failures():
+    assert failed_stage(simgrag_trace("unknown", pattern=None), RECORD)[0] == "pattern"
+    stage, reason = failed_stage(simgrag_trace("unknown", topic_found=False), RECORD)
+    assert stage == "pattern" and "Tom Hanks" in reason
+    one_hop = QueryPattern([], TWO_HOPS.nodes[:2], TWO_HOPS.edges[:1])
+    stage, reason = failed_stage(simgrag_trace("unknown", pattern=one_hop), RECORD)
+    assert stage == "pattern" and "1 pattern triple(s) for a 2-hop question" in reason
+
+
+def test_retrieval_and_generation_failures():
+    assert failed_stage(simgrag_trace("Ron Howard", evidence=EVIDENCE[:1]), RECORD)[0] == "retrieval"
+    assert failed_stage(simgrag_trace("Ron Howard"), RECORD)[0] == "generation"
+    kaping = Trace(method="kaping", question=RECORD.question, answer="Ron Howard", evidence=[])
+    assert failed_stage(kaping, RECORD)[0] == "retrieval"  # no pattern stage: never "pattern"
+
+
+def test_summary_counts_failed_stages():
+    rows = [{"method": "simgrag", "hops": 2, "hit1": False, "f1": 0.0, "evidence_recall": False,
+             "evidence_size": 0, "prompt_tokens": 0, "error": None, "failed_stage": stage}
+            for stage in ("pattern", "pattern", "generation")]
+    assert summarize(rows)["failed_at"] == {"pattern": 2, "retrieval": 0, "generation": 1}
