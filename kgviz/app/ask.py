@@ -6,7 +6,7 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, run_guarded
 from kgviz.app.params import ParamForm
-from kgviz.app.render import append_tabs, clear_tabs, message, view_widget
+from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message, view_widget
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import hit_at_1
 from kgviz.reasoners.registry import method_names, reasoner_class
@@ -42,7 +42,7 @@ class AskPanel(widgets.VBox):
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
         self.progress = widgets.HTML()
         self.answer = widgets.HTML()
-        self.stages = widgets.Tab()
+        self.stages = empty_tabs()
         self.trace: Trace | None = None
         self.method.observe(lambda _: self._build_params(), "value")
         self.button.on_click(lambda _: self.ask(background=True))

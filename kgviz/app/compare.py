@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, run_guarded
-from kgviz.app.render import append_tabs, clear_tabs, message
+from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import hit_at_1
 from kgviz.reasoners.registry import method_names
@@ -47,7 +47,7 @@ class ComparePanel(widgets.VBox):
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
         self.progress = widgets.HTML()
         self.table = widgets.HTML()
-        self.graphs = widgets.Tab()
+        self.graphs = empty_tabs()
         self.traces: dict[str, Trace] = {}
         self.button.on_click(lambda _: self.compare(background=True))
         super().__init__([widgets.HBox([*self.checks.values(), self.button]), self.progress,

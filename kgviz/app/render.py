@@ -31,6 +31,11 @@ def view_widget(view: object) -> widgets.Widget:
     raise TypeError(f"cannot show a view of type {type(view).__name__}")
 
 
+def empty_tabs() -> widgets.Tab:
+    """A Tab that stays hidden until pages are added."""
+    return widgets.Tab(layout=widgets.Layout(display="none"))
+
+
 def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
     """Add `pages` (title -> widget) after the tabs already there; each page gets the CSS class
     `kgviz-tab-<title>` (for styling and browser tests)."""
@@ -39,10 +44,12 @@ def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
         page.add_class(f"kgviz-tab-{title}")
     tab.children = (*tab.children, *pages.values())
     tab.titles = (*titles, *pages)
+    tab.layout.display = "flex" if tab.children else "none"
 
 
 def clear_tabs(tab: widgets.Tab) -> None:
     tab.children, tab.titles = (), ()
+    tab.layout.display = "none"
 
 
 def message(text: str, kind: str = "info") -> str:
