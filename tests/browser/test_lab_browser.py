@@ -170,7 +170,8 @@ def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
                 expect(page.locator(".widget-tab .lm-TabBar-tabLabel",
                                     has_text=exact(title))).to_be_visible()
             page.locator(".kgviz-tab-pattern").scroll_into_view_if_needed()
-            expect(page.frame_locator(".kgviz-tab-pattern iframe").locator("canvas")).to_be_visible()
+            pattern_frame = page.frame_locator(".kgviz-tab-pattern iframe")
+            expect(pattern_frame.locator("canvas")).to_be_visible()
             assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-pattern iframe")
             screenshot(page, "2-pattern-graph", shots)
 
