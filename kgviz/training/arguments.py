@@ -31,5 +31,5 @@ def trainer_parser(method: str, description: str | None, *, per_hop: int, epochs
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--out", default=checkpoint, help="checkpoint name (default: %(default)s)")
     parser.add_argument("--checkpoint-root", type=Path, default=None,
-                        help="folder to write the checkpoint in (default: the packaged checkpoints)")
+                        help="folder to write the checkpoint in (default: packaged ones)")
     return parser

@@ -23,7 +23,8 @@ def save_checkpoint(name: str, state: dict[str, Any], card: dict[str, Any],
 
     folder = checkpoint_dir(name, root)
     with atomic_path(folder / "model.safetensors") as tmp:
-        save_file({key: tensor.detach().contiguous().cpu() for key, tensor in state.items()}, str(tmp))
+        tensors = {key: tensor.detach().contiguous().cpu() for key, tensor in state.items()}
+        save_file(tensors, str(tmp))
     write_text_atomic(folder / "card.json", json.dumps(card, indent=2, sort_keys=True) + "\n")
     return folder
 
@@ -36,5 +37,6 @@ def load_checkpoint(name: str, train_command: str,
     folder = checkpoint_dir(name, root)
     weights, card = folder / "model.safetensors", folder / "card.json"
     if not weights.is_file() or not card.is_file():
-        raise KgvizError(f"no trained checkpoint for {name!r} in {folder}; train it with `{train_command}`")
+        raise KgvizError(f"no trained checkpoint for {name!r} in {folder}; "
+                         f"train it with `{train_command}`")
     return load_file(str(weights)), json.loads(card.read_text(encoding="utf-8"))

@@ -32,8 +32,9 @@ class SplitPlan:
         return "val" if position < self.train + self.val else "heldout"
 
 
-def split_records(records: Sequence[QARecord], plan: SplitPlan = SplitPlan()) -> dict[str, list[QARecord]]:
-    """Records grouped into `train`, `val` and `heldout` (held aside for evaluation, never trained on)."""
+def split_records(records: Sequence[QARecord],
+                  plan: SplitPlan = SplitPlan()) -> dict[str, list[QARecord]]:
+    """Records grouped into `train`, `val` and `heldout` (held aside for evaluation only)."""
     parts: dict[str, list[QARecord]] = {part: [] for part in PARTS}
     for record in records:
         parts[plan.part_of(record)].append(record)
@@ -47,7 +48,8 @@ def pick(records: Sequence[QARecord], count: int, rng: np.random.Generator) -> l
 
 
 def metaqa_training_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.random.Generator,
-                          hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
+                          hops: Sequence[int] = HOPS,
+                          ) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
     """Seeded samples per hop count of the `train` and `val` parts of MetaQA dev (`heldout` is
     never touched); the returned dataset gives the shared KG."""
     train: list[QARecord] = []
@@ -73,7 +75,8 @@ def require_metaqa(root: Path) -> None:
         raise MissingDataError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
 
 
-def metaqa_heldout(root: Path, per_hop: int, hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord]]:
+def metaqa_heldout(root: Path, per_hop: int,
+                   hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord]]:
     """The first `per_hop` questions of each hop count's `heldout` part (for measurements)."""
     records: list[QARecord] = []
     for count in hops:

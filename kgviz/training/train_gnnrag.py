@@ -13,7 +13,6 @@ import shlex
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -25,7 +24,7 @@ from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
+from kgviz.training.run import data_card, prepare
 
 METRIC = "hits@1"
 
@@ -70,20 +69,14 @@ def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: Text
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    root = Path(args.data)
-    require_metaqa(root)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    started = time.perf_counter()
+    data = prepare(args)
+    rng, started = data.rng, data.started
     settings = RetrievalSettings(hops=args.hops, max_nodes=args.max_nodes)
     shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names)
-
-    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
-    kg = dataset.kg
+    kg = data.dataset.kg
     text = kg_text_embeddings(kg, progress=True)
-    train = build_samples(kg, text, train_records, settings, True, "train questions")
-    val = build_samples(kg, text, val_records, settings, True, "val questions")
+    train = build_samples(kg, text, data.train, settings, True, "train questions")
+    val = build_samples(kg, text, data.val, settings, True, "val questions")
     labelled = [s for s in train if s.labels.any()]
     prepared = time.perf_counter() - started
 
@@ -113,14 +106,8 @@ def main(argv: list[str]) -> int:
                  "Model Reasoning (2024)",
         "model": {**shape.to_card(), "encoder": text.encoder.model_name},
         "retrieval": asdict(settings),
-        "data": {
-            "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts([s.record for s in train]),
-                      "val": hop_counts([s.record for s in val])},
-            "train_with_answers_in_subgraph": len(labelled),
-            "split_plan": asdict(SplitPlan()),
-            "selection": "seeded sample per hop of the train and val parts; heldout never used",
-        },
+        "data": data_card([s.record for s in train], [s.record for s in val],
+                          train_with_answers_in_subgraph=len(labelled)),
         "labels": "subgraph nodes that are gold answers",
         "training": {
             "loss": "binary cross entropy with logits, mean over a question's subgraph nodes",

@@ -14,7 +14,6 @@ import shlex
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -33,7 +32,8 @@ from kgviz.reasoners.grag.samples import (
 )
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import HOPS, SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
+from kgviz.training.run import data_card, prepare
+from kgviz.training.splits import HOPS
 
 
 
@@ -97,18 +97,12 @@ def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[Sample], threshol
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    root = Path(args.data)
-    require_metaqa(root)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    started = time.perf_counter()
+    data = prepare(args)
+    rng, started = data.rng, data.started
     settings = RetrievalSettings()
-
-    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
-    index = build_ego_index(dataset.kg, settings.hops, settings.max_degree, progress=True)
-    train = samples_of(index, train_records, settings, "train questions")
-    val = samples_of(index, val_records, settings, "val questions")
+    index = build_ego_index(data.dataset.kg, settings.hops, settings.max_degree, progress=True)
+    train = samples_of(index, data.train, settings, "train questions")
+    val = samples_of(index, data.val, settings, "val questions")
     prepared = time.perf_counter() - started
 
     shape = GateShape(dim=index.node_vectors.shape[1], hidden=args.hidden)
@@ -135,13 +129,7 @@ def main(argv: list[str]) -> int:
         "paper": "Hu et al., GRAG: Graph Retrieval-Augmented Generation (2024)",
         "model": pruner.card_model(index.encoder.model_name),
         "retrieval": asdict(settings),
-        "data": {
-            "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts([s.record for s in train]),
-                      "val": hop_counts([s.record for s in val])},
-            "split_plan": asdict(SplitPlan()),
-            "selection": "seeded sample per hop of the train and val parts; heldout never used",
-        },
+        "data": data_card([s.record for s in train], [s.record for s in val]),
         "labels": "nodes and edges of the retrieved ego-graphs on shortest undirected topic -> "
                   "answer paths (at most 3 hops); topic and answer nodes",
         "training": {

@@ -12,13 +12,11 @@ import shlex
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from kgviz.errors import KgvizError
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate
@@ -30,7 +28,7 @@ from kgviz.reasoners.subgraphrag.scorer import (
 )
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
-from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
+from kgviz.training.run import data_card, prepare
 
 
 
@@ -49,21 +47,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    root = Path(args.data)
-    require_metaqa(root)
-    if min(args.epochs, args.per_hop, args.val_per_hop) < 1:
-        raise KgvizError("--epochs, --per-hop and --val-per-hop must be at least 1")
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    started = time.perf_counter()
+    data = prepare(args)
+    rng, started = data.rng, data.started
     settings, shape = RetrievalSettings(), ScorerShape(hidden=args.hidden, rounds=args.rounds)
-
-    dataset, train_records, val_records = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng)
-    kg = dataset.kg
+    kg = data.dataset.kg
     text = kg_text_embeddings(kg, progress=True)
-    train = build_samples(kg, text, train_records, settings, shape.rounds, True, "train questions")
-    val = build_samples(kg, text, val_records, settings, shape.rounds, True, "val questions")
+    train = build_samples(kg, text, data.train, settings, shape.rounds, True, "train questions")
+    val = build_samples(kg, text, data.val, settings, shape.rounds, True, "val questions")
     labelled = [s for s in train if s.labels.any()]
     prepared = time.perf_counter() - started
 
@@ -107,14 +97,8 @@ def main(argv: list[str]) -> int:
                  "Models in Knowledge-Graph-Based Retrieval-Augmented Generation (ICLR 2025)",
         "model": scorer_card_model(shape, text.encoder.model_name),
         "retrieval": asdict(settings),
-        "data": {
-            "dataset": "MetaQA vanilla (1/2/3-hop)", "split": "dev",
-            "parts": {"train": hop_counts([s.record for s in train]),
-                      "val": hop_counts([s.record for s in val])},
-            "train_with_labels": len(labelled),
-            "split_plan": asdict(SplitPlan()),
-            "selection": "seeded sample per hop of the train and val parts; heldout never used",
-        },
+        "data": data_card([s.record for s in train], [s.record for s in val],
+                          train_with_labels=len(labelled)),
         "labels": "candidate triples on shortest undirected topic -> answer paths inside the "
                   f"candidate subgraph (at most {settings.hops} hops)",
         "training": {
