@@ -37,6 +37,12 @@ class ReasonerContext:
 class ReasonerConfig:
     """Hyper-parameters of a method; each reasoner subclasses this with its own fields."""
 
+    def require_positive(self, method: str, *names: str) -> None:
+        """A clear error naming the first of `names` whose value is below 1."""
+        for name in names:
+            if getattr(self, name) < 1:
+                raise KgvizError(f"{method}: {name} must be at least 1")
+
 
 class Reasoner(ABC):
     """A KG-RAG method. Subclasses fill the trace in `_run`; `run` adds the total time."""

@@ -70,10 +70,8 @@ class GNNRAGConfig(ReasonerConfig):
     checkpoint_root: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_candidates", "hops", "max_nodes", "paths_per_candidate", "max_paths",
-                     "max_tokens"):
-            if getattr(self, name) < 1:
-                raise KgvizError(f"gnnrag: {name} must be at least 1")
+        self.require_positive("gnnrag", "max_candidates", "hops", "max_nodes",
+                              "paths_per_candidate", "max_paths", "max_tokens")
         if not 0.0 <= self.threshold <= 1.0:
             raise KgvizError("gnnrag: threshold must be between 0 and 1")
 

@@ -53,9 +53,8 @@ class SimGRAGConfig(ReasonerConfig):
             raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
         if self.task not in TASKS:
             raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
-        for name in ("k", "k_nodes", "k_relations", "max_triples", "max_expansions"):
-            if getattr(self, name) < 1:
-                raise KgvizError(f"simgrag: {name} must be at least 1")
+        self.require_positive("simgrag", "k", "k_nodes", "k_relations", "max_triples",
+                              "max_expansions")
 
 
 @dataclass

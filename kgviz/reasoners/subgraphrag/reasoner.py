@@ -16,7 +16,6 @@ from typing import Any
 
 import torch
 
-from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
@@ -57,9 +56,8 @@ class SubgraphRAGConfig(ReasonerConfig):
     checkpoint_root: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("top_k", "hops", "max_candidates", "hub_degree", "max_tokens"):
-            if getattr(self, name) < 1:
-                raise KgvizError(f"subgraphrag: {name} must be at least 1")
+        self.require_positive("subgraphrag", "top_k", "hops", "max_candidates", "hub_degree",
+                              "max_tokens")
 
     @property
     def retrieval(self) -> RetrievalSettings:
