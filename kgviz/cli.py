@@ -65,13 +65,6 @@ def cmd_index_build(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ ask
-def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
-    """`who directed [Big]` -> (`who directed Big`, (`Big`,)): MetaQA-style marked topics."""
-    from kgviz.datasets.metaqa import TOPIC_MARK
-
-    return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
-
-
 def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
     """`k=3 algorithm=optimized` -> {"k": 3, "algorithm": "optimized"} (JSON values where they parse)."""
     settings: dict[str, object] = {}
@@ -87,6 +80,7 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from kgviz.datasets.metaqa import split_topic_marks
     from kgviz.session import open_session
 
     question, marked = split_topic_marks(args.question)

@@ -12,19 +12,24 @@ from kgviz.kg.readers import open_text_lines
 TOPIC_MARK = re.compile(r"\[([^\[\]]+)\]")
 
 
+def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
+    """`who directed [Big]` -> (`who directed Big`, (`Big`,)): MetaQA-style marked topics."""
+    return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
+
+
 def parse_metaqa_line(path: Path, number: int, line: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Split `question with [Topic]<TAB>ans1|ans2` into plain question, topics and answers."""
     parts = line.split("\t")
     if len(parts) != 2:
         raise DataFormatError(path, number, f"expected 'question<TAB>answers', got {line[:120]!r}")
     raw_question, raw_answers = parts
-    topics = tuple(TOPIC_MARK.findall(raw_question))
+    question, topics = split_topic_marks(raw_question)
     if not topics:
         raise DataFormatError(path, number, "question has no [topic entity]")
     answers = tuple(a for a in raw_answers.split("|") if a)
     if not answers:
         raise DataFormatError(path, number, "no answers")
-    return TOPIC_MARK.sub(r"\1", raw_question).strip(), topics, answers
+    return question, topics, answers
 
 
 class MetaQA(Dataset):

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kgviz.datasets.metaqa import TOPIC_MARK
+from kgviz.datasets.metaqa import split_topic_marks
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.trace import Trace
@@ -233,8 +233,8 @@ def _given(names: EntityNames, given: Sequence[str]) -> tuple[list[LinkedEntity]
 def link_entities(context: ReasonerContext, question: str, given: Sequence[str] = (),
                   config: LinkerConfig = LinkerConfig()) -> EntityLinking:
     """Topic entities of `question` by the cascade in the module docstring."""
-    marked = TOPIC_MARK.findall(question)
-    plain = " ".join(TOPIC_MARK.sub(r"\1", question).split())
+    unmarked, marked = split_topic_marks(question)
+    plain = " ".join(unmarked.split())
     names = entity_names(context)
     entities, unresolved = _given(names, [*given, *marked])
     if not entities:
