@@ -113,7 +113,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     session = open_session(args.dataset, args.llm, cache_mode=args.cache)
     print(f"llm: {session.llm_reason}", file=sys.stderr)
     plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
-    summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet)
+    summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet,
+                       workers=args.workers)
     _print_json(summary)
     return 0
 
@@ -153,6 +154,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         if row["status"] != "ok" and row.get("fix"):
             line += f"\n     fix: {row['fix']}"
         print(line)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kgviz.datasets import get_dataset
+    from kgviz.eval.report import load_rows, write_report
+    from kgviz.eval.runner import attach_questions
+
+    rows = load_rows([Path(p) for p in args.results])
+    for name in args.dataset:
+        rows = attach_questions(rows, get_dataset(name).questions(args.split))
+    print(write_report(rows, html_path=args.html and Path(args.html),
+                       markdown_path=args.markdown and Path(args.markdown)), end="")
     return 0
 
 
@@ -198,8 +214,20 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--llm", default="auto")
     evaluate.add_argument("--cache", choices=["rw", "ro", "off"], default="rw")
     evaluate.add_argument("--out", required=True, help="JSONL results file (appended; resumes)")
+    evaluate.add_argument("--workers", type=int, default=1,
+                          help="questions in flight at once, capped by the LLM backend "
+                               "(1 for the in-process model)")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(handler=cmd_eval)
+
+    report = commands.add_parser("report", help="tables and charts of `kgviz eval` results")
+    report.add_argument("results", nargs="+", help="JSONL results files")
+    report.add_argument("--html", help="write a self-contained HTML report here")
+    report.add_argument("--markdown", help="write the Markdown tables here (also printed)")
+    report.add_argument("--dataset", action="append", default=[],
+                        help="add question text and gold answers from this dataset (repeatable)")
+    report.add_argument("--split", default="dev", help="the split the questions came from")
+    report.set_defaults(handler=cmd_report)
 
     model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",
                                                                                   required=True)

@@ -27,10 +27,14 @@ def pattern_problem(trace: Trace, record: QARecord) -> str | None:
     return None
 
 
-def failed_stage(trace: Trace, record: QARecord) -> tuple[str | None, str]:
-    """`(stage, reason)` of a miss; `(None, "")` when the response names a gold answer."""
+def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tuple[str | None, str]:
+    """`(stage, reason)` of a miss; `(None, "")` when the response names a gold answer.
+
+    A method that `retrieves` nothing can only fail at generation."""
     if hit_at_1(trace.answer, record.answers):
         return None, ""
+    if not retrieves:
+        return "generation", "answered from the LLM's own knowledge, without retrieval"
     problem = pattern_problem(trace, record)
     if problem:
         return "pattern", problem

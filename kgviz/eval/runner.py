@@ -6,8 +6,10 @@ import json
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -41,34 +43,57 @@ class EvalPlan:
         return chosen[: self.limit] if self.limit is not None else chosen
 
 
-def record_key(method: str, record: QARecord) -> str:
-    return f"{method}\t{record.qid}"
+def record_key(method: str, qid: str) -> str:
+    return f"{method}\t{qid}"
 
 
-def result_row(method: str, record: QARecord, trace: Trace) -> dict[str, Any]:
-    """The JSON line for one answered question."""
+def result_row(method: str, record: QARecord, trace: Trace, retrieves: bool = True) -> dict[str, Any]:
+    """The JSON line for one answered question.
+
+    Questions and gold answers are not copied: rows name the question by `qid`, and
+    `attach_questions` joins the dataset's text back in when a report needs it.
+    """
     precision, recall, f1 = answer_prf(trace.answers, record.answers)
-    stage, reason = failed_stage(trace, record)
+    stage, reason = failed_stage(trace, record, retrieves)
     return {
-        "method": method, "qid": record.qid, "question": record.question, "hops": record.hops,
-        "qtype": record.qtype, "gold": list(record.answers), "answer": trace.answer,
-        "answers": trace.answers, "hit1": hit_at_1(trace.answer, record.answers),
+        "method": method, "qid": record.qid, "hops": record.hops, "qtype": record.qtype,
+        "answer": trace.answer, "answers": trace.answers,
+        "hit1": hit_at_1(trace.answer, record.answers),
         "precision": precision, "recall": recall, "f1": f1,
         "evidence_recall": evidence_recall(trace.evidence, record.answers),
         "evidence_size": len(trace.evidence), "prompt_tokens": trace.prompt_tokens,
-        "completion_tokens": trace.completion_tokens,
+        "completion_tokens": trace.completion_tokens, "llm_calls": len(trace.llm_calls),
+        "llm_seconds": round(sum(call.latency_s for call in trace.llm_calls), 4),
+        "cached_calls": sum(call.cached for call in trace.llm_calls),
         "timings": {k: round(v, 4) for k, v in trace.timings.items()},
         "failed_stage": stage, "failure": reason, "warnings": trace.warnings, "error": None,
     }
 
 
 def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]:
-    return {"method": method, "qid": record.qid, "question": record.question, "hops": record.hops,
-            "qtype": record.qtype, "gold": list(record.answers), "answer": "", "answers": [],
-            "hit1": False, "precision": 0.0, "recall": 0.0, "f1": 0.0, "evidence_recall": False,
-            "evidence_size": 0, "prompt_tokens": 0, "completion_tokens": 0, "timings": {},
-            "failed_stage": None, "failure": "", "warnings": [],
-            "error": f"{type(error).__name__}: {error}"}
+    return {"method": method, "qid": record.qid, "hops": record.hops, "qtype": record.qtype,
+            "answer": "", "answers": [], "hit1": False, "precision": 0.0, "recall": 0.0,
+            "f1": 0.0, "evidence_recall": False, "evidence_size": 0, "prompt_tokens": 0,
+            "completion_tokens": 0, "llm_calls": 0, "llm_seconds": 0.0, "cached_calls": 0,
+            "timings": {}, "failed_stage": None,
+            "failure": "", "warnings": [], "error": f"{type(error).__name__}: {error}"}
+
+
+def question_seconds(row: dict[str, Any]) -> float:
+    """What a question cost: retrieval plus the LLM calls' own latency, which a replay from the
+    response cache keeps, so cached re-runs report the original cost."""
+    return row.get("timings", {}).get("retrieval", 0.0) + row.get("llm_seconds", 0.0)
+
+
+def attach_questions(rows: list[dict[str, Any]], records: Sequence[QARecord]) -> list[dict[str, Any]]:
+    """Rows with the question text and gold answers of their `qid` added (unknown ids get none)."""
+    by_id = {record.qid: record for record in records}
+    joined = []
+    for row in rows:
+        record = by_id.get(row["qid"])
+        extra = {"question": record.question, "gold": list(record.answers)} if record else {}
+        joined.append({**row, **extra})
+    return joined
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
@@ -102,9 +127,16 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Hits@1 and friends over rows, overall and per method and hop count."""
     def block(subset: list[dict[str, Any]]) -> dict[str, Any]:
         n = len(subset)
-        mean = (lambda key: round(sum(float(r[key]) for r in subset) / n, 4)) if n else (lambda key: 0.0)
-        return {"hits@1": mean("hit1"), "f1": mean("f1"), "evidence_recall": mean("evidence_recall"),
-                "evidence_size": mean("evidence_size"), "prompt_tokens": mean("prompt_tokens"),
+
+        def mean(values: Iterable[float]) -> float:
+            return round(sum(values) / n, 4) if n else 0.0
+
+        return {"hits@1": mean(float(r["hit1"]) for r in subset),
+                "f1": mean(r["f1"] for r in subset),
+                "evidence_recall": mean(float(r["evidence_recall"]) for r in subset),
+                "evidence_size": mean(r["evidence_size"] for r in subset),
+                "prompt_tokens": mean(r["prompt_tokens"] for r in subset),
+                "seconds": mean(question_seconds(r) for r in subset),
                 "errors": sum(1 for r in subset if r["error"]),
                 "failed_at": {stage: sum(1 for r in subset if r.get("failed_stage") == stage)
                               for stage in STAGES}, "n": n}
@@ -123,42 +155,61 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+def _answer(session: Session, method: str, record: QARecord) -> dict[str, Any]:
+    reasoner = session.reasoner(method)
+    try:
+        trace = reasoner.run(record.question, topic_entities=record.topic_entities)
+    except LLMUnavailable:
+        raise  # no server or model: stop, so a later run retries these questions
+    except KgvizError as error:
+        return error_row(method, record, error)
+    return result_row(method, record, trace, reasoner.retrieves)
+
+
 def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path,
-             progress: bool = True) -> dict[str, Any]:
+             progress: bool = True, workers: int = 1) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`.
 
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
-    stopped; each line is flushed and fsynced before the next question starts.
+    stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
+    (capped by what the LLM backend serves at once) questions run concurrently and lines are
+    written in the order they finish.
     """
     records = plan.select(session.dataset.questions(plan.split))
     done_rows = read_results(out)
     _rewrite_complete(out, done_rows)
-    done = {f"{row['method']}\t{row['qid']}" for row in done_rows}
-    todo = [(m, r) for m in methods for r in records if record_key(m, r) not in done]
+    done = {record_key(row["method"], row["qid"]) for row in done_rows}
+    todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
+    workers = max(1, min(workers, session.context.llm.parallel_requests))
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(methods) * len(records), initial=len(methods) * len(records) - len(todo),
-                   desc=f"eval {session.dataset.name}/{plan.split}", unit="q", file=sys.stderr)
-    with open(out, "a", encoding="utf-8") as handle:
-        for method, record in todo:
-            try:
-                trace = session.reasoner(method).run(record.question, topic_entities=record.topic_entities)
-                row = result_row(method, record, trace)
-            except LLMUnavailable:
-                raise  # no server or model: stop, so a later run retries these questions
-            except KgvizError as error:
-                row = error_row(method, record, error)
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-            done_rows.append(row)
+        total = len(methods) * len(records)
+        bar = tqdm(total=total, initial=total - len(todo), unit="q", file=sys.stderr,
+                   desc=f"eval {session.dataset.name}/{plan.split} x{workers}")
+    with open(out, "a", encoding="utf-8") as handle, ThreadPoolExecutor(workers) as pool:
+        pending = iter(todo)
+        running = {pool.submit(_answer, session, m, r) for m, r in islice(pending, 2 * workers)}
+        try:
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    row = future.result()
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                    done_rows.append(row)
+                    if bar is not None:
+                        bar.update(1)
+                        bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
+                running |= {pool.submit(_answer, session, m, r)
+                            for m, r in islice(pending, len(finished))}
+        finally:
+            for future in running:
+                future.cancel()
             if bar is not None:
-                bar.update(1)
-                bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
-    if bar is not None:
-        bar.close()
-    keys = {record_key(m, r) for m in methods for r in records}
-    return summarize([row for row in done_rows if f"{row['method']}\t{row['qid']}" in keys])
+                bar.close()
+    keys = {record_key(m, r.qid) for m in methods for r in records}
+    return summarize([row for row in done_rows if record_key(row["method"], row["qid"]) in keys])

@@ -60,6 +60,8 @@ class LLM(ABC):
 
     name: str
     model: str
+    # How many calls may usefully be in flight at once (an in-process model serialises them).
+    parallel_requests: int = 1
 
     @abstractmethod
     def complete(

@@ -44,6 +44,7 @@ class CachedLLM(LLM):
         self.mode = mode
         self.name = inner.name
         self.model = inner.model
+        self.parallel_requests = inner.parallel_requests
 
     def options(self, **overrides: Any) -> dict[str, Any]:
         return self.inner.options(**overrides)

@@ -42,6 +42,7 @@ class OllamaBackend(Backend):
     """`complete()` through an Ollama server; a JSON schema goes in Ollama's `format`."""
 
     name = "ollama"
+    parallel_requests = 4  # Ollama's default OLLAMA_NUM_PARALLEL when memory allows
 
     def __init__(
         self,

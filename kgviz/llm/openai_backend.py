@@ -22,6 +22,7 @@ class OpenAIBackend(Backend):
     """
 
     name = "openai"
+    parallel_requests = 8  # servers such as vLLM or llama-server batch concurrent requests
 
     def __init__(
         self,

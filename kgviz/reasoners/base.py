@@ -49,6 +49,7 @@ class Reasoner(ABC):
 
     name: ClassVar[str]
     config_class: ClassVar[type[ReasonerConfig]] = ReasonerConfig
+    retrieves: ClassVar[bool] = True  # False: answers come from the LLM alone
 
     def __init__(self, context: ReasonerContext, config: ReasonerConfig | None = None) -> None:
         self.context = context

@@ -40,6 +40,7 @@ class LLMOnly(Reasoner):
 
     name = "llm-only"
     config_class = LLMOnlyConfig
+    retrieves = False
     config: LLMOnlyConfig
 
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> None:

@@ -50,3 +50,9 @@ def test_summary_counts_failed_stages():
              "evidence_size": 0, "prompt_tokens": 0, "error": None, "failed_stage": stage}
             for stage in ("pattern", "pattern", "generation")]
     assert summarize(rows)["failed_at"] == {"pattern": 2, "retrieval": 0, "generation": 1}
+
+
+def test_method_without_retrieval_fails_at_generation():
+    trace = Trace(method="llm-only", question=RECORD.question, answer="Ron Howard", evidence=[])
+    stage, reason = failed_stage(trace, RECORD, retrieves=False)
+    assert stage == "generation" and "without retrieval" in reason

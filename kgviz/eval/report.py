@@ -1,0 +1,82 @@
+"""Evaluation reports: Markdown tables for a README or terminal, and a self-contained HTML page
+with the same tables, the charts and the misses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from kgviz.atomic import write_text_atomic
+from kgviz.eval.runner import read_results
+from kgviz.eval.tables import (
+    attribution_table,
+    hits_by_hop,
+    method_hop_table,
+    misses_table,
+    rows_frame,
+)
+from kgviz.viz.html import esc
+
+
+def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Rows of several results files, in order."""
+    return [row for path in paths for row in read_results(Path(path))]
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) < 100 else f"{value:,.0f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A pipe table with the index as leading column(s); floats to two decimals."""
+    flat = table.reset_index()
+    lines = ["| " + " | ".join(_cell(c) for c in flat.columns) + " |",
+             "|" + "---|" * len(flat.columns)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
+              for row in flat.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def markdown_report(rows: Sequence[dict[str, Any]]) -> str:
+    """Hits@1 per method and hop, the full per-(method, hop) table, and the error attribution."""
+    frame = rows_frame(rows)
+    return "\n\n".join([
+        "### Hits@1 per method and hop", markdown_table(hits_by_hop(frame)),
+        "### Per method and hop", markdown_table(method_hop_table(frame)),
+        "### Where the misses failed", markdown_table(attribution_table(frame)),
+    ]) + "\n"
+
+
+def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation") -> str:
+    """One HTML page (plotly.js inlined, so it opens offline) with tables, charts and misses."""
+    from kgviz.viz.eval_charts import accuracy_chart, attribution_chart, cost_chart
+
+    frame = rows_frame(rows)
+    charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
+    parts = [f"<h1>{esc(title)}</h1>",
+             f"<p>{len(frame)} answers, methods: {esc(', '.join(frame['method'].cat.categories))}</p>",
+             "<h2>Hits@1 per method and hop</h2>", hits_by_hop(frame).to_html(float_format="%.2f"),
+             "<h2>Per method and hop</h2>", method_hop_table(frame).to_html(float_format="%.2f")]
+    parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0) for i, chart in enumerate(charts)]
+    parts += ["<h2>Where the misses failed</h2>", attribution_table(frame).to_html(),
+              "<h2>Misses (first 50)</h2>", misses_table(rows).to_html(index=False)]
+    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
+
+
+def write_report(rows: Sequence[dict[str, Any]], html_path: Path | None = None,
+                 markdown_path: Path | None = None) -> str:
+    """Write the requested files atomically; return the Markdown report."""
+    markdown = markdown_report(rows)
+    if markdown_path is not None:
+        write_text_atomic(markdown_path, markdown)
+    if html_path is not None:
+        write_text_atomic(html_path, html_report(rows))
+    return markdown

@@ -1,0 +1,69 @@
+"""Result rows as tables: per method and hop, error attribution, and the misses themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from kgviz.eval.attribution import STAGES
+from kgviz.eval.runner import question_seconds
+
+METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
+           "evidence triples": "evidence_size", "prompt tokens": "prompt_tokens",
+           "LLM calls": "llm_calls"}
+
+
+def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One line per (method, question): numeric metrics, `seconds` (retrieval + LLM latency)."""
+    frame = pd.DataFrame([{
+        "method": row["method"], "qid": row["qid"], "hops": row.get("hops") or 0,
+        **{name: float(row.get(key) or 0) for name, key in METRICS.items()},
+        "seconds": question_seconds(row),
+        "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
+    } for row in rows])
+    if frame.empty:
+        raise ValueError("no result rows to tabulate")
+    order = list(dict.fromkeys(frame["method"]))
+    frame["method"] = pd.Categorical(frame["method"], categories=order, ordered=True)
+    return frame
+
+
+def method_hop_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Means per (method, hops): Hits@1, F1, evidence recall and size, prompt tokens, and the
+    median seconds per question, with the number of questions."""
+    grouped = frame.groupby(["method", "hops"], observed=True)
+    table = grouped[list(METRICS)].mean()
+    table["median seconds"] = grouped["seconds"].median()
+    table["n"] = grouped.size()
+    return table
+
+
+def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
+    """Hits@1 with methods as rows and hop counts as columns, plus every question together."""
+    table = frame.pivot_table(index="method", columns="hops", values="hits@1", aggfunc="mean",
+                              observed=True)
+    table.columns = [f"{h}-hop" if h else "all" for h in table.columns]
+    table["overall"] = frame.groupby("method", observed=True)["hits@1"].mean()
+    table["n"] = frame.groupby("method", observed=True).size()
+    return table
+
+
+def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per method: questions, misses, and how many misses failed at each stage (or errored)."""
+    counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
+        columns=[*STAGES, "error"], fill_value=0)
+    counts.insert(0, "misses", counts.sum(axis=1))
+    counts.insert(0, "n", frame.groupby("method", observed=True).size())
+    return counts.reindex(frame["method"].cat.categories, fill_value=0)
+
+
+def misses_table(rows: Sequence[dict[str, Any]], limit: int = 50) -> pd.DataFrame:
+    """The first `limit` misses with their stage and reason (question text when attached)."""
+    misses = [row for row in rows if not row.get("hit1")]
+    return pd.DataFrame([{
+        "method": row["method"], "qid": row["qid"], "question": row.get("question", ""),
+        "gold": ", ".join(row.get("gold", [])), "answer": row.get("answer", ""),
+        "stage": row.get("failed_stage") or "error", "reason": row.get("failure") or row.get("error"),
+    } for row in misses[:limit]])

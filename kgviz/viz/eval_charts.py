@@ -1,0 +1,65 @@
+"""Plotly charts of evaluation results: accuracy, cost, and where the misses failed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kgviz.eval.attribution import STAGES
+from kgviz.eval.tables import attribution_table, method_hop_table
+from kgviz.viz.html import plotly_text
+
+STAGE_COLOURS = {"pattern": "#8e6bbf", "retrieval": "#d9822b", "generation": "#3a7dbf",
+                 "error": "#9a9a9a"}
+
+
+def _hop_label(hops: int) -> str:
+    return f"{hops}-hop" if hops else "all"
+
+
+def _names(methods: pd.Series | pd.Index) -> list[str]:
+    return [plotly_text(method) for method in methods]
+
+
+def accuracy_chart(frame: pd.DataFrame) -> go.Figure:
+    """Hits@1 per method, one bar per hop count, with n in the hover."""
+    table = method_hop_table(frame).reset_index()
+    figure = go.Figure()
+    for hops, part in table.groupby("hops"):
+        figure.add_bar(name=_hop_label(int(hops)), x=_names(part["method"]), y=part["hits@1"],
+                       customdata=part["n"], hovertemplate="%{x}: %{y:.2f} (n=%{customdata})")
+    figure.update_layout(title="Hits@1 per method and hop count", barmode="group",
+                         yaxis={"range": [0, 1], "title": "Hits@1"}, height=380,
+                         legend_title_text="question")
+    return figure
+
+
+def cost_chart(frame: pd.DataFrame) -> go.Figure:
+    """Median seconds and mean prompt tokens per question, per method and hop count."""
+    table = method_hop_table(frame).reset_index()
+    figure = make_subplots(rows=1, cols=2, subplot_titles=("median seconds per question",
+                                                            "mean prompt tokens per question"))
+    for index, (hops, part) in enumerate(table.groupby("hops")):
+        colour = f"hsl({200 + 50 * index}, 55%, 50%)"
+        for column, key in ((1, "median seconds"), (2, "prompt tokens")):
+            figure.add_bar(name=_hop_label(int(hops)), x=_names(part["method"]), y=part[key],
+                           marker_color=colour, showlegend=column == 1, legendgroup=str(hops),
+                           row=1, col=column)
+    figure.update_layout(title="Cost per question", barmode="group", height=380,
+                         legend_title_text="question")
+    return figure
+
+
+def attribution_chart(frame: pd.DataFrame) -> go.Figure:
+    """Share of each method's questions that failed at each stage (stacked)."""
+    table = attribution_table(frame)
+    figure = go.Figure()
+    for stage in (*STAGES, "error"):
+        share = table[stage] / table["n"].clip(lower=1)
+        figure.add_bar(name=stage, x=_names(table.index), y=share,
+                       marker_color=STAGE_COLOURS[stage], customdata=table[stage],
+                       hovertemplate="%{x}: %{y:.0%} (%{customdata} questions)")
+    figure.update_layout(title="Where the misses failed (share of all questions)", barmode="stack",
+                         yaxis={"range": [0, 1], "tickformat": ".0%"}, height=380)
+    return figure

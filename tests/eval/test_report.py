@@ -1,0 +1,70 @@
+"""Result tables, the Markdown and HTML reports, and `kgviz report`."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kgviz.eval.report import html_report, markdown_report
+from kgviz.eval.tables import attribution_table, hits_by_hop, method_hop_table, rows_frame
+
+
+def row(method, qid, hops, hit, stage=None, error=None, answer="", seconds=1.0):
+    return {"method": method, "qid": qid, "hops": hops, "hit1": hit, "f1": float(hit),
+            "evidence_recall": stage != "retrieval", "evidence_size": 4, "prompt_tokens": 100,
+            "llm_calls": 1, "llm_seconds": seconds, "timings": {"retrieval": 0.5},
+            "failed_stage": stage, "failure": "why" if stage else "", "error": error,
+            "answer": answer}
+
+
+ROWS = [row("simgrag", "q1", 1, True), row("simgrag", "q2", 2, False, "pattern"),
+        row("simgrag", "q3", 2, False, "retrieval"), row("kaping", "q1", 1, False, "generation"),
+        row("kaping", "q2", 2, False, error="LLMOutputError: bad"),
+        row("kaping", "q3", 2, True, seconds=3.0)]
+
+
+def test_tables_count_what_the_rows_say():
+    frame = rows_frame(ROWS)
+    hits = hits_by_hop(frame)
+    assert list(hits.index) == ["simgrag", "kaping"]  # the order the rows came in
+    assert hits.loc["simgrag", "1-hop"] == 1.0 and hits.loc["simgrag", "2-hop"] == 0.0
+    assert hits.loc["kaping", "overall"] == pytest.approx(1 / 3)
+    table = method_hop_table(frame)
+    assert table.loc[("kaping", 2), "median seconds"] == pytest.approx((1.5 + 3.5) / 2)
+    assert table.loc[("kaping", 2), "n"] == 2
+    attribution = attribution_table(frame)
+    assert attribution.loc["simgrag"].to_dict() == {"n": 3, "misses": 2, "pattern": 1, "retrieval": 1,
+                                                    "generation": 0, "error": 0}
+    assert attribution.loc["kaping", "error"] == 1 and attribution.loc["kaping", "generation"] == 1
+
+
+def test_markdown_report_has_the_three_tables():
+    text = markdown_report(ROWS)
+    assert text.count("### ") == 3
+    assert "| simgrag | 1.00 | 0.00 | 0.33 | 3 |" in text
+
+
+def test_html_report_escapes_data_text():
+    hostile = [row("<script>alert(1)</script>", "q9", 1, False, "generation",
+                   answer="<img src=x onerror=alert(2)>")]
+    page = html_report(hostile)
+    assert "<script>alert(1)" not in page and "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(2)&gt;" in page
+
+
+def test_no_rows_is_a_clear_error():
+    with pytest.raises(ValueError, match="no result rows"):
+        markdown_report([])
+
+
+def test_report_command_writes_html_and_markdown(tmp_path):
+    results = tmp_path / "r.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    html, markdown = tmp_path / "report.html", tmp_path / "report.md"
+    done = subprocess.run([sys.executable, "-m", "kgviz", "report", str(results), "--html", str(html),
+                           "--markdown", str(markdown)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == markdown.read_text()
+    page = html.read_text()
+    assert page.count("plotly.js") >= 1 and page.count("Plotly.newPlot") == 3
