@@ -1,4 +1,4 @@
-"""A generic ranked bar chart of scored triples (KAPING similarities, retriever scores, ...)."""
+"""Generic ranked bar charts: scored triples (KAPING similarities, ...) or any named scores."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from kgviz.viz.html import plotly_text
 KEPT = "#3182bd"
 LEFT_OUT = "#c6dbef"
 LABEL_CHARS = 60
+CUT_LINE = {"line_dash": "dash", "line_color": "#444444"}  # a threshold or cut across a chart
 
 
 def triple_text(triple: StringTriple) -> str:
@@ -25,18 +26,33 @@ def scored_triples_figure(triples: Sequence[StringTriple], scores: Sequence[floa
                           limit: int = 30) -> go.Figure:
     """The first `limit` triples (pass them best first) as bars; `kept` ones (those the method
     used) dark, the rest light; `details[i]` (plain text) joins triple i's hover."""
-    shown = min(limit, len(triples))
-    used = list(kept) if kept is not None else [True] * len(triples)
-    labels = [f"{i + 1}. {plotly_text(triple_text(t), LABEL_CHARS)}"
-              for i, t in enumerate(triples[:shown])]
-    hovers = [f"<b>{plotly_text(triple_text(triples[i]))}</b><br>{score_label} {scores[i]:.4f}"
+    return ranked_bars_figure([triple_text(t) for t in triples], scores, kept, details, title,
+                              score_label, limit)
+
+
+def ranked_bars_figure(labels: Sequence[str], scores: Sequence[float],
+                       kept: Sequence[bool] | None = None, details: Sequence[str] = (),
+                       title: str = "Ranked", score_label: str = "score", limit: int = 30,
+                       marks: tuple[str, str] | None = ("used", "not used"),
+                       subtitle: str = "") -> go.Figure:
+    """The first `limit` items (pass them best first, `labels` as plain text) as numbered bars;
+    `kept` ones dark, the rest light, said in the hover by `marks` (kept, not kept; None: not
+    said); `details[i]` (plain text) joins item i's hover; `subtitle` (plain text) goes under
+    the title."""
+    shown = min(limit, len(labels))
+    used = list(kept) if kept is not None else [True] * len(labels)
+    names = [f"{i + 1}. {plotly_text(label, LABEL_CHARS)}"
+             for i, label in enumerate(labels[:shown])]
+    hovers = [f"<b>{plotly_text(labels[i])}</b><br>{score_label} {scores[i]:.4f}"
               + (f"<br>{plotly_text(details[i])}" if i < len(details) else "")
-              + ("<br>used" if used[i] else "<br>not used") for i in range(shown)]
+              + (f"<br>{marks[0] if used[i] else marks[1]}" if marks else "") for i in range(shown)]
     figure = go.Figure(go.Bar(
-        x=list(scores[:shown]), y=labels, orientation="h", hovertext=hovers, hoverinfo="text",
+        x=list(scores[:shown]), y=names, orientation="h", hovertext=hovers, hoverinfo="text",
         marker_color=[KEPT if used[i] else LEFT_OUT for i in range(shown)]))
-    more = f" (first {shown} of {len(triples)})" if shown < len(triples) else ""
-    figure.update_layout(title=plotly_text(title) + more, xaxis_title=plotly_text(score_label),
-                         yaxis={"autorange": "reversed"}, height=120 + 22 * max(shown, 1),
-                         margin={"l": 10, "r": 10, "t": 50, "b": 40})
+    more = f" (first {shown} of {len(labels)})" if shown < len(labels) else ""
+    below = f"<br><sup>{plotly_text(subtitle)}</sup>" if subtitle else ""
+    figure.update_layout(title=plotly_text(title) + more + below,
+                         xaxis_title=plotly_text(score_label), yaxis={"autorange": "reversed"},
+                         height=120 + 22 * max(shown, 1),
+                         margin={"l": 10, "r": 10, "t": 70 if subtitle else 50, "b": 40})
     return figure

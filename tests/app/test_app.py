@@ -111,6 +111,17 @@ def test_other_methods_render_their_stages(scripted_sessions, method, scripted_l
     assert "Robert Zemeckis" in app.ask_panel.answer.value
 
 
+@pytest.mark.parametrize("method, tabs", [
+    ("subgraphrag", ("linking", "scoring", "evidence", "prompt", "timing")),
+    ("gnnrag", ("linking", "gnn", "paths", "prompt", "timing")),
+    ("grag", ("linking", "ego_graphs", "pruning", "description", "prompt", "timing"))])
+def test_scored_methods_get_their_own_tabs(scripted_sessions, scripted_llm, method, tabs):
+    app = make_lab(scripted_sessions, scripted_llm(), method=method)
+    app.ask("who directed Forrest Gump")
+    assert app.ask_panel.stages.titles == tabs
+    assert "no view for" not in texts(app.ask_panel.stages)
+
+
 def test_errors_are_messages_not_tracebacks(scripted_sessions, scripted_llm):
     class Unavailable(scripted_llm):
         def complete(self, messages, schema=None, **options):

@@ -1,5 +1,5 @@
-"""Views: each one on hand-built records (fast) and on real traces (demo, offline LLM), and data
-text that looks like HTML rendered as text in every view."""
+"""Views: each one on hand-built records (fast) and on real traces (demo: retrieval only, or with
+the offline LLM), and data text that looks like HTML rendered as text in every view."""
 
 from __future__ import annotations
 
@@ -17,6 +17,24 @@ from kgviz.embed.kg_index import Neighbour
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
+from kgviz.reasoners.gnnrag.paths import walk
+from kgviz.reasoners.gnnrag.records import (
+    Augmentation,
+    NodeScore,
+    NodeScores,
+    PathRecord,
+    SubgraphRecord,
+)
+from kgviz.reasoners.gnnrag.records import CandidateRecord as GNNCandidates
+from kgviz.reasoners.grag.describe import describe_graph
+from kgviz.reasoners.grag.records import (
+    Description,
+    EgoRetrieval,
+    GatedEdge,
+    GatedNode,
+    PrunedEgoGraph,
+    RetrievedEgo,
+)
 from kgviz.reasoners.kaping import ScoredTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, LinkedEntity
 from kgviz.reasoners.registry import make_reasoner
@@ -25,8 +43,10 @@ from kgviz.reasoners.simgrag.query_pattern import parse_pattern
 from kgviz.reasoners.simgrag.reasoner import ComponentSearch, Generation, SearchRecord
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.reasoners.simgrag.subgraphs import EdgeMatch, NodeMatch, Subgraph
+from kgviz.reasoners.subgraphrag import records as subgraphrag_records
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import (
+    description_view,
     evidence_graph,
     pattern_graph,
     pools_figure,
@@ -35,10 +55,14 @@ from kgviz.viz import (
     stage_views,
     subgraphs_graph,
     timing_figure,
+    triple_scores_figure,
 )
+from kgviz.viz.description_view import MAX_PRUNED
 from kgviz.viz.html import plotly_text, vis_text
-from kgviz.viz.palette import ANSWER, node_colour, relation_colour
+from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
 from kgviz.viz.search_tree_view import OUTCOMES
+from kgviz.viz.subgraph_view import node_size
+from kgviz.viz.triples_view import KEPT, LEFT_OUT
 
 EVIL = "<img src=x onerror=alert(1)>"
 ESCAPED = html.escape(EVIL)
@@ -141,6 +165,56 @@ def kaping_trace() -> Trace:
                  evidence=[(EVIL, "directed_by", JANE)], answer=JANE, answers=[JANE])
 
 
+def hand_linking() -> EntityLinking:
+    return EntityLinking(f"who directed {EVIL}", "given", [LinkedEntity(0, EVIL, EVIL, "given")])
+
+
+def subgraphrag_trace() -> Trace:
+    """SubgraphRAG's records: three candidates, the best one kept (top 1)."""
+    ranked = [subgraphrag_records.ScoredTriple(EVIL, "directed_by", JANE, 1, 0.9, 0, True),
+              subgraphrag_records.ScoredTriple(EVIL, "starred_actors", "Tom", 1, 0.4, 1, False),
+              subgraphrag_records.ScoredTriple("Other", "directed_by", JANE, 2, 0.1, 2, False)]
+    return Trace("subgraphrag", f"who directed {EVIL}", "hand", stages={
+        "linking": hand_linking(),
+        "candidates": subgraphrag_records.CandidateRecord(3, 4, {1: 2, 2: 1}, 2),
+        "scoring": subgraphrag_records.TripleScores(ranked, 1, "kgviz train subgraphrag")},
+        timings={"retrieval": 0.1, "total": 0.1}, evidence=[(EVIL, "directed_by", JANE)])
+
+
+def gnnrag_trace() -> Trace:
+    """GNN-RAG's records: Jane is the one candidate, reached by one path; Tom is not reached."""
+    path = walk(EVIL, [(EVIL, "directed_by", JANE)])
+    return Trace("gnnrag", f"who directed {EVIL}", "hand", stages={
+        "linking": hand_linking(),
+        "subgraph": SubgraphRecord([EVIL], 3, 1000, 0.15, 4, 3, 4, 3),
+        "gnn": NodeScores([NodeScore(JANE, 0.8, 0.1, False, True),
+                           NodeScore(EVIL, 0.6, 0.5, True, False),
+                           NodeScore("Tom", 0.3, 0.2, False, False),
+                           NodeScore("Other", 0.01, 0.2, False, False)], 0.5, "kgviz train gnnrag"),
+        "candidates": GNNCandidates([JANE], [0.8], 0.5, 1, 10),
+        "paths": PathRecord([path], [path.text], ["Tom"], 2)},
+        timings={"retrieval": 0.1, "total": 0.1}, evidence=path.triples)
+
+
+def grag_trace() -> Trace:
+    """GRAG's records: two ego-graphs; one edge kept, one soft-pruned, one over the budget."""
+    kept = GatedEdge(EVIL, "directed_by", JANE, 0.9, 0.8, True)
+    pruned = [PrunedEgoGraph(EVIL, 0.5, [GatedNode(EVIL, 0.7, True), GatedNode(JANE, 0.6, True),
+                                         GatedNode("Tom", 0.1, False)],
+                             [kept, GatedEdge(EVIL, "starred_actors", "Tom", 0.2, 0.3, False)]),
+              PrunedEgoGraph("Other", 0.5, [GatedNode("Other", 0.4, False),
+                                            GatedNode(JANE, 0.6, True)],
+                             [GatedEdge("Other", "directed_by", JANE, 0.9, 0.6, False)])]
+    triple = (EVIL, "directed_by", JANE)
+    egos = [RetrievedEgo(EVIL, 0.6, 3, 2), RetrievedEgo("Other", 0.4, 2, 1)]
+    return Trace("grag", f"who directed {EVIL}", "hand", stages={
+        "linking": hand_linking(),
+        "ego_graphs": EgoRetrieval(2, "topic entities (1 hop(s))", 3, egos),
+        "pruning": pruned,
+        "description": [Description(EVIL, 1, describe_graph([triple], EVIL))]},
+        timings={"retrieval": 0.1, "total": 0.1}, evidence=[triple])
+
+
 def test_stage_views_cover_every_stage_in_run_order():
     assert list(stage_views(simgrag_trace(), hand_kg())) == [
         "pattern", "pools", "search", "subgraphs", "prompt", "timing"]
@@ -148,7 +222,22 @@ def test_stage_views_cover_every_stage_in_run_order():
                                                  "timing"]
 
 
-@pytest.mark.parametrize("make", [simgrag_trace, kaping_trace])
+def test_scored_methods_have_a_view_for_every_record():
+    """Records other views summarise draw nothing; the stage views that draw the evidence
+    replace the generic evidence graph."""
+    assert list(stage_views(subgraphrag_trace())) == ["linking", "scoring", "evidence", "timing"]
+    assert list(stage_views(gnnrag_trace())) == ["linking", "gnn", "paths", "timing"]
+    assert list(stage_views(grag_trace())) == ["linking", "ego_graphs", "pruning", "description",
+                                               "timing"]
+    stance = grag_trace()  # the stance task prunes nothing: its graph is the generic evidence
+    del stance.stages["linking"], stance.stages["pruning"]
+    views = stage_views(stance)
+    assert list(views) == ["ego_graphs", "description", "evidence", "timing"]
+    assert "srcdoc" not in views["description"] and "srcdoc" in views["evidence"]
+
+
+@pytest.mark.parametrize("make", [simgrag_trace, kaping_trace, subgraphrag_trace, gnnrag_trace,
+                                  grag_trace])
 def test_hostile_names_render_as_text_in_every_view(make):
     views = stage_views(make(), hand_kg())
     assert_no_raw_markup(views)
@@ -270,6 +359,229 @@ def test_kaping_and_linking_views():
     assert "hop 1" in bars.hovertext[0] and "top 1 of 2" in views["triples"].layout.title.text
     assert "<td style" in views["linking"] and ESCAPED in views["linking"]
     assert "Not in the KG" in views["linking"]
+
+
+def test_triple_scores_show_the_cut_and_the_ranked_triples():
+    figure = triple_scores_figure(subgraphrag_trace().stages["scoring"],
+                                  subgraphrag_trace().stages["candidates"])
+    kept, left_out, table = figure.data
+    assert list(kept.x) == [0.9] and list(left_out.x) == [0.4, 0.1]
+    (cut,) = figure.layout.shapes
+    assert cut.x0 == 0.9 and "top-1 cut: score ≥ 0.9000" in figure.layout.annotations[0].text
+    rows = list(zip(*table.cells.values))
+    assert rows[0] == ("1", "0.9000", ESCAPED, "directed_by", plotly_text(JANE), "✓")
+    assert [row[5] for row in rows] == ["✓", "", ""]
+    assert table.cells.fill.color[0] == ["#deebf7", "#ffffff", "#ffffff"]
+    title = figure.layout.title.text
+    assert "top 1 of 3 candidate triples" in title
+    assert "3 candidates over 4 entities (2 at hop 1, 1 at hop 2)" in title
+
+
+def test_triple_table_shows_the_ranks_around_a_far_cut():
+    ranked = [subgraphrag_records.ScoredTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
+              for i in range(40)]
+    figure = triple_scores_figure(subgraphrag_records.TripleScores(ranked, 35, ""))
+    ranks = list(figure.data[2].cells.values[0])
+    assert ranks == [str(i) for i in range(1, 31)] + ["…", "34", "35", "36", "37"]
+
+
+def test_scored_evidence_edges_take_the_score_colour_and_width():
+    nodes, edges = vis_data(stage_views(subgraphrag_trace())["evidence"])
+    (edge,) = edges
+    assert edge["color"] == score_colour(0.9) and edge["width"] == pytest.approx(4.6)
+    assert "score 0.900" in edge["title"] and {n["label"] for n in nodes} == {EVIL, JANE}
+
+
+def test_node_scores_rank_candidates_without_topic_entities():
+    figure = stage_views(gnnrag_trace())["gnn"]
+    (bars,) = figure.data
+    assert list(bars.x) == [0.8, 0.3, 0.01]
+    assert list(bars.y) == [f"1. {plotly_text(JANE)}", "2. Tom", "3. Other"]
+    assert list(bars.marker.color) == [KEPT, LEFT_OUT, LEFT_OUT]
+    assert "PageRank 0.1000<br>answer candidate" in bars.hovertext[0]
+    assert figure.layout.shapes[0].x0 == 0.5
+    title = figure.layout.title.text
+    assert "1 answer candidate(s) of 3 entities, 1 at or above the threshold" in title
+    assert "subgraph: 4 of 4 nodes within 3 hops" in title
+
+
+def test_paths_graph_sizes_entities_by_probability_and_rings_candidates():
+    page = stage_views(gnnrag_trace())["paths"]
+    nodes, edges = vis_data(page)
+    by_label = {n["label"]: n for n in nodes}
+    assert by_label[EVIL]["shape"] == "box" and by_label[EVIL]["color"] == TOPIC
+    jane = by_label[JANE]
+    assert jane["color"] == {"background": score_colour(0.8), "border": ANSWER}
+    assert jane["size"] == node_size(0.8) and "answer probability 0.800" in jane["title"]
+    assert [(e["from"], e["to"]) for e in edges] == [(EVIL, JANE)]
+    assert f"<li>{ESCAPED} → directed by → {html.escape(JANE)}</li>" in page
+    assert "no path within the hops to Tom; 2 path(s) left out by max_paths" in page
+
+
+def test_augmented_paths_get_their_own_view_and_no_generic_evidence():
+    trace = gnnrag_trace()
+    added = walk("Other", [("Other", "directed_by", JANE)], "kaping")
+    trace.stages["augmentation"] = Augmentation("kaping", 2, 2, [added], [added.text], 0.1)
+    views = stage_views(trace)
+    assert list(views) == ["linking", "gnn", "paths", "augmentation", "timing"]
+    nodes, _ = vis_data(views["augmentation"])
+    assert {n["label"] for n in nodes} == {"Other", JANE}
+    assert "kaping: 2 evidence triples as 2 paths, 1 not among the GNN" in views["augmentation"]
+
+
+def test_ego_ranking_and_gates_against_the_threshold():
+    views = stage_views(grag_trace())
+    (bars,) = views["ego_graphs"].data
+    assert list(bars.x) == [0.6, 0.4] and "3 nodes, 2 edges" in bars.hovertext[0]
+    assert "top 2 of 3 ego-graphs" in views["ego_graphs"].layout.title.text
+    figure = views["pruning"]
+    kept, pruned = figure.data
+    assert list(kept.x) == [0.8] and sorted(pruned.x) == [0.3, 0.6]
+    assert "left out by the triple budget" in pruned.hovertext[1]
+    assert figure.layout.shapes[0].x0 == 0.5
+    assert list(figure.layout.yaxis.ticktext) == [
+        f"#1 {ESCAPED} · similarity 0.600<br>1 kept, 1 soft-pruned",
+        "#2 Other · similarity 0.400<br>0 kept, 1 soft-pruned"]
+    assert ("1 of 3 distinct edges kept, 2 soft-pruned, 1 of them over the triple budget"
+            in figure.layout.title.text)
+
+
+def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
+    trace = grag_trace()
+    page = stage_views(trace)["description"]
+    nodes, edges = vis_data(page)
+    by_label = {n["label"]: n for n in nodes}
+    assert set(by_label) == {EVIL, JANE, "Tom"}  # "Other" kept no edge: not drawn
+    assert by_label[EVIL]["shape"] == "box" and "centre of ego-graph #1" in by_label[EVIL]["title"]
+    assert by_label["Tom"]["color"] == score_colour(0.1) and "below the threshold" in (
+        by_label["Tom"]["title"])
+    kept, faded = edges
+    assert kept["color"] == score_colour(0.8) and not kept.get("dashes")
+    assert faded["dashes"] and faded["color"] == UNUSED and "pruned" in faded["title"]
+    assert "1 ego-graph(s) kept no edge" in page
+    assert f"Graph 1, around {ESCAPED}: 1 triple(s)" in page
+    assert html.escape(trace.stages["description"][0].text) in page
+    fewer = description_view(trace.stages["description"], trace.stages["pruning"], max_pruned=0)
+    assert len(vis_data(fewer)[1]) == 1 and "1 more soft-pruned edges not drawn" in fewer
+
+
+# ----------------------------------------------------------------- real traces, retrieval only
+SCORED_METHODS = {"subgraphrag": {"top_k": 20}, "gnnrag": {}, "grag": {}}
+
+
+@pytest.fixture(scope="module")
+def retrieved_traces(tmp_path_factory):
+    """SubgraphRAG (top 20, so the cut falls inside the candidates), GNN-RAG and GRAG on the demo
+    KG, retrieval only (no LLM)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
+        dataset = get_dataset("demo")
+        context = ReasonerContext(dataset, llm=None)
+        question = "who directed the movies that Tom Hanks acted in"
+        traces = {method: make_reasoner(method, context, **config).retrieve_only(
+            question, ["Tom Hanks"]) for method, config in SCORED_METHODS.items()}
+        return traces, dataset.kg
+
+
+def test_scored_views_render_each_stage_as_it_finishes(retrieved_traces):
+    """As the app streams them: every prefix of the stages renders, with no "no view" note."""
+    traces, kg = retrieved_traces
+    for trace in traces.values():
+        stages = list(trace.stages.items())
+        for end in range(1, len(stages) + 1):
+            partial = Trace(trace.method, trace.question, stages=dict(stages[:end]),
+                            evidence=trace.evidence if end == len(stages) else [])
+            views = stage_views(partial, kg)
+            assert not any(isinstance(v, str) and "no view for" in v for v in views.values())
+    assert list(stage_views(traces["subgraphrag"], kg)) == ["linking", "scoring", "evidence",
+                                                           "timing"]
+    assert list(stage_views(traces["gnnrag"], kg)) == ["linking", "gnn", "paths", "timing"]
+    assert list(stage_views(traces["grag"], kg)) == ["linking", "ego_graphs", "pruning",
+                                                    "description", "timing"]
+
+
+def test_triple_scores_view_on_a_real_trace(retrieved_traces):
+    traces, kg = retrieved_traces
+    trace = traces["subgraphrag"]
+    scores = trace.stages["scoring"]
+    views = stage_views(trace, kg)
+    kept, left_out, table = views["scoring"].data
+    assert len(kept.x) == scores.top_k == 20 and len(left_out.x) == len(scores.triples) - 20
+    assert views["scoring"].layout.shapes[0].x0 == scores.triples[19].score
+    best = scores.triples[0]
+    assert list(zip(*table.cells.values))[0] == (
+        "1", f"{best.score:.4f}", best.head, best.relation, best.tail, "✓")
+    _, edges = vis_data(views["evidence"])
+    assert len(edges) == len(trace.evidence) == 20
+    assert f"score {best.score:.3f}" in edges[0]["title"]
+
+
+def test_node_scores_and_paths_views_on_a_real_trace(retrieved_traces):
+    traces, kg = retrieved_traces
+    trace = traces["gnnrag"]
+    views = stage_views(trace, kg)
+    scores, candidates = trace.stages["gnn"], trace.stages["candidates"]
+    (bars,) = views["gnn"].data
+    best = next(node for node in scores.nodes if not node.topic)
+    assert bars.x[0] == best.probability and bars.y[0] == f"1. {plotly_text(best.name)}"
+    assert list(bars.marker.color).count(KEPT) == len(candidates.names)
+    nodes, edges = vis_data(views["paths"])
+    ringed = {n["label"] for n in nodes if isinstance(n["color"], dict)
+              and n["color"]["border"] == ANSWER}
+    reached = {path.end for path in trace.stages["paths"].paths}
+    assert ringed == reached <= set(candidates.names)
+    assert len(edges) == len(trace.evidence)
+    assert views["paths"].count("<li>") == len(trace.stages["paths"].lines)
+
+
+def test_ego_graph_views_on_a_real_trace(retrieved_traces):
+    traces, kg = retrieved_traces
+    trace = traces["grag"]
+    views = stage_views(trace, kg)
+    pruned = trace.stages["pruning"]
+    edges = {(e.head, e.relation, e.tail): e for graph in pruned for e in graph.edges}
+    soft_pruned = sum(not e.kept for e in edges.values())
+    assert f"{len(edges) - soft_pruned} of {len(edges)} distinct edges kept, {soft_pruned} " \
+           "soft-pruned" in views["pruning"].layout.title.text
+    kept_points, pruned_points = views["pruning"].data
+    assert len(kept_points.x) + len(pruned_points.x) == sum(len(g.edges) for g in pruned)
+    _, drawn = vis_data(views["description"])
+    assert sum(not e.get("dashes") for e in drawn) == len(trace.evidence)
+    drawn_egos = [g for g in pruned if any(e.kept for e in g.edges)]
+    faded = {(e.head, e.relation, e.tail) for g in drawn_egos for e in g.edges if not e.kept}
+    assert sum(bool(e.get("dashes")) for e in drawn) == min(len(faded), MAX_PRUNED)
+
+
+@pytest.fixture(scope="module")
+def hostile_retrievals(tmp_path_factory):
+    """The scored methods' retrieval on a custom KG whose entity is named like an HTML tag."""
+    folder = tmp_path_factory.mktemp("hostile-scored")
+    (folder / "kb.tsv").write_text(
+        f"{EVIL}\tdirected_by\tJane Doe\n{EVIL}\tstarred_actors\tTom Hanks\n"
+        "Forrest Gump\tdirected_by\tRobert Zemeckis\nForrest Gump\tstarred_actors\tTom Hanks\n")
+    question = f"who directed {EVIL}"
+    (folder / "dev.jsonl").write_text(json.dumps(
+        {"question": question, "answers": ["Jane Doe"], "topic_entities": [EVIL]}) + "\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
+        dataset = CustomDataset(folder)
+        context = ReasonerContext(dataset, llm=None)
+        return [make_reasoner(method, context).retrieve_only(question, [EVIL])
+                for method in SCORED_METHODS], dataset.kg
+
+
+def test_hostile_entity_renders_as_text_in_scored_views(hostile_retrievals):
+    traces, kg = hostile_retrievals
+    for trace in traces:
+        views = stage_views(trace, kg)
+        assert_no_raw_markup(views)
+        graphs = [v for v in views.values() if isinstance(v, str) and "srcdoc" in v]
+        assert graphs and all(any(n["label"] == EVIL for n in vis_data(g)[0]) for g in graphs)
+    subgraphrag, gnnrag, grag = (stage_views(trace, kg) for trace in traces)
+    assert ESCAPED in subgraphrag["scoring"].data[2].cells.values[2]
+    assert f"<li>{ESCAPED} → directed by → Jane Doe</li>" in gnnrag["paths"]
+    assert ESCAPED in grag["description"] and any(
+        ESCAPED in label for label in grag["ego_graphs"].data[0].y)
 
 
 # ----------------------------------------------------------------- real traces, offline LLM

@@ -9,43 +9,13 @@ the asked relation shares one value, and node gates separate the entities.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from kgviz.reasoners.grag.ego_index import EgoIndex
 from kgviz.reasoners.grag.gate import SoftPruner
+from kgviz.reasoners.grag.records import GatedEdge, GatedNode, PrunedEgoGraph
 from kgviz.reasoners.grag.retrieval import Retrieved
-
-
-@dataclass
-class GatedNode:
-    name: str
-    gate: float
-    kept: bool
-
-
-@dataclass
-class GatedEdge:
-    head: str
-    relation: str
-    tail: str
-    gate: float
-    score: float  # mean of the edge's and its end nodes' gates
-    kept: bool
-
-
-@dataclass
-class PrunedEgoGraph:
-    """One retrieved ego-graph after pruning (the `"pruning"` record holds one per ego-graph)."""
-
-    centre: str
-    nodes: list[GatedNode] = field(default_factory=list)
-    edges: list[GatedEdge] = field(default_factory=list)
-
-    @property
-    def kept_triples(self) -> list[tuple[str, str, str]]:
-        return [(e.head, e.relation, e.tail) for e in self.edges if e.kept]
 
 
 def gate_elements(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
@@ -86,7 +56,7 @@ def prune(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
     by_edge = {e: (round(g, 4), round(float(s), 4), k) for e, g, s, k in
                zip(edges.tolist(), edge_p.tolist(), scores.tolist(), kept.tolist())}
     return [PrunedEgoGraph(
-        kg.entities[item.ego.centre],
+        kg.entities[item.ego.centre], threshold,
         [GatedNode(kg.entities[n], round(node_gate[n], 4), node_gate[n] >= threshold)
          for n in item.ego.nodes.tolist()],
         [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()])

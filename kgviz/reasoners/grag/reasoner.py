@@ -14,8 +14,8 @@ from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, SoftPruner, load_pruner
 from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
-from kgviz.reasoners.grag.pruning import PrunedEgoGraph, prune
-from kgviz.reasoners.grag.records import Description, EgoRetrieval, RetrievedEgo
+from kgviz.reasoners.grag.pruning import prune
+from kgviz.reasoners.grag.records import Description, EgoRetrieval, PrunedEgoGraph, RetrievedEgo
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
 from kgviz.reasoners.linking import link_topic_entities
 from kgviz.reasoners.prompting import generate_answer

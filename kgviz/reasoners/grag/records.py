@@ -32,3 +32,35 @@ class Description:
     centre: str
     triples: int
     text: str
+
+
+@dataclass
+class GatedNode:
+    name: str
+    gate: float
+    kept: bool
+
+
+@dataclass
+class GatedEdge:
+    head: str
+    relation: str
+    tail: str
+    gate: float
+    score: float  # mean of the edge's and its end nodes' gates
+    kept: bool
+
+
+@dataclass
+class PrunedEgoGraph:
+    """One retrieved ego-graph after pruning (the `"pruning"` record holds one per ego-graph);
+    `threshold` is the gate threshold its nodes and triples were kept at."""
+
+    centre: str
+    threshold: float
+    nodes: list[GatedNode] = field(default_factory=list)
+    edges: list[GatedEdge] = field(default_factory=list)
+
+    @property
+    def kept_triples(self) -> list[tuple[str, str, str]]:
+        return [(e.head, e.relation, e.tail) for e in self.edges if e.kept]

@@ -1,0 +1,87 @@
+"""GRAG: the retrieved ego-graphs by similarity to the question, and the gate scores of their
+edges against the soft-pruning threshold."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from kgviz.reasoners.grag.records import EgoRetrieval, GatedEdge, PrunedEgoGraph
+from kgviz.viz.html import plotly_text
+from kgviz.viz.triples_view import (
+    CUT_LINE,
+    KEPT,
+    LABEL_CHARS,
+    LEFT_OUT,
+    ranked_bars_figure,
+    triple_text,
+)
+
+JITTER = 0.6  # vertical spread of one ego-graph's edges around its row
+GOLDEN = 0.618034
+
+
+def ego_ranking_figure(retrieval: EgoRetrieval, limit: int = 30) -> go.Figure:
+    """The retrieved ego-graphs, best first, by cosine similarity; hover: their size."""
+    egos = retrieval.retrieved
+    return ranked_bars_figure(
+        [ego.centre for ego in egos], [ego.score for ego in egos], None,
+        [f"{ego.nodes} nodes, {ego.edges} edges" for ego in egos],
+        f"GRAG: top {len(egos)} of {retrieval.candidates} ego-graphs by similarity to the question",
+        "cosine similarity", limit, None,
+        f"{retrieval.hops}-hop ego-graphs centred on: {retrieval.scope}")
+
+
+def gate_figure(pruned: Sequence[PrunedEgoGraph],
+                retrieval: EgoRetrieval | None = None) -> go.Figure:
+    """One row per ego-graph (at least one; its similarity and counts), one dot per edge at its
+    score (the mean gate of the edge and its end nodes), kept dark and soft-pruned light, the
+    threshold dashed."""
+    threshold = pruned[0].threshold
+    similarity = [ego.score for ego in retrieval.retrieved] if retrieval is not None else []
+    rows: list[str] = []
+    points: dict[bool, tuple[list[float], list[float], list[str]]] = {True: ([], [], []),
+                                                                     False: ([], [], [])}
+    for row, graph in enumerate(pruned):
+        kept_here = sum(edge.kept for edge in graph.edges)
+        score = f" · similarity {similarity[row]:.3f}" if row < len(similarity) else ""
+        rows.append(f"#{row + 1} {plotly_text(graph.centre, LABEL_CHARS)}{score}<br>"
+                    f"{kept_here} kept, {len(graph.edges) - kept_here} soft-pruned")
+        for index, edge in enumerate(graph.edges):
+            x, y, hover = points[edge.kept]
+            x.append(edge.score)
+            y.append(row + JITTER * ((index * GOLDEN) % 1.0 - 0.5))
+            hover.append(_hover(edge, threshold))
+    edges = {(e.head, e.relation, e.tail): e for graph in pruned for e in graph.edges}
+    kept = sum(edge.kept for edge in edges.values())
+    over_budget = sum(not e.kept and e.score >= threshold for e in edges.values())
+    figure = go.Figure()
+    for is_kept, (x, y, hover) in points.items():
+        figure.add_trace(go.Scatter(
+            x=x, y=y, mode="markers", hovertext=hover, hoverinfo="text",
+            name="kept" if is_kept else "soft-pruned",
+            marker={"color": KEPT if is_kept else LEFT_OUT, "size": 8,
+                    "line": {"width": 0.5, "color": "#555555"}}))
+    figure.add_vline(x=threshold, **CUT_LINE, annotation_text=f"gate threshold {threshold:g}")
+    budget = f", {over_budget} of them over the triple budget" if over_budget else ""
+    figure.update_layout(
+        title=f"GRAG soft pruning: {kept} of {len(edges)} distinct edges kept, "
+              f"{len(edges) - kept} soft-pruned{budget}",
+        xaxis={"title": "edge score (mean gate of the edge and its end nodes)", "range": [0, 1]},
+        yaxis={"tickvals": list(range(len(rows))), "ticktext": rows, "autorange": "reversed",
+               "zeroline": False},
+        height=160 + 80 * len(rows), margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        legend={"orientation": "h", "y": -0.2})
+    return figure
+
+
+def _hover(edge: GatedEdge, threshold: float) -> str:
+    if edge.kept:
+        verdict = "kept"
+    elif edge.score >= threshold:
+        verdict = "over the threshold, left out by the triple budget"
+    else:
+        verdict = "soft-pruned"
+    return (f"<b>{plotly_text(triple_text((edge.head, edge.relation, edge.tail)))}</b><br>"
+            f"score {edge.score:.4f}, edge gate {edge.gate:.4f}<br>{verdict}")
