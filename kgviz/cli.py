@@ -57,8 +57,10 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     from kgviz.datasets import get_dataset
     from kgviz.embed import KGIndex
 
+    if args.milvus_uri and args.kind != "milvus":
+        raise KgvizError("--milvus-uri needs --kind milvus")
     dataset = get_dataset(args.name)
-    index = KGIndex.build(dataset.kg, kind=args.kind, progress=True)
+    index = KGIndex.build(dataset.kg, kind=args.kind, progress=True, milvus_uri=args.milvus_uri)
     print(f"{dataset.name}: {len(index.entity_index)} entity and {len(index.relation_index)} "
           f"relation vectors indexed ({args.kind})")
     return 0
@@ -249,7 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                                                required=True)
     build = index.add_parser("build", help="embed and index a dataset's entities and relations")
     build.add_argument("name")
-    build.add_argument("--kind", choices=["flat", "hnsw"], default="flat")
+    build.add_argument("--kind", choices=["flat", "hnsw", "milvus"], default="flat")
+    build.add_argument("--milvus-uri", metavar="URI",
+                       help="a Milvus server (http://host:19530; token from KGVIZ_MILVUS_TOKEN) or a "
+                            "Milvus Lite file (*.db); default: milvus.db in the index cache folder")
     build.set_defaults(handler=cmd_index_build)
     return parser
 

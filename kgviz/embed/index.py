@@ -1,4 +1,7 @@
-"""Vector indexes over L2-normalised vectors: faiss exact (flat) by default, HNSW as an option."""
+"""Vector indexes over L2-normalised vectors: faiss exact (flat) by default, HNSW as an option.
+
+Milvus (`kgviz.embed.milvus_index`) is the optional third kind.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ import numpy as np
 
 from kgviz.atomic import atomic_path
 
-IndexKind = Literal["flat", "hnsw"]
+FaissKind = Literal["flat", "hnsw"]
+IndexKind = Literal["flat", "hnsw", "milvus"]  # milvus: see kgviz.embed.milvus_index
 
 
 class VectorIndex(Protocol):
@@ -29,7 +33,7 @@ class FaissIndex:
         self.index = index
 
     @classmethod
-    def build(cls, vectors: np.ndarray, kind: IndexKind = "flat", hnsw_m: int = 32) -> FaissIndex:
+    def build(cls, vectors: np.ndarray, kind: FaissKind = "flat", hnsw_m: int = 32) -> FaissIndex:
         import faiss
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)

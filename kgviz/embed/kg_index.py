@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import numpy as np
 
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
-from kgviz.embed.index import FaissIndex, IndexKind
+from kgviz.embed.index import FaissIndex, IndexKind, VectorIndex
+from kgviz.embed.milvus_index import MilvusConnection, MilvusIndex, connect
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.paths import cache_root
 
@@ -31,6 +33,37 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
     return digest.hexdigest()
 
 
+Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
+
+
+def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
+    """Embeds (through the on-disk cache) the graph's entity names or readable relation labels."""
+    cache = EmbeddingCache(encoder.model_name)
+
+    def embed(which: str) -> np.ndarray:
+        if which == "entities":
+            texts = list(kg.entities)
+        else:
+            texts = [relation_text(r) for r in kg.relations]
+        return embed_with_cache(encoder, texts, cache, progress=progress and which == "entities",
+                                desc=f"{kg.name} {which}")
+
+    return embed
+
+
+def _milvus_indexes(milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder,
+                    embed: Embed) -> tuple[MilvusIndex, MilvusIndex]:
+    """The graph's entity and relation collections, reused when their fingerprint and size match."""
+    graph = graph_fingerprint(kg)
+    fingerprint = f"kgviz {kg.name} {graph} {encoder.model_name}"
+    indexes = []
+    for which, rows in (("entities", kg.num_entities), ("relations", kg.num_relations)):
+        collection = f"kgviz_{graph}_{which}"
+        indexes.append(MilvusIndex.open(milvus, collection, fingerprint, rows)
+                       or MilvusIndex.build(embed(which), milvus, collection, fingerprint))
+    return indexes[0], indexes[1]
+
+
 @dataclass
 class Neighbour:
     """One index hit: a KG id, its name and its L2 distance to the query."""
@@ -44,8 +77,8 @@ class Neighbour:
 class KGIndex:
     """Nearest KG entities and relations to a text, by L2 distance of normalised embeddings."""
 
-    def __init__(self, kg: KnowledgeGraph, encoder: TextEncoder, entities: FaissIndex,
-                 relations: FaissIndex) -> None:
+    def __init__(self, kg: KnowledgeGraph, encoder: TextEncoder, entities: VectorIndex,
+                 relations: VectorIndex) -> None:
         self.kg = kg
         self.encoder = encoder
         self.entity_index = entities
@@ -53,19 +86,25 @@ class KGIndex:
 
     @classmethod
     def build(cls, kg: KnowledgeGraph, encoder: TextEncoder | None = None, kind: IndexKind = "flat",
-              progress: bool = False, folder: Path | None = None) -> KGIndex:
-        """Load the persisted indexes for this graph and encoder, or embed and build them."""
+              progress: bool = False, folder: Path | None = None,
+              milvus_uri: str | None = None) -> KGIndex:
+        """Load the persisted indexes for this graph and encoder, or embed and build them.
+
+        `kind="milvus"` keeps both in Milvus collections: on the server at `milvus_uri`, or by
+        default in the Milvus Lite file `milvus.db` in the index folder.
+        """
         encoder = encoder or get_encoder()
         safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", encoder.model_name)
         folder = folder or cache_root() / "indexes" / f"{kg.name}-{graph_fingerprint(kg)}" / safe_model
+        embed = _embedder(kg, encoder, progress)
+        if kind == "milvus":
+            milvus = connect(milvus_uri or str(folder / "milvus.db"))
+            return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, embed))
         entity_file, relation_file = folder / f"entities-{kind}.faiss", folder / "relations-flat.faiss"
         if entity_file.is_file() and relation_file.is_file():
             return cls(kg, encoder, FaissIndex.load(entity_file), FaissIndex.load(relation_file))
-        cache = EmbeddingCache(encoder.model_name)
-        entity_vectors = embed_with_cache(encoder, list(kg.entities), cache, progress=progress,
-                                          desc=f"{kg.name} entities")
-        relation_vectors = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
-        entities, relations = FaissIndex.build(entity_vectors, kind), FaissIndex.build(relation_vectors)
+        entities = FaissIndex.build(embed("entities"), kind)
+        relations = FaissIndex.build(embed("relations"))
         entities.save(entity_file)
         relations.save(relation_file)
         return cls(kg, encoder, entities, relations)
@@ -96,7 +135,7 @@ class KGIndex:
         return self._nearest(self.relation_index, self.kg.relations, vectors, k)
 
     @staticmethod
-    def _nearest(index: FaissIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
+    def _nearest(index: VectorIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
         distances, ids = index.search(queries, k)
         return [
             [Neighbour(int(i), names[int(i)], float(d), rank)
