@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgviz.datasets import Dataset, get_dataset
+from kgviz.embed.index import IndexKind
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
@@ -27,11 +28,15 @@ class Session:
         return self.reasoners[method]
 
 
-def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: str = "rw") -> Session:
-    """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use)."""
+def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: str = "rw",
+                 index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> Session:
+    """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use).
+
+    `index_kind` and `milvus_uri` choose the vector index (see `ReasonerContext`)."""
     from kgviz.llm.select import choose_llm
 
     dataset = get_dataset(dataset_name)
     dataset.check_available()
     choice = choose_llm(llm_spec, cache_mode=cache_mode)
-    return Session(dataset, ReasonerContext(dataset, choice.llm), choice.reason)
+    context = ReasonerContext(dataset, choice.llm, index_kind=index_kind, milvus_uri=milvus_uri)
+    return Session(dataset, context, choice.reason)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from kgviz.datasets.base import Dataset
+from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
@@ -16,11 +18,22 @@ from kgviz.trace import Trace
 
 
 class ReasonerContext:
-    """What reasoners share for one dataset: its KG, its vector index (built lazily) and an LLM."""
+    """What reasoners share for one dataset: its KG, its vector index (built lazily) and an LLM.
 
-    def __init__(self, dataset: Dataset, llm: Any, index: KGIndex | None = None) -> None:
+    The index kind (`flat`, `hnsw` or `milvus`) and a Milvus server URI default to the
+    environment's `KGVIZ_INDEX_KIND` and `KGVIZ_MILVUS_URI`, so the CLI, the lab and the
+    evaluation runner all follow one setting.
+    """
+
+    def __init__(self, dataset: Dataset, llm: Any, index: KGIndex | None = None,
+                 index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> None:
         self.dataset = dataset
         self.llm = llm
+        self.index_kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
+        if self.index_kind not in get_args(IndexKind):
+            raise KgvizError(f"unknown index kind {self.index_kind!r}; "
+                             f"use one of {', '.join(get_args(IndexKind))}")
+        self.milvus_uri = milvus_uri or os.environ.get("KGVIZ_MILVUS_URI") or None
         if index is not None:
             self.__dict__["index"] = index
 
@@ -30,7 +43,7 @@ class ReasonerContext:
 
     @cached_property
     def index(self) -> KGIndex:
-        return KGIndex.build(self.kg, progress=True)
+        return KGIndex.build(self.kg, kind=self.index_kind, progress=True, milvus_uri=self.milvus_uri)
 
 
 @dataclass

@@ -149,3 +149,21 @@ def test_missing_pymilvus_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "pymilvus", None)
     with pytest.raises(KgvizError, match=r"kgviz\[milvus\]"):
         connect("http://127.0.0.1:19530")
+
+
+# ------------------------------------------------------------------------- chosen by a session
+def test_sessions_retrieve_the_same_through_milvus(tmp_cache, tmp_path, monkeypatch):
+    """`KGVIZ_INDEX_KIND=milvus` routes a whole session's vector search through Milvus Lite."""
+    from kgviz.errors import KgvizError
+    from kgviz.session import open_session
+
+    question = "who directed the films that [Tom Hanks] acted in"
+    flat = open_session("demo", "local").reasoner("kaping").retrieve_only(question)
+    monkeypatch.setenv("KGVIZ_INDEX_KIND", "milvus")
+    monkeypatch.setenv("KGVIZ_MILVUS_URI", str(tmp_path / "demo.db"))
+    session = open_session("demo", "local")
+    assert session.context.index.entity_index.collection.startswith("kgviz_")
+    assert session.reasoner("kaping").retrieve_only(question).evidence == flat.evidence
+    monkeypatch.setenv("KGVIZ_INDEX_KIND", "annoy")
+    with pytest.raises(KgvizError, match="unknown index kind 'annoy'"):
+        open_session("demo", "local")
