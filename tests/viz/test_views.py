@@ -552,16 +552,21 @@ def test_ego_graph_views_on_a_real_trace(retrieved_traces):
     assert sum(bool(e.get("dashes")) for e in drawn) == min(len(faded), MAX_PRUNED)
 
 
-@pytest.fixture(scope="module")
-def hostile_retrievals(tmp_path_factory):
-    """The scored methods' retrieval on a custom KG whose entity is named like an HTML tag."""
-    folder = tmp_path_factory.mktemp("hostile-scored")
+def write_hostile_kg(folder):
+    """A custom KG folder whose film is named like an HTML tag, and a question about it."""
     (folder / "kb.tsv").write_text(
         f"{EVIL}\tdirected_by\tJane Doe\n{EVIL}\tstarred_actors\tTom Hanks\n"
         "Forrest Gump\tdirected_by\tRobert Zemeckis\nForrest Gump\tstarred_actors\tTom Hanks\n")
     question = f"who directed {EVIL}"
     (folder / "dev.jsonl").write_text(json.dumps(
         {"question": question, "answers": ["Jane Doe"], "topic_entities": [EVIL]}) + "\n")
+    return folder, question
+
+
+@pytest.fixture(scope="module")
+def hostile_retrievals(tmp_path_factory):
+    """The scored methods' retrieval on a custom KG whose entity is named like an HTML tag."""
+    folder, question = write_hostile_kg(tmp_path_factory.mktemp("hostile-scored"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
         dataset = CustomDataset(folder)
@@ -646,13 +651,7 @@ def test_baseline_views_on_real_traces(demo_traces):
 @pytest.fixture(scope="module")
 def hostile_traces(local_llm, tmp_path_factory):
     """SimGRAG and KAPING run on a custom KG whose entity is named like an HTML tag."""
-    folder = tmp_path_factory.mktemp("hostile")
-    (folder / "kb.tsv").write_text(
-        f"{EVIL}\tdirected_by\tJane Doe\n{EVIL}\tstarred_actors\tTom Hanks\n"
-        "Forrest Gump\tdirected_by\tRobert Zemeckis\nForrest Gump\tstarred_actors\tTom Hanks\n")
-    question = f"who directed {EVIL}"
-    (folder / "dev.jsonl").write_text(json.dumps(
-        {"question": question, "answers": ["Jane Doe"], "topic_entities": [EVIL]}) + "\n")
+    folder, question = write_hostile_kg(tmp_path_factory.mktemp("hostile"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
         dataset = CustomDataset(folder)
