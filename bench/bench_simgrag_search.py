@@ -1,14 +1,12 @@
 """Benchmark the SimGRAG top-k subgraph search: Algorithm 1 against the optimized search.
 
 Patterns are fixed below (MetaQA-style 1/2/3-hop questions with known topic entities) and the
-candidate pools are built without an embedding model, so neither the LLM nor the encoder is timed:
-a known node's pool is the exact entity (distance 0) plus 15 random entities at increasing
-distances; a relation's pool is the true relation first, then the others (k(r) = 16 at most).
-2-hop patterns are also run with the topic entity missing from its pool. The same is run on a
-synthetic KG of >= 10 M edges built with numpy, with patterns along random walks. Prints median /
-p95 search time, expansions and the Algorithm 1 / optimized ratio. A second MetaQA pass uses real
-pools from the entity and relation indexes and times the vector search itself; the synthetic KG's
-vector search runs over random embeddings.
+candidate pools are built without an embedding model (bench/_synthetic.py), so neither the LLM nor
+the encoder is timed. 2-hop patterns are also run with the topic entity missing from its pool. The
+same is run on a synthetic KG of >= 10 M edges built with numpy, with patterns along random walks.
+Prints median / p95 search time, expansions and the Algorithm 1 / optimized ratio. A second
+MetaQA pass uses real pools from the entity and relation indexes and times the vector search
+itself. Vector search over random embeddings at synthetic scale is in bench/bench_scale.py.
 
     python bench/bench_simgrag_search.py [--data DIR] [--edges N] [--alg1-limit S]
 """
@@ -23,13 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
+from _synthetic import K, POOL_SIZE, path_pattern, path_pools, random_walk, synthetic_parts
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import read_triples
-from kgviz.kg.vocab import Vocabulary
 from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
 
-K, POOL_SIZE = 3, 16
 MOVIES = ["Forrest Gump", "The Matrix", "Titanic", "Her", "Tokyo Godfathers", "Inception",
           "Casablanca", "Heat", "Alien", "Kismet", "Jaws", "Vertigo", "Fargo", "Memento", "Rocky"]
 PEOPLE = ["Tom Hanks", "Steven Spielberg", "Woody Allen", "Meryl Streep", "Clint Eastwood",
@@ -69,33 +66,6 @@ FAMILIES: dict[str, list[Template]] = {
                  ("written_by", "written_by", "release_year"), MOVIES),
     ],
 }
-
-
-def path_pattern(hops: int) -> PatternGraph:
-    return PatternGraph(hops + 1, tuple((i, i + 1) for i in range(hops)))
-
-
-def entity_pool(rng: np.random.Generator, exact: int | None, num_entities: int) -> Pool:
-    """The exact entity at distance 0 (if given) plus random others at increasing distances."""
-    others = rng.choice(num_entities, POOL_SIZE, replace=False)
-    others = others[others != exact][: POOL_SIZE - (exact is not None)]
-    dists = np.sort(rng.uniform(0.3, 1.2, len(others)))
-    if exact is None:
-        return Pool(others, dists)
-    return Pool(np.concatenate([[exact], others]), np.concatenate([[0.0], dists]))
-
-
-def relation_pool(rng: np.random.Generator, true: int, num_relations: int) -> Pool:
-    """The true relation first (0.2), then up to 15 others at increasing distances."""
-    others = rng.permutation(np.setdiff1d(np.arange(num_relations), [true]))[: POOL_SIZE - 1]
-    dists = np.concatenate([[0.2], np.sort(rng.uniform(0.4, 1.0, len(others)))])
-    return Pool(np.concatenate([[true], others]), dists)
-
-
-def path_pools(rng: np.random.Generator, kg: KnowledgeGraph, topic: int | None,
-               relations: list[int]) -> CandidatePools:
-    nodes = (entity_pool(rng, topic, kg.num_entities),) + (None,) * len(relations)
-    return CandidatePools(nodes, tuple(relation_pool(rng, r, kg.num_relations) for r in relations))
 
 
 @dataclass
@@ -158,61 +128,9 @@ def metaqa_index_runs(kg: KnowledgeGraph, alg1_limit: float) -> tuple[list[Run],
     return runs, vector_s
 
 
-def random_vector_search(num_entities: int, rng: np.random.Generator, queries: int = 50) -> None:
-    """Flat faiss search over one random normalised 384-d vector per synthetic entity."""
-    from kgviz.embed.index import FaissIndex, set_search_threads
-
-    set_search_threads(1)
-    vectors = rng.standard_normal((num_entities, 384), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    began = time.perf_counter()
-    index = FaissIndex.build(vectors, "flat")
-    built = time.perf_counter() - began
-    times = []
-    for row in rng.integers(0, num_entities, queries):
-        began = time.perf_counter()
-        index.search(vectors[row:row + 1], POOL_SIZE)
-        times.append(time.perf_counter() - began)
-    print(f"random-embedding vector search over {num_entities:,} entities (flat, 1 thread): build "
-          f"{built:.1f} s, per query {vector_line(times)}")
-
-
 def vector_line(seconds: list[float]) -> str:
     ms = np.array(seconds) * 1e3
     return f"median {np.median(ms):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms"
-
-
-def synthetic_kg(num_edges: int, rng: np.random.Generator) -> KnowledgeGraph:
-    """Random triples over num_edges/7 entities and 64 relations; 10% of tails go to 1000 hubs."""
-    num_entities, num_relations = num_edges // 7, 64
-    heads = rng.integers(0, num_entities, num_edges, dtype=np.int32)
-    tails = rng.integers(0, num_entities, num_edges, dtype=np.int32)
-    hub = rng.random(num_edges) < 0.1
-    tails[hub] = rng.integers(0, 1000, int(hub.sum()), dtype=np.int32)
-    rels = rng.integers(0, num_relations, num_edges, dtype=np.int32)
-    triples = np.stack([heads, rels, tails], axis=1)
-    entities = Vocabulary((f"entity {i}" for i in range(num_entities)), kind="entity")
-    relations = Vocabulary((f"relation {i}" for i in range(num_relations)), kind="relation")
-    return KnowledgeGraph(entities, relations, triples, name=f"synthetic-{num_edges}")
-
-
-def random_walk(kg: KnowledgeGraph, rng: np.random.Generator, hops: int) -> tuple[int, list[int]]:
-    """A start entity and the relations along a random undirected walk of `hops` edges."""
-    while True:
-        start = node = int(rng.integers(kg.num_entities))
-        relations, seen = [], {node}
-        for _ in range(hops):
-            span = kg.adj.span(node)
-            if span.stop == span.start:
-                break
-            at = int(rng.integers(span.start, span.stop))
-            node = int(kg.adj.neighbor[at])
-            if node in seen:
-                break
-            seen.add(node)
-            relations.append(int(kg.adj.relation[at]))
-        if len(relations) == hops:
-            return start, relations
 
 
 def synthetic_runs(kg: KnowledgeGraph, rng: np.random.Generator, alg1_limit: float,
@@ -292,12 +210,11 @@ def main() -> None:
     print(f"vector search per query (encode pattern texts + faiss, 1 thread): {vector_line(vector_s)}")
 
     began = time.monotonic()
-    big = synthetic_kg(args.edges, rng)
+    big = KnowledgeGraph(*synthetic_parts(args.edges, rng), name=f"synthetic-{args.edges}")
     print(f"\n{big} built in {time.monotonic() - began:.1f} s")
     report(f"Synthetic, k={K}, k(n)=k(r)={POOL_SIZE}",
            synthetic_runs(big, rng, args.alg1_limit, args.per_family))
     unknown_only(big)
-    random_vector_search(big.num_entities, rng)
 
 
 if __name__ == "__main__":
