@@ -138,3 +138,13 @@ def test_save_load_roundtrip(kg, tmp_path):
     assert np.array_equal(loaded.triples, kg.triples)
     assert loaded.name == "tiny"
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_csr_order_equals_lexsort_with_ties_and_when_too_big_to_pack():
+    from kgviz.kg.graph import csr_order
+
+    rng = np.random.default_rng(0)
+    src, rel, dst = (rng.integers(0, 50, 5000), rng.integers(0, 7, 5000), rng.integers(0, 50, 5000))
+    expected = np.lexsort((dst, rel, src))
+    assert (csr_order(50, src, rel, dst) == expected).all()  # many exact ties: stable like lexsort
+    assert (csr_order(2**31, src, rel, dst) == expected).all()  # 2**62 * 7 > int64: lexsort path
