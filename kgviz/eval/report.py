@@ -59,10 +59,12 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     frame = rows_frame(rows)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
     parts = [f"<h1>{esc(title)}</h1>",
-             f"<p>{len(frame)} answers, methods: {esc(', '.join(frame['method'].cat.categories))}</p>",
+             f"<p>{len(frame)} answers; methods: "
+             f"{esc(', '.join(frame['method'].cat.categories))}</p>",
              "<h2>Hits@1 per method and hop</h2>", hits_by_hop(frame).to_html(float_format="%.2f"),
              "<h2>Per method and hop</h2>", method_hop_table(frame).to_html(float_format="%.2f")]
-    parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0) for i, chart in enumerate(charts)]
+    parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)
+              for i, chart in enumerate(charts)]
     parts += ["<h2>Where the misses failed</h2>", attribution_table(frame).to_html(),
               "<h2>Misses (first 50)</h2>", misses_table(rows).to_html(index=False)]
     style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"

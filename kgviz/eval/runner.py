@@ -25,7 +25,8 @@ from kgviz.training.splits import PARTS, split_records
 
 @dataclass(frozen=True)
 class EvalPlan:
-    """Which questions: a split, optionally one of its train/val/heldout parts, then sample/limit."""
+    """Which questions: a split, optionally one of its train/val/heldout parts, then
+    sample/limit."""
 
     split: str
     part: str | None = None
@@ -47,7 +48,8 @@ def record_key(method: str, qid: str) -> str:
     return f"{method}\t{qid}"
 
 
-def result_row(method: str, record: QARecord, trace: Trace, retrieves: bool = True) -> dict[str, Any]:
+def result_row(method: str, record: QARecord, trace: Trace,
+               retrieves: bool = True) -> dict[str, Any]:
     """The JSON line for one answered question.
 
     Questions and gold answers are not copied: rows name the question by `qid`, and
@@ -85,7 +87,8 @@ def question_seconds(row: dict[str, Any]) -> float:
     return row.get("timings", {}).get("retrieval", 0.0) + row.get("llm_seconds", 0.0)
 
 
-def attach_questions(rows: list[dict[str, Any]], records: Sequence[QARecord]) -> list[dict[str, Any]]:
+def attach_questions(rows: list[dict[str, Any]],
+                     records: Sequence[QARecord]) -> list[dict[str, Any]]:
     """Rows with the question text and gold answers of their `qid` added (unknown ids get none)."""
     by_id = {record.qid: record for record in records}
     joined = []

@@ -65,5 +65,6 @@ def misses_table(rows: Sequence[dict[str, Any]], limit: int = 50) -> pd.DataFram
     return pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "question": row.get("question", ""),
         "gold": ", ".join(row.get("gold", [])), "answer": row.get("answer", ""),
-        "stage": row.get("failed_stage") or "error", "reason": row.get("failure") or row.get("error"),
+        "stage": row.get("failed_stage") or "error",
+        "reason": row.get("failure") or row.get("error"),
     } for row in misses[:limit]])

@@ -43,7 +43,8 @@ class ReasonerContext:
 
     @cached_property
     def index(self) -> KGIndex:
-        return KGIndex.build(self.kg, kind=self.index_kind, progress=True, milvus_uri=self.milvus_uri)
+        return KGIndex.build(self.kg, kind=self.index_kind, progress=True,
+                             milvus_uri=self.milvus_uri)
 
 
 @dataclass

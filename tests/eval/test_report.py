@@ -34,8 +34,8 @@ def test_tables_count_what_the_rows_say():
     assert table.loc[("kaping", 2), "median seconds"] == pytest.approx((1.5 + 3.5) / 2)
     assert table.loc[("kaping", 2), "n"] == 2
     attribution = attribution_table(frame)
-    assert attribution.loc["simgrag"].to_dict() == {"n": 3, "misses": 2, "pattern": 1, "retrieval": 1,
-                                                    "generation": 0, "error": 0}
+    assert attribution.loc["simgrag"].to_dict() == {
+        "n": 3, "misses": 2, "pattern": 1, "retrieval": 1, "generation": 0, "error": 0}
     assert attribution.loc["kaping", "error"] == 1 and attribution.loc["kaping", "generation"] == 1
 
 
@@ -62,8 +62,9 @@ def test_report_command_writes_html_and_markdown(tmp_path):
     results = tmp_path / "r.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     html, markdown = tmp_path / "report.html", tmp_path / "report.md"
-    done = subprocess.run([sys.executable, "-m", "kgviz", "report", str(results), "--html", str(html),
-                           "--markdown", str(markdown)], capture_output=True, text=True, timeout=120)
+    command = [sys.executable, "-m", "kgviz", "report", str(results), "--html", str(html),
+               "--markdown", str(markdown)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == markdown.read_text()
     page = html.read_text()
