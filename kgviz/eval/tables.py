@@ -56,7 +56,10 @@ def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
         columns=[*STAGES, "error"], fill_value=0)
     counts.insert(0, "misses", counts.sum(axis=1))
     counts.insert(0, "n", frame.groupby("method", observed=True).size())
-    return counts.reindex(frame["method"].cat.categories, fill_value=0)
+    counts = counts.reindex(frame["method"].cat.categories, fill_value=0)
+    counts.index.name = "method"
+    counts.columns.name = None
+    return counts
 
 
 def misses_table(rows: Sequence[dict[str, Any]], limit: int = 50) -> pd.DataFrame:

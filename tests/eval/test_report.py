@@ -43,6 +43,7 @@ def test_markdown_report_has_the_three_tables():
     text = markdown_report(ROWS)
     assert text.count("### ") == 3
     assert "| simgrag | 1.00 | 0.00 | 0.33 | 3 |" in text
+    assert "| method | n | misses | pattern | retrieval | generation | error |" in text
 
 
 def test_html_report_escapes_data_text():
