@@ -66,9 +66,11 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)
               for i, chart in enumerate(charts)]
     parts += ["<h2>Where the misses failed</h2>", attribution_table(frame).to_html(),
-              "<h2>Misses (first 50)</h2>", misses_table(rows).to_html(index=False)]
+              "<h2>Misses (the first 8 per method)</h2>",
+              misses_table(rows).to_html(index=False, classes="text")]
     style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+             "table.text td{text-align:left;vertical-align:top;max-width:28em}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
 

@@ -62,12 +62,18 @@ def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     return counts
 
 
-def misses_table(rows: Sequence[dict[str, Any]], limit: int = 50) -> pd.DataFrame:
-    """The first `limit` misses with their stage and reason (question text when attached)."""
-    misses = [row for row in rows if not row.get("hit1")]
+def misses_table(rows: Sequence[dict[str, Any]], per_method: int = 8) -> pd.DataFrame:
+    """Each method's first `per_method` misses with their stage and reason (question text and
+    gold answers when attached)."""
+    shown: dict[str, int] = {}
+    misses = []
+    for row in rows:
+        if not row.get("hit1") and shown.get(row["method"], 0) < per_method:
+            shown[row["method"]] = shown.get(row["method"], 0) + 1
+            misses.append(row)
     return pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "question": row.get("question", ""),
         "gold": ", ".join(row.get("gold", [])), "answer": row.get("answer", ""),
         "stage": row.get("failed_stage") or "error",
         "reason": row.get("failure") or row.get("error"),
-    } for row in misses[:limit]])
+    } for row in misses])

@@ -70,3 +70,11 @@ def test_report_command_writes_html_and_markdown(tmp_path):
     assert done.stdout == markdown.read_text()
     page = html.read_text()
     assert page.count("plotly.js") >= 1 and page.count("Plotly.newPlot") == 3
+
+
+def test_misses_are_listed_per_method():
+    from kgviz.eval.tables import misses_table
+
+    table = misses_table(ROWS, per_method=1)
+    assert list(table["method"]) == ["simgrag", "kaping"]
+    assert list(table["stage"]) == ["pattern", "generation"]
