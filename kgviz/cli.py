@@ -165,8 +165,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from kgviz.datasets import get_dataset
     from kgviz.eval.report import load_rows, write_report
     from kgviz.eval.runner import attach_questions
+    from kgviz.eval.tables import common_questions
 
     rows = load_rows([Path(p) for p in args.results])
+    if args.common:
+        rows = common_questions(rows)
     for name in args.dataset:
         rows = attach_questions(rows, get_dataset(name).questions(args.split))
     print(write_report(rows, html_path=args.html and Path(args.html),
@@ -229,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--dataset", action="append", default=[],
                         help="add question text and gold answers from this dataset (repeatable)")
     report.add_argument("--split", default="dev", help="the split the questions came from")
+    report.add_argument("--common", action="store_true",
+                        help="only questions that every method answered")
     report.set_defaults(handler=cmd_report)
 
     model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",

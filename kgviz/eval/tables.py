@@ -15,6 +15,16 @@ METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
            "LLM calls": "llm_calls"}
 
 
+def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Only the rows of questions that every method answered, so methods compare on equal terms
+    while a run is still going (or one method was run on more questions)."""
+    methods: dict[str, set[str]] = {}
+    for row in rows:
+        methods.setdefault(row["method"], set()).add(row["qid"])
+    shared = set.intersection(*methods.values()) if methods else set()
+    return [row for row in rows if row["qid"] in shared]
+
+
 def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One line per (method, question): numeric metrics, `seconds` (retrieval + LLM latency)."""
     frame = pd.DataFrame([{

@@ -78,3 +78,11 @@ def test_misses_are_listed_per_method():
     table = misses_table(ROWS, per_method=1)
     assert list(table["method"]) == ["simgrag", "kaping"]
     assert list(table["stage"]) == ["pattern", "generation"]
+
+
+def test_common_questions_keeps_what_every_method_answered():
+    from kgviz.eval.tables import common_questions
+
+    rows = [*ROWS, row("simgrag", "q4", 3, True)]
+    assert {r["qid"] for r in common_questions(rows)} == {"q1", "q2", "q3"}
+    assert len(common_questions(rows)) == 6 and common_questions([]) == []
