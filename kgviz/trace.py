@@ -64,6 +64,11 @@ class Trace:
     def completion_tokens(self) -> int:
         return sum(call.completion_tokens for call in self.llm_calls)
 
+    @property
+    def llm_seconds(self) -> float:
+        """The LLM calls' own latency; a reply replayed from the cache keeps its first cost."""
+        return sum(call.latency_s for call in self.llm_calls)
+
     def to_json(self) -> dict[str, Any]:
         """The contract JSON of `kgviz ask --json` (plus token counts and warnings)."""
         return {

@@ -21,8 +21,12 @@ COLUMNS = ("method", "answer", "correct", "evidence triples", "prompt tokens", "
 def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
     """One table row (plain text) for a finished run."""
     correct = "—" if gold is None else ("yes" if hit_at_1(trace.answer, gold) else "no")
+    latency = f"{trace.timings['total']:.1f}"
+    if any(call.cached for call in trace.llm_calls):
+        first = trace.timings.get("retrieval", 0.0) + trace.llm_seconds
+        latency += f" (cached reply; {first:.1f} when first computed)"
     return (trace.method, trace.answer, correct, str(len(trace.evidence)),
-            str(trace.prompt_tokens), f"{trace.timings['total']:.1f}")
+            str(trace.prompt_tokens), latency)
 
 
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:

@@ -202,3 +202,16 @@ def test_hostile_names_stay_text_in_the_app(scripted_sessions, tmp_path: Path, s
     for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
         assert HOSTILE not in texts(tab) and "onerror=alert(1)" in texts(tab)
     assert comparison_table([[HOSTILE] * 6]).count("&lt;img") == 6
+
+
+def test_compare_row_shows_what_a_cached_reply_first_cost():
+    from kgviz.app.compare import comparison_row
+    from kgviz.trace import LLMCall, Trace
+
+    call = LLMCall("generation", [], "Robert Zemeckis", 120, 4, 6.5, "llamacpp", "m", cached=True)
+    trace = Trace(method="kaping", question="q", answer="Robert Zemeckis", llm_calls=[call],
+                  timings={"retrieval": 0.5, "total": 0.6})
+    row = comparison_row(trace, ["Robert Zemeckis"])
+    assert row[2] == "yes" and row[5] == "0.6 (cached reply; 7.0 when first computed)"
+    trace.llm_calls[0].cached = False
+    assert comparison_row(trace, None)[5] == "0.6"
