@@ -69,6 +69,12 @@ class Trace:
         """The LLM calls' own latency; a reply replayed from the cache keeps its first cost."""
         return sum(call.latency_s for call in self.llm_calls)
 
+    @property
+    def cost_seconds(self) -> float:
+        """The run's total time, with each reply replayed from the cache counted at its first cost."""
+        replayed = sum(call.latency_s for call in self.llm_calls if call.cached)
+        return self.timings.get("total", 0.0) + replayed
+
     def to_json(self) -> dict[str, Any]:
         """The contract JSON of `kgviz ask --json` (plus token counts and warnings)."""
         return {

@@ -23,8 +23,7 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
     correct = "—" if gold is None else ("yes" if hit_at_1(trace.answer, gold) else "no")
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
-        first = trace.timings.get("retrieval", 0.0) + trace.llm_seconds
-        latency += f" (cached reply; {first:.1f} when first computed)"
+        latency += f" (cached reply; {trace.cost_seconds:.1f} when first computed)"
     return (trace.method, trace.answer, correct, str(len(trace.evidence)),
             str(trace.prompt_tokens), latency)
 

@@ -65,7 +65,7 @@ def result_row(method: str, record: QARecord, trace: Trace,
         "evidence_recall": evidence_recall(trace.evidence, record.answers),
         "evidence_size": len(trace.evidence), "prompt_tokens": trace.prompt_tokens,
         "completion_tokens": trace.completion_tokens, "llm_calls": len(trace.llm_calls),
-        "llm_seconds": round(trace.llm_seconds, 4),
+        "seconds": round(trace.cost_seconds, 4), "llm_seconds": round(trace.llm_seconds, 4),
         "cached_calls": sum(call.cached for call in trace.llm_calls),
         "timings": {k: round(v, 4) for k, v in trace.timings.items()},
         "failed_stage": stage, "failure": reason, "warnings": trace.warnings, "error": None,
@@ -76,15 +76,10 @@ def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]
     return {"method": method, "qid": record.qid, "hops": record.hops, "qtype": record.qtype,
             "answer": "", "answers": [], "hit1": False, "precision": 0.0, "recall": 0.0,
             "f1": 0.0, "evidence_recall": False, "evidence_size": 0, "prompt_tokens": 0,
-            "completion_tokens": 0, "llm_calls": 0, "llm_seconds": 0.0, "cached_calls": 0,
+            "completion_tokens": 0, "llm_calls": 0, "seconds": 0.0, "llm_seconds": 0.0,
+            "cached_calls": 0,
             "timings": {}, "failed_stage": None,
             "failure": "", "warnings": [], "error": f"{type(error).__name__}: {error}"}
-
-
-def question_seconds(row: dict[str, Any]) -> float:
-    """What a question cost: retrieval plus the LLM calls' own latency, which a replay from the
-    response cache keeps, so cached re-runs report the original cost."""
-    return row.get("timings", {}).get("retrieval", 0.0) + row.get("llm_seconds", 0.0)
 
 
 def attach_questions(rows: list[dict[str, Any]],
@@ -139,7 +134,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "evidence_recall": mean(float(r["evidence_recall"]) for r in subset),
                 "evidence_size": mean(r["evidence_size"] for r in subset),
                 "prompt_tokens": mean(r["prompt_tokens"] for r in subset),
-                "seconds": mean(question_seconds(r) for r in subset),
+                "seconds": mean(r.get("seconds", 0.0) for r in subset),
                 "errors": sum(1 for r in subset if r["error"]),
                 "failed_at": {stage: sum(1 for r in subset if r.get("failed_stage") == stage)
                               for stage in STAGES}, "n": n}

@@ -8,7 +8,6 @@ from typing import Any
 import pandas as pd
 
 from kgviz.eval.attribution import STAGES
-from kgviz.eval.runner import question_seconds
 
 METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
            "evidence triples": "evidence_size", "prompt tokens": "prompt_tokens",
@@ -26,11 +25,11 @@ def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One line per (method, question): numeric metrics, `seconds` (retrieval + LLM latency)."""
+    """One line per (method, question): numeric metrics and `seconds`, what answering cost."""
     frame = pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "hops": row.get("hops") or 0,
         **{name: float(row.get(key) or 0) for name, key in METRICS.items()},
-        "seconds": question_seconds(row),
+        "seconds": float(row.get("seconds", 0.0)),
         "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
     } for row in rows])
     if frame.empty:

@@ -212,6 +212,6 @@ def test_compare_row_shows_what_a_cached_reply_first_cost():
     trace = Trace(method="kaping", question="q", answer="Robert Zemeckis", llm_calls=[call],
                   timings={"retrieval": 0.5, "total": 0.6})
     row = comparison_row(trace, ["Robert Zemeckis"])
-    assert row[2] == "yes" and row[5] == "0.6 (cached reply; 7.0 when first computed)"
+    assert row[2] == "yes" and row[5] == "0.6 (cached reply; 7.1 when first computed)"
     trace.llm_calls[0].cached = False
     assert comparison_row(trace, None)[5] == "0.6"

@@ -77,3 +77,19 @@ def test_kill_and_resume(tmp_path):
     summary = json.loads(finished.stdout.strip().splitlines()[-1])
     assert summary["n"] == 3 and 0.0 <= summary["hits@1"] <= 1.0
     assert os.path.getsize(out) == sum(len(json.dumps(r, ensure_ascii=False)) + 1 for r in rows)
+
+
+def test_rows_count_a_cached_reply_at_its_first_cost():
+    from kgviz.datasets.base import QARecord
+    from kgviz.eval.runner import result_row
+    from kgviz.trace import LLMCall, Trace
+
+    record = QARecord("who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), qid="q1",
+                      hops=1)
+    pattern = LLMCall("pattern", [], "{}", 300, 40, 5.0, "llamacpp", "m", cached=False)
+    answer = LLMCall("generation", [], "Robert Zemeckis", 200, 5, 3.0, "llamacpp", "m", cached=True)
+    trace = Trace(method="simgrag", question=record.question, answer="Robert Zemeckis",
+                  llm_calls=[pattern, answer], timings={"retrieval": 5.2, "total": 5.3})
+    row = result_row("simgrag", record, trace)
+    assert row["seconds"] == 8.3 and row["llm_seconds"] == 8.0 and row["cached_calls"] == 1
+    assert "question" not in row and "gold" not in row and row["hit1"]
