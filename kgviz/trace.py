@@ -67,11 +67,11 @@ class Trace:
     @property
     def llm_seconds(self) -> float:
         """The LLM calls' own latency; a reply replayed from the cache keeps its first cost."""
-        return sum(call.latency_s for call in self.llm_calls)
+        return sum((call.latency_s for call in self.llm_calls), 0.0)
 
     @property
     def cost_seconds(self) -> float:
-        """The run's total time, with each reply replayed from the cache counted at its first cost."""
+        """The run's total time, each reply replayed from the cache counted at its first cost."""
         replayed = sum(call.latency_s for call in self.llm_calls if call.cached)
         return self.timings.get("total", 0.0) + replayed
 

@@ -73,13 +73,9 @@ def result_row(method: str, record: QARecord, trace: Trace,
 
 
 def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]:
-    return {"method": method, "qid": record.qid, "hops": record.hops, "qtype": record.qtype,
-            "answer": "", "answers": [], "hit1": False, "precision": 0.0, "recall": 0.0,
-            "f1": 0.0, "evidence_recall": False, "evidence_size": 0, "prompt_tokens": 0,
-            "completion_tokens": 0, "llm_calls": 0, "seconds": 0.0, "llm_seconds": 0.0,
-            "cached_calls": 0,
-            "timings": {}, "failed_stage": None,
-            "failure": "", "warnings": [], "error": f"{type(error).__name__}: {error}"}
+    """The JSON line for a question whose run failed: an empty answer, no stage, the error."""
+    row = result_row(method, record, Trace(method=method, question=record.question))
+    return {**row, "failed_stage": None, "failure": "", "error": f"{type(error).__name__}: {error}"}
 
 
 def attach_questions(rows: list[dict[str, Any]],
