@@ -1,5 +1,5 @@
-"""Fixtures for the LLM tests: a scripted backend, a stub HTTP server, the real models and
-real model servers (the test config imports in importlib mode, so helpers come as fixtures)."""
+"""Fixtures for the LLM tests: the real models (also counting their calls) and real model
+servers, plus a scripted backend and a stub HTTP server for error handling (the test config imports in importlib mode, so helpers come as fixtures)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from kgviz.llm.base import Backend, RawReply
+from kgviz.llm.llamacpp_backend import LlamaCppBackend
 from kgviz.llm.model_files import prepare_model
 
 SCHEMA_TRIPLES = {
@@ -57,7 +58,8 @@ ONE_HOP_MESSAGES = [PATTERN_MESSAGES[0], {"role": "user", "content": "Question: 
 
 
 class ScriptedBackend(Backend):
-    """A backend replaying fixed replies, to test the layers above a backend without a model."""
+    """A stand-in for error handling only: it replays replies a real model cannot be made to give
+    on demand (prose instead of JSON, fenced JSON, JSON that breaks the schema)."""
 
     name = "scripted"
 
@@ -70,6 +72,19 @@ class ScriptedBackend(Backend):
         self.calls.append({"messages": messages, "schema": schema, "options": options})
         text = self.replies[min(len(self.calls), len(self.replies)) - 1]
         return RawReply(text, prompt_tokens=10, completion_tokens=len(text.split()))
+
+
+class CountingBackend(LlamaCppBackend):
+    """The real offline model, recording each request that reaches it (the cache tests check
+    which requests get through to the model)."""
+
+    def __init__(self, model: str = "qwen2.5-coder-0.5b", **defaults: Any) -> None:
+        super().__init__(model, **{"max_tokens": 12, **defaults})
+        self.calls: list[dict[str, Any]] = []
+
+    def _generate(self, messages, schema, options) -> RawReply:
+        self.calls.append({"messages": messages, "schema": schema, "options": options})
+        return super()._generate(messages, schema, options)
 
 
 def free_port() -> int:
@@ -140,6 +155,12 @@ def one_hop_messages() -> list[dict[str, str]]:
 def scripted() -> Callable[..., ScriptedBackend]:
     """Factory of scripted backends: `scripted(["reply 1", "reply 2"], **defaults)`."""
     return ScriptedBackend
+
+
+@pytest.fixture
+def counting(model_0_5b: Path) -> Callable[..., CountingBackend]:
+    """Factory of real offline backends that count their calls: `counting(model, **defaults)`."""
+    return CountingBackend
 
 
 @pytest.fixture
