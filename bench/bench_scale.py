@@ -30,9 +30,16 @@ from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
+from _synthetic import (
+    EDGES_PER_ENTITY,
+    POOL_SIZE,
+    K,
+    path_pattern,
+    path_pools,
+    random_walk,
+    synthetic_parts,
+)
 
-from _synthetic import (EDGES_PER_ENTITY, K, POOL_SIZE, path_pattern, path_pools, random_walk,
-                        synthetic_parts)
 from kgviz.embed.index import FaissIndex, IndexKind, set_search_threads
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
@@ -275,8 +282,8 @@ def search_rows(results: list[dict]) -> list[list[str]]:
     for result in results:
         for family, s in result["graph"].get("searches", {}).items():
             row = [size(result["edges"]), family, ms(s["opt_ms"]),
-                   f"{s['opt_expanded']['median']:,.0f} / {s['opt_expanded']['p95']:,.0f} "
-                   f"({s['opt_max_expanded']:,})"]
+                   (f"{s['opt_expanded']['median']:,.0f} / {s['opt_expanded']['p95']:,.0f} "
+                    f"({s['opt_max_expanded']:,})")]
             if "alg1_ms" in s:
                 row += [ms(s["alg1_ms"]), f"{s['alg1_expanded']['median']:,.0f}",
                         f"{s['speedup']:,.1f}x (same top-k {s['same_topk']})"]

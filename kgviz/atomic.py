@@ -29,11 +29,10 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
 
 def write_atomic(target: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
     """Call `write` with a binary file object, then atomically publish it as `target`."""
-    with atomic_path(target) as tmp:
-        with open(tmp, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+    with atomic_path(target) as tmp, open(tmp, "wb") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def write_text_atomic(target: str | os.PathLike[str], text: str) -> None:

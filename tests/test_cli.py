@@ -10,8 +10,9 @@ import pytest
 
 def run_cli(*args, env_extra=None, timeout=600):
     env = {**os.environ, **(env_extra or {})}
+    # check=False: the tests inspect the return code, including expected failures
     return subprocess.run([sys.executable, "-m", "kgviz", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+                          env=env, timeout=timeout, check=False)
 
 
 def assert_one_line_error(result):

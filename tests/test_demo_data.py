@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -73,8 +74,8 @@ def test_qtype_names_match_their_paths():
     for qtype, path in QTYPE_PATHS.items():
         kinds = qtype.split("_to_")
         expected = [_out(KIND_RELATION[b]) if a == "movie" else _in(KIND_RELATION[a])
-                    for a, b in zip(kinds, kinds[1:])]
-        assert all((a == "movie") != (b == "movie") for a, b in zip(kinds, kinds[1:])), qtype
+                    for a, b in pairwise(kinds)]
+        assert all((a == "movie") != (b == "movie") for a, b in pairwise(kinds)), qtype
         assert path == expected, qtype
 
 

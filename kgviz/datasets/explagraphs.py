@@ -6,6 +6,7 @@ import csv
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.errors import DataFormatError, MissingDataError
@@ -67,7 +68,9 @@ class ExplaGraphs(Dataset):
     family = "commonsense"
     description = "ExplaGraphs belief/argument stance with per-question explanation graphs"
     source_url = "https://explagraphs.github.io"
-    SPLITS = {"train": slice(None, TRAIN_ROWS), "dev": slice(TRAIN_ROWS, None), "all": slice(None)}
+    SPLITS: ClassVar[dict[str, slice]] = {
+        "train": slice(None, TRAIN_ROWS), "dev": slice(TRAIN_ROWS, None), "all": slice(None),
+    }
 
     @property
     def tsv(self) -> Path:

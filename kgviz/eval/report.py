@@ -59,8 +59,8 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     frame = rows_frame(rows)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
     parts = [f"<h1>{esc(title)}</h1>",
-             f"<p>{len(frame)} answers; methods: "
-             f"{esc(', '.join(frame['method'].cat.categories))}</p>",
+             (f"<p>{len(frame)} answers; methods: "
+              f"{esc(', '.join(frame['method'].cat.categories))}</p>"),
              "<h2>Hits@1 per method and hop</h2>", hits_by_hop(frame).to_html(float_format="%.2f"),
              "<h2>Per method and hop</h2>", method_hop_table(frame).to_html(float_format="%.2f")]
     parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)

@@ -176,7 +176,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
     workers = max(1, min(workers, session.context.llm.parallel_requests))
     if todo and any(session.reasoner(m).retrieves for m in methods):
-        session.context.index  # build or load the vector index now, not inside a question's time
+        _ = session.context.index  # build or load the vector index now, not inside a question's time
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = None
     if progress:

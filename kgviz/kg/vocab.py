@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -66,6 +67,6 @@ class Vocabulary(Sequence[str]):
         raw = blob.tobytes()
         bounds = offsets.tolist()
         vocab = cls(kind=kind)
-        vocab._names = [raw[a:b].decode("utf-8") for a, b in zip(bounds[:-1], bounds[1:])]
+        vocab._names = [raw[a:b].decode("utf-8") for a, b in pairwise(bounds)]
         vocab._ids = {name: i for i, name in enumerate(vocab._names)}
         return vocab

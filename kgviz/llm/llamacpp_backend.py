@@ -20,6 +20,12 @@ from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_mod
 from kgviz.llm.openai_format import chat_body, parse_chat_reply
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
+# Everything xllamacpp's Server can raise: Cython's `except +` turns a C++ exception into one of
+# these (std::runtime_error and any exception it does not recognise become RuntimeError), and
+# serialising a dict request to JSON adds TypeError/ValueError. OverflowError is an ArithmeticError.
+BINDING_ERRORS = (
+    RuntimeError, ValueError, TypeError, OSError, MemoryError, IndexError, ArithmeticError,
+)
 
 
 def default_threads() -> int:
@@ -64,7 +70,7 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
             start = time.perf_counter()
             try:
                 server = xllamacpp.Server(params)
-            except Exception as exc:  # the binding raises plain RuntimeError/ValueError
+            except BINDING_ERRORS as exc:
                 raise LLMError(f"llama.cpp could not load {path}: {exc}") from None
             _LOADED[key] = LoadedModel(server, threading.Lock(), time.perf_counter() - start)
         return _LOADED[key]
@@ -105,7 +111,7 @@ class LlamaCppBackend(Backend):
         with loaded.lock:
             try:
                 data = loaded.server.handle_chat_completions(body)
-            except Exception as exc:  # invalid request, context overflow, ...
+            except BINDING_ERRORS as exc:  # invalid request, context overflow, ...
                 raise LLMError(f"llama.cpp rejected the request: {exc}") from None
         if isinstance(data, dict) and "error" in data:
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")

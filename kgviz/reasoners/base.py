@@ -92,9 +92,8 @@ class Reasoner(ABC):
     def retrieve_only(self, question: str, topic_entities: Sequence[str] = ()) -> Trace:
         """Only the retrieval stages (for retrieval benchmarks); the trace has no answer."""
         trace = self._new_trace(question, None)
-        with trace.stage("total"):
-            with trace.stage("retrieval"):
-                self.retrieve(trace, trace.question, tuple(topic_entities))
+        with trace.stage("total"), trace.stage("retrieval"):
+            self.retrieve(trace, trace.question, tuple(topic_entities))
         return trace
 
     def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:

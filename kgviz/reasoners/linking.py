@@ -23,15 +23,19 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.trace import Trace
 
-STOP_WORDS = frozenset("""
-a an the and or but of in on at to for from by with without about as into onto than then
-is are was were be been being am do does did done has have had having can could will would
-shall should may might must not no yes so if
-what which who whom whose when where why how whatever whichever
-i me my we our you your he him his she her it its they them their this that these those there
-here all any some each every other same also both either neither more most many much few
-up down out over under again further only own just very too
-""".split())
+STOP_WORDS = frozenset([
+    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by", "with",
+    "without", "about", "as", "into", "onto", "than", "then",
+    "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "has",
+    "have", "had", "having", "can", "could", "will", "would",
+    "shall", "should", "may", "might", "must", "not", "no", "yes", "so", "if",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whatever", "whichever",
+    "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its",
+    "they", "them", "their", "this", "that", "these", "those", "there",
+    "here", "all", "any", "some", "each", "every", "other", "same", "also", "both", "either",
+    "neither", "more", "most", "many", "much", "few",
+    "up", "down", "out", "over", "under", "again", "further", "only", "own", "just", "very", "too",
+])
 TOKEN = re.compile(r"\w+")
 CACHE_KEY = "_entity_names"
 

@@ -36,7 +36,6 @@ from kgviz.training.run import data_card, prepare
 from kgviz.training.splits import HOPS
 
 
-
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = trainer_parser("grag", __doc__, per_hop=300, epochs=20, patience=3,
                             checkpoint=CHECKPOINT)

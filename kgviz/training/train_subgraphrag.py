@@ -17,7 +17,6 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate
 from kgviz.reasoners.subgraphrag.scorer import (
@@ -26,10 +25,10 @@ from kgviz.reasoners.subgraphrag.scorer import (
     TripleScorer,
     scorer_card_model,
 )
+from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.run import data_card, prepare
-
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

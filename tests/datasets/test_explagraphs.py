@@ -81,7 +81,7 @@ def test_missing_header_is_reported(tmp_path: Path) -> None:
     (tmp_path / "ExplaGraphs").mkdir()
     (tmp_path / "ExplaGraphs" / "train_dev.tsv").write_text(GOOD_ROW, encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"train_dev.tsv:1: expected the header"):
-        get_dataset("explagraphs", root=tmp_path).kg
+        _ = get_dataset("explagraphs", root=tmp_path).kg
 
 
 def test_missing_dataset_says_where_and_how(tmp_path: Path) -> None:

@@ -73,11 +73,11 @@ def test_bad_kb_line_reports_line(tmp_path, tmp_cache):
     (tmp_path / "MetaQA").mkdir()
     (tmp_path / "MetaQA" / "kb.txt").write_text("A|r|B\nA|r\n")
     with pytest.raises(DataFormatError, match=r"kb.txt:2: expected 3 non-empty fields"):
-        get_dataset("metaqa-1hop", root=tmp_path).kg
+        _ = get_dataset("metaqa-1hop", root=tmp_path).kg
 
 
 def test_missing_dataset_says_where_and_how(tmp_path):
     with pytest.raises(MissingDataError) as error:
-        get_dataset("metaqa-2hop", root=tmp_path).kg
+        _ = get_dataset("metaqa-2hop", root=tmp_path).kg
     message = str(error.value)
     assert str(tmp_path) in message and "github.com/yuyuz/MetaQA" in message

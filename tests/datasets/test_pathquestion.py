@@ -54,7 +54,7 @@ def test_three_hop_answer_set(fixtures_root: Path) -> None:
 def test_kb_line_with_spaces_is_reported(broken_copy) -> None:
     root = broken_copy("PathQuestion/2H-kb.txt", 3, "oskar_lindqvist nationality sweden")
     with pytest.raises(DataFormatError) as error:
-        get_dataset("pathquestion-2hop", root=root).kg
+        _ = get_dataset("pathquestion-2hop", root=root).kg
     assert error.value.line_number == 3
     assert error.value.path.endswith("2H-kb.txt")
 
@@ -77,7 +77,7 @@ def test_bad_qa_line_is_reported(broken_copy, text: str, problem: str) -> None:
 
 def test_missing_dataset_says_where_and_how(tmp_path: Path) -> None:
     with pytest.raises(MissingDataError) as error:
-        get_dataset("pathquestion-3hop", root=tmp_path).kg
+        _ = get_dataset("pathquestion-3hop", root=tmp_path).kg
     message = str(error.value)
     assert str(tmp_path / "PathQuestion") in message
     assert "https://github.com/zmtkeke/IRN" in message

@@ -58,7 +58,7 @@ def test_topics_and_answers_are_kg_entities(wc2014: Dataset, split: str) -> None
 def test_bad_kb_line_is_reported(broken_copy) -> None:
     root = broken_copy("WC2014/WC2014.txt", 5, "Rafael_MONTEIRO\tplays_for_country")
     with pytest.raises(DataFormatError) as error:
-        get_dataset("wc2014", root=root).kg
+        _ = get_dataset("wc2014", root=root).kg
     assert "WC2014.txt:5:" in str(error.value)
 
 
@@ -67,11 +67,11 @@ def test_bad_kb_line_is_reported(broken_copy) -> None:
     ("WC-P1.txt", "1hop", "how old is Kenji_MORI ?\t27\tKenji_MORI#is_aged\t27/", "path"),
     ("WC-P2.txt", "2hop", "where ?\tGermany\tJonas_BERGER#plays_in_club#FC_Nordhafen\t/",
      "answers"),
-    ("WC-C.txt", "conj", "which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER"
-                         "\tJonas_BERGER/\tnone\tMidfielder/Germany", "2 path(s)"),
-    ("WC-C.txt", "conj", "which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER*"
-                         "Germany#plays_for_country_inverse#Jonas_BERGER"
-                         "\tJonas_BERGER/\tnone\tGermany/",
+    ("WC-C.txt", "conj", ("which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER"
+                          "\tJonas_BERGER/\tnone\tMidfielder/Germany"), "2 path(s)"),
+    ("WC-C.txt", "conj", ("which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER*"
+                          "Germany#plays_for_country_inverse#Jonas_BERGER"
+                          "\tJonas_BERGER/\tnone\tGermany/"),
      "two topic entities"),
 ])
 def test_bad_qa_line_is_reported(broken_copy, file: str, split: str, text: str,

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from kgviz.datasets import get_dataset
-from kgviz.embed import EmbeddingCache, FaissIndex, KGIndex, embed_with_cache, get_encoder, relation_text
+from kgviz.embed import (
+    EmbeddingCache,
+    FaissIndex,
+    KGIndex,
+    embed_with_cache,
+    get_encoder,
+    relation_text,
+)
 from kgviz.embed import cache as cache_module
 
 

@@ -74,8 +74,8 @@ def test_evidence_triples_become_paths_from_the_topic(movies):
     texts = sorted(p.text for p in paths)
     assert texts == [
         "Heat → release year → 1995",
-        "Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"
-        " ← starred actors ← Top Gun",
+        ("Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"
+         " ← starred actors ← Top Gun"),
     ]
     assert {p.origin for p in paths} == {"kaping"}
 
@@ -87,7 +87,7 @@ def test_pagerank_pruning_keeps_topics_and_respects_the_cap(movies):
     assert full.num_nodes == full.khop_nodes == 7 and len(full.edges) == 6
     small = dense_subgraph(kg, [topic], hops=3, max_nodes=3)
     assert small.num_nodes == 3 and small.nodes[0] == topic
-    assert set(kg.entities[i] for i in small.nodes) == {"Michael Mann", "Heat", "Collateral"}
+    assert {kg.entities[i] for i in small.nodes} == {"Michael Mann", "Heat", "Collateral"}
     assert np.all(np.diff(small.ppr[1:]) <= 0)
     heads, tails = small.local[:, 0], small.local[:, 2]
     assert heads.max() < 3 and tails.max() < 3  # only triples among the kept nodes

@@ -18,12 +18,12 @@ from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import make_reasoner, method_names
 from kgviz.reasoners.subgraphrag.candidates import collect_candidates
 from kgviz.reasoners.subgraphrag.dde import dde_width, entity_dde, triple_dde
-from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.reasoners.subgraphrag.prompt import split_reply, triple_line
 from kgviz.reasoners.subgraphrag.records import CandidateRecord, Generation, TripleScores
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate, weak_labels
 from kgviz.reasoners.subgraphrag.scorer import ScorerShape, TripleScorer, load_scorer, triple_inputs
+from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.splits import split_records
 
 # Measured with the committed checkpoint on the first 10 held-aside questions of each hop: mean

@@ -509,7 +509,7 @@ def test_triple_scores_view_on_a_real_trace(retrieved_traces):
     assert len(kept.x) == scores.top_k == 20 and len(left_out.x) == len(scores.triples) - 20
     assert views["scoring"].layout.shapes[0].x0 == scores.triples[19].score
     best = scores.triples[0]
-    assert list(zip(*table.cells.values))[0] == (
+    assert next(zip(*table.cells.values)) == (
         "1", f"{best.score:.4f}", best.head, best.relation, best.tail, "✓")
     _, edges = vis_data(views["evidence"])
     assert len(edges) == len(trace.evidence) == 20

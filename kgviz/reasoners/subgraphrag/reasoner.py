@@ -21,7 +21,6 @@ from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.linking import EntityLinking, link_topic_entities
 from kgviz.reasoners.llm_calls import ask_text
-from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages, split_reply
 from kgviz.reasoners.subgraphrag.records import (
     CandidateRecord,
@@ -37,6 +36,7 @@ from kgviz.reasoners.subgraphrag.retrieval import (
 )
 from kgviz.reasoners.subgraphrag.samples import ranking
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer, load_scorer
+from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import Trace
 
 DEFAULTS = RetrievalSettings()

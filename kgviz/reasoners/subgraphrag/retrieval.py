@@ -10,8 +10,8 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.candidates import Candidates, collect_candidates
 from kgviz.reasoners.subgraphrag.dde import entity_dde, triple_dde
-from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer
+from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass(frozen=True)

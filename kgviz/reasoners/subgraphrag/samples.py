@@ -14,7 +14,6 @@ import torch
 from kgviz.datasets.base import QARecord
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.reasoners.subgraphrag.retrieval import (
     RetrievalSettings,
     Subgraph,
@@ -22,6 +21,7 @@ from kgviz.reasoners.subgraphrag.retrieval import (
     score_subgraph,
 )
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer
+from kgviz.reasoners.text_features import TextEmbeddings
 from kgviz.training.weak_labels import resolve, shortest_path_edges
 
 
