@@ -1,50 +1,34 @@
-"""Fixtures for the app tests: sessions over the demo KG with a scripted LLM (no model needed)."""
+"""Fixtures for the app tests: sessions over the demo KG with the real offline LLM.
+
+What is real: the demo dataset and KG, the sentence encoder and the demo's vector index (built
+once per test session), every reasoner, and the LLM — the in-process llama.cpp
+Qwen2.5-Coder-1.5B (`make_llm("local")`, loaded once per test session) behind the response
+cache in "rw" mode. A cached reply is the real model's reply recorded the first time that exact
+request was made, so a warm rerun replays it instead of generating it again; a cold run
+generates every reply. No fake LLM is defined anywhere in these tests: the error-handling test
+passes `demo_sessions` the real Ollama backend pointed at a port where no server answers.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.embed.kg_index import KGIndex
-from kgviz.llm.base import LLM, Completion
+from kgviz.llm import make_llm
+from kgviz.llm.base import LLM
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.simgrag import prompts
 from kgviz.session import Session
 
-TOM_HANKS_PATTERN = json.dumps({
-    "phrases": ["Tom Hanks starred in a movie", "it was directed by someone"],
-    "triples": [["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
-                ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"]]})
 
-
-class ScriptedLLM(LLM):
-    """Replies with a fixed pattern to SimGRAG's pattern prompt and `answer` to anything else."""
-
-    name, model = "scripted", "test"
-
-    def __init__(self, answer: str = "Robert Zemeckis", pattern: str = TOM_HANKS_PATTERN) -> None:
-        self.answer, self.pattern = answer, pattern
-
-    def complete(self, messages, schema=None, **options) -> Completion:
-        if schema is prompts.PATTERN_SCHEMA:
-            text = self.pattern
-        elif schema is not None:
-            text = json.dumps({"reason": "graph 1", "answer": [self.answer]})
-        else:
-            text = self.answer
-        return Completion(text, None, 10, 5, 0.01, self.name, self.model)
-
-    def options(self, **overrides):
-        return overrides
-
-
-@pytest.fixture
-def scripted_llm() -> type[ScriptedLLM]:
-    """The scripted LLM class (test modules cannot import conftest in importlib mode)."""
-    return ScriptedLLM
+@pytest.fixture(scope="session")
+def local_llm() -> LLM:
+    """The offline model (llama.cpp, Qwen2.5-Coder-1.5B) behind the response cache, loaded once."""
+    llm = make_llm("local", cache_mode="rw")
+    llm.inner.load()  # verify and load the model file now, not inside the first test
+    return llm
 
 
 @pytest.fixture(scope="session")
@@ -60,15 +44,18 @@ def demo_index(demo_dataset) -> KGIndex:
 
 
 @pytest.fixture
-def scripted_sessions(demo_dataset, demo_index) -> Callable[[LLM], Callable[..., Session]]:
-    """`factory(llm)`: a session factory for the app whose sessions use `llm` (the demo's vector
-    index is built once for all tests)."""
-    def factory(llm: LLM) -> Callable[..., Session]:
-        def open_scripted(dataset_name: str, llm_spec: str, cache_mode: str) -> Session:
+def demo_sessions(demo_dataset, demo_index, local_llm) -> Callable[..., Callable[..., Session]]:
+    """`factory(llm=None)`: a session factory for the app whose sessions use `llm` (default: the
+    real offline model); the demo's vector index is built once for all tests, other datasets
+    (e.g. a `custom:` folder) get their own."""
+    def factory(llm: LLM | None = None) -> Callable[..., Session]:
+        chosen = local_llm if llm is None else llm
+
+        def open_session(dataset_name: str, llm_spec: str, cache_mode: str) -> Session:
             if dataset_name == "demo":
-                context = ReasonerContext(demo_dataset, llm, demo_index)
+                context = ReasonerContext(demo_dataset, chosen, demo_index)
             else:
-                context = ReasonerContext(get_dataset(dataset_name), llm)
-            return Session(context.dataset, context, f"scripted ({llm_spec})")
-        return open_scripted
+                context = ReasonerContext(get_dataset(dataset_name), chosen)
+            return Session(context.dataset, context, f"test session: {chosen.describe()}")
+        return open_session
     return factory

@@ -1,4 +1,15 @@
-"""The lab app without a browser: widget state after calling its methods directly."""
+"""The lab app without a browser: widget state after calling its methods directly.
+
+Everything is real: the demo KG, the sentence encoder, the reasoners and the LLM (the offline
+llama.cpp Qwen2.5-Coder-1.5B behind the response cache, see conftest.py), so a cold run generates
+every reply and a warm one replays the real replies recorded before. The assertions check what the
+app shows against the trace of the run it made (`AskPanel.trace`, `ComparePanel.traces`), not the
+model's exact words; only "who directed Forrest Gump", which the model answers correctly (greedy
+decoding, checked), is asserted to be answered correctly. The error-handling test uses the real
+Ollama backend pointed at a port where no server answers; no test replaces the LLM with a fake.
+Two checks format hand-made traces (no LLM involved): the compare row's cached-cost column, and
+the answer line for a hostile reply (the model does not echo the hostile name it is shown).
+"""
 
 from __future__ import annotations
 
@@ -11,23 +22,50 @@ import ipywidgets as widgets
 import pytest
 
 from kgviz.app import Lab, compare
-from kgviz.app.compare import comparison_table
+from kgviz.app.ask import AskPanel, answer_html
+from kgviz.app.compare import comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
-from kgviz.llm.errors import LLMUnavailable
+from kgviz.eval.metrics import hit_at_1
+from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
+from kgviz.trace import LLMCall, Trace
+from kgviz.viz.html import esc
 
-QUESTION = "who directed the movies that Tom Hanks acted in"
+QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
+FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis
 HOSTILE = "<img src=x onerror=alert(1)>"
+NO_SERVER = "127.0.0.1:9"  # the discard port: no Ollama server answers there
 
 
-def make_lab(scripted_sessions, llm, **options) -> Lab:
-    return Lab("demo", "auto", "off", session_factory=scripted_sessions(llm), ollama=[], **options)
+def make_lab(demo_sessions, llm=None, **options) -> Lab:
+    """The app on the demo; `llm` defaults to the real offline model."""
+    return Lab("demo", "auto", "off", session_factory=demo_sessions(llm), ollama=[], **options)
 
 
 def texts(tab: widgets.Tab) -> str:
     return " ".join(child.value for child in tab.children if isinstance(child, widgets.HTML))
+
+
+def assert_ran_on_the_model(trace) -> None:
+    """The run asked the real offline model and got a non-empty reply."""
+    assert trace.llm_calls and all(call.backend == "llamacpp" for call in trace.llm_calls)
+    assert trace.answer.strip()
+
+
+def assert_shows_answer(panel: AskPanel, gold) -> None:
+    """The answer panel shows the (escaped) answer of the run's trace and, with gold answers, the
+    verdict hit@1 gives that answer; with none, no verdict."""
+    trace, shown = panel.trace, panel.answer.value
+    assert trace is not None and f"<b>Answer</b>: {esc(trace.answer)}<br>" in shown
+    assert f"<b>entities</b>: {esc(', '.join(trace.answers) or '(none)')}" in shown
+    verdicts = {verdict for verdict in ("correct", "wrong") if f">{verdict}</b>" in shown}
+    if gold is None:
+        assert not verdicts and "(gold:" not in shown
+    else:
+        assert verdicts == {"correct" if hit_at_1(trace.answer, gold) else "wrong"}
+        assert f"(gold: {esc(', '.join(gold))})" in shown
 
 
 def test_params_follow_the_config_dataclass():
@@ -76,62 +114,85 @@ def test_no_ollama_server_lists_no_models(monkeypatch):
     assert ollama_models(timeout_s=0.5) == []
 
 
-def test_ask_shows_each_stage_progress_answer_and_gold(scripted_sessions, scripted_llm):
-    app = make_lab(scripted_sessions, scripted_llm())
+@pytest.mark.slow
+def test_ask_shows_each_stage_progress_answer_and_gold(demo_sessions):
+    app = make_lab(demo_sessions)
     assert QUESTION in app.controls.question.options
     app.controls.question.value = QUESTION  # an example: its gold answers are remembered
-    assert "Robert Zemeckis" in app.controls.gold.value
+    gold = app.controls.example().answers
+    assert "Robert Zemeckis" in gold and "Robert Zemeckis" in app.controls.gold.value
     app.ask()
     panel = app.ask_panel
+    trace = panel.trace
+    assert "answered in" in app.controls.status.value and panel.button.disabled is False
+    assert trace.method == "simgrag" and trace.question == QUESTION
+    assert_ran_on_the_model(trace)
     assert panel.stages.titles == ("pattern", "pools", "search", "subgraphs", "prompt", "timing")
     assert len(panel.stages.children) == 6
-    for stage in ("pattern", "pools", "search", "generation", "total"):
-        assert f"stage {stage} done in" in panel.progress.value
-    assert "Answer</b>: Robert Zemeckis" in panel.answer.value and "correct" in panel.answer.value
+    assert {"pattern", "pools", "search", "generation", "total"} <= set(trace.timings)
+    for stage in trace.timings:  # one progress line per stage, as each finished
+        assert panel.progress.value.count(f"stage {stage} done in") == 1
+    assert_shows_answer(panel, gold)
     search = panel.stages.children[2].outputs[0]["data"]["application/vnd.plotly.v1+json"]
-    assert search["data"][0]["type"] == "icicle" and len(search["data"][0]["ids"]) > 1
-    assert "srcdoc" in panel.stages.children[0].value and "Tom Hanks" in texts(panel.stages)
-    assert "answered in" in app.controls.status.value and panel.button.disabled is False
+    icicle = search["data"][0]
+    trees = [part.tree for part in trace.stages["search"].components if part.tree is not None]
+    assert icicle["type"] == "icicle" and trees  # the app asks for the tree to be recorded
+    assert len(icicle["ids"]) == sum(len(tree) + 1 for tree in trees)  # a root per component
+    assert "srcdoc" in panel.stages.children[0].value  # the pattern graph (pyvis in an iframe)
+    prompt = panel.stages.children[4].value  # every LLM call of the run, from the real model
+    assert "<b>Question:</b>" in prompt and prompt.count("<details open>") == len(trace.llm_calls)
+    assert all(f"<b>{call.stage}</b> · llamacpp:{call.model}" in prompt for call in trace.llm_calls)
 
 
-def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(scripted_sessions,
-                                                                           scripted_llm):
-    app = make_lab(scripted_sessions, scripted_llm("Tom Hanks"))
+@pytest.mark.slow
+def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(demo_sessions):
+    app = make_lab(demo_sessions)
     app.ask("who directed the films Tom Hanks starred in?")
+    first = app.ask_panel.trace
     app.ask("who directed the films Tom Hanks starred in?")
-    assert len(app.ask_panel.stages.children) == 6 and app.controls.gold.value == ""
-    assert "correct" not in app.ask_panel.answer.value and "wrong" not in app.ask_panel.answer.value
+    assert app.ask_panel.trace is not first and app.controls.gold.value == ""
+    assert len(app.ask_panel.stages.children) == 6
+    assert app.ask_panel.progress.value.count("stage total done in") == 1
+    assert_shows_answer(app.ask_panel, None)
 
 
-@pytest.mark.parametrize("method", ["llm-only", "kaping"])
-def test_other_methods_render_their_stages(scripted_sessions, method, scripted_llm):
-    app = make_lab(scripted_sessions, scripted_llm(), method=method)
-    app.ask("who directed Forrest Gump")
-    assert app.ask_panel.stages.titles[-2:] == ("prompt", "timing")
-    assert "Robert Zemeckis" in app.ask_panel.answer.value
+@pytest.mark.slow
+@pytest.mark.parametrize("method, tabs", [
+    ("llm-only", ("prompt", "timing")),
+    ("kaping", ("linking", "triples", "evidence", "prompt", "timing"))])
+def test_other_methods_render_their_stages(demo_sessions, method, tabs):
+    app = make_lab(demo_sessions, method=method)
+    app.ask(FORREST)
+    trace = app.ask_panel.trace
+    assert trace.method == method and app.ask_panel.stages.titles == tabs
+    assert_ran_on_the_model(trace)
+    assert_shows_answer(app.ask_panel, app.controls.example().answers)
+    assert hit_at_1(trace.answer, ["Robert Zemeckis"])  # the model answers this one rightly
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, tabs", [
     ("subgraphrag", ("linking", "scoring", "evidence", "prompt", "timing")),
     ("gnnrag", ("linking", "gnn", "paths", "prompt", "timing")),
     ("grag", ("linking", "ego_graphs", "pruning", "description", "prompt", "timing"))])
-def test_scored_methods_get_their_own_tabs(scripted_sessions, scripted_llm, method, tabs):
-    app = make_lab(scripted_sessions, scripted_llm(), method=method)
-    app.ask("who directed Forrest Gump")
-    assert app.ask_panel.stages.titles == tabs
+def test_scored_methods_get_their_own_tabs(demo_sessions, method, tabs):
+    app = make_lab(demo_sessions, method=method)
+    app.ask(FORREST)
+    trace = app.ask_panel.trace
+    assert trace.method == method and app.ask_panel.stages.titles == tabs
     assert "no view for" not in texts(app.ask_panel.stages)
+    assert_ran_on_the_model(trace)
+    assert_shows_answer(app.ask_panel, app.controls.example().answers)
 
 
-def test_errors_are_messages_not_tracebacks(scripted_sessions, scripted_llm):
-    class Unavailable(scripted_llm):
-        def complete(self, messages, schema=None, **options):
-            raise LLMUnavailable("no Ollama server at http://127.0.0.1:11434: start it")
-
-    app = make_lab(scripted_sessions, Unavailable())
+def test_errors_are_messages_not_tracebacks(demo_sessions):
+    # Error handling: the real Ollama backend with no server behind it raises LLMUnavailable.
+    app = make_lab(demo_sessions, OllamaBackend("llama3:8b", host=NO_SERVER, timeout_s=5))
     app.ask("   ")
     assert "type a question first" in app.controls.status.value
-    app.ask("who directed Forrest Gump")
-    assert "error: no Ollama server" in app.controls.status.value
+    app.ask(FORREST)
+    assert "error: no Ollama server at http://127.0.0.1:9" in app.controls.status.value
+    assert app.ask_panel.answer.value == "" and app.ask_panel.trace is None
     app.ask_panel.method.value = "simgrag"
     app.ask_panel.form.fields["k"].value = 0
     app.ask(QUESTION)
@@ -139,75 +200,95 @@ def test_errors_are_messages_not_tracebacks(scripted_sessions, scripted_llm):
     assert app.ask_panel.button.disabled is False
 
 
-def test_the_ask_button_runs_in_the_background(scripted_sessions, scripted_llm):
-    app = make_lab(scripted_sessions, scripted_llm())
+@pytest.mark.slow
+def test_the_ask_button_runs_in_the_background(demo_sessions):
+    app = make_lab(demo_sessions)
     app.controls.question.value = QUESTION
     app.ask_panel.button.click()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600  # a cold run generates the replies on a busy machine
     while "answered in" not in app.controls.status.value and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert "answered in" in app.controls.status.value
     assert app.ask_panel.stages.titles[0] == "pattern" and app.ask_panel.button.disabled is False
+    assert_shows_answer(app.ask_panel, app.controls.example().answers)
 
 
-def test_compare_tabulates_every_ticked_method(scripted_sessions, scripted_llm):
-    app = make_lab(scripted_sessions, scripted_llm(),
-                   methods=["simgrag", "kaping", "llm-only"])
+@pytest.mark.slow
+def test_compare_tabulates_every_ticked_method(demo_sessions):
+    app = make_lab(demo_sessions, methods=["simgrag", "kaping", "llm-only"])
     app.compare(QUESTION)
     panel = app.compare_panel
+    gold = app.controls.example().answers
     assert app.panels.selected_index == 1
+    assert set(panel.traces) == {"simgrag", "kaping", "llm-only"}
     assert set(panel.graphs.titles) == {"simgrag", "kaping", "llm-only"}
-    assert panel.table.value.count("<tr>") == 4 and ">yes<" in panel.table.value
+    assert panel.table.value.count("<tr>") == 4  # the header and one row per method
+    rows = [comparison_row(trace, gold) for trace in panel.traces.values()]
+    assert panel.table.value == comparison_table(rows)
+    for method, trace in panel.traces.items():
+        assert_ran_on_the_model(trace)
+        assert trace.method == method and trace.question == QUESTION
+        correct = "yes" if hit_at_1(trace.answer, gold) else "no"
+        assert f">{esc(trace.answer)}</td>" in panel.table.value
+        assert comparison_row(trace, gold)[2] == correct
+        assert f"{method} done in" in panel.progress.value
     assert "srcdoc" in panel.graphs.children[0].value
-    assert "llm-only" in panel.progress.value and "compared 3 methods" in app.controls.status.value
+    assert "compared 3 methods" in app.controls.status.value
     for check in panel.checks.values():
         check.value = False
     app.compare()
     assert "tick at least one method" in app.controls.status.value
 
 
-def test_new_methods_appear_automatically(monkeypatch, scripted_sessions, scripted_llm):
+def test_new_methods_appear_automatically(monkeypatch, demo_sessions):
     monkeypatch.setitem(registry._METHODS, "llm-only-2", "kgviz.reasoners.llm_only:LLMOnly")
-    app = make_lab(scripted_sessions, scripted_llm())
+    app = make_lab(demo_sessions)
     assert "llm-only-2" in app.ask_panel.method.options and "llm-only-2" in app.compare_panel.checks
     app.ask_panel.method.value = "llm-only-2"
     assert set(app.ask_panel.form.fields) == {"max_tokens"}
 
 
-def test_compare_entry_opens_the_compare_panel_and_reuses_a_session(scripted_sessions,
-                                                                       scripted_llm):
-    session = scripted_sessions(scripted_llm())("demo", "local", "off")
+def test_compare_entry_opens_the_compare_panel_and_reuses_a_session(demo_sessions):
+    session = demo_sessions()("demo", "local", "off")
     app = compare("demo", "local", "off", methods=["kaping"], question=QUESTION, session=session)
     assert app.panels.selected_index == 1 and app.controls.question.value == QUESTION
     assert app.compare_panel.selected() == ["kaping"] and app.controls.session() is session
 
 
-def test_hostile_names_stay_text_in_the_app(scripted_sessions, tmp_path: Path, scripted_llm):
+@pytest.mark.slow
+def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
+    # The hostile name is in the KG and the gold answers, so the gold line, the verdict, the
+    # evidence and the graphs show it whatever the real model replies; no raw tag may appear.
     folder = tmp_path / "kg"
     folder.mkdir()
     (folder / "kb.tsv").write_text(f"Big\tdirected_by\t{HOSTILE}\nBig\tstarred_actors\tTom Hanks\n")
     (folder / "dev.jsonl").write_text(json.dumps(
         {"question": "who directed Big", "answers": [HOSTILE], "topic_entities": ["Big"]}) + "\n")
-    app = Lab(f"custom:{folder}", "auto", "off", ollama=[],
-              session_factory=scripted_sessions(scripted_llm(HOSTILE)),
+    app = Lab(f"custom:{folder}", "auto", "off", ollama=[], session_factory=demo_sessions(),
               methods=["kaping", "llm-only"])
     app.controls.question.value = "who directed Big"
-    assert HOSTILE not in app.controls.gold.value
     app.ask_panel.method.value = "kaping"
     app.ask()
     app.compare()
     escaped = "&lt;img src=x onerror=alert(1)&gt;"
     controls, ask, table = app.controls, app.ask_panel, app.compare_panel.table
-    for html in (ask.answer.value, table.value, controls.gold.value):
-        assert HOSTILE not in html and escaped in html
+    assert_ran_on_the_model(ask.trace)
+    assert_shows_answer(ask, (HOSTILE,))  # the verdict line shows the gold, escaped
+    assert any(HOSTILE in triple for triple in ask.trace.evidence)  # kaping found it
+    for html in (ask.answer.value, controls.gold.value):
+        assert "<img" not in html and escaped in html
+    assert "<img" not in table.value
+    for trace in app.compare_panel.traces.values():
+        assert f">{esc(trace.answer)}</td>" in table.value
     for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
-        assert HOSTILE not in texts(tab) and "onerror=alert(1)" in texts(tab)
+        assert "<img" not in texts(tab) and "onerror=alert(1)" in texts(tab)
+    # the model need not echo the name, so rendering a hostile reply is checked on its own
+    reply = Trace(method="kaping", question="q", answer=HOSTILE, answers=[HOSTILE])
+    assert "<img" not in answer_html(reply, (HOSTILE,)) and escaped in answer_html(reply, None)
     assert comparison_table([[HOSTILE] * 6]).count("&lt;img") == 6
 
 
 def test_compare_row_shows_what_a_cached_reply_first_cost():
-    from kgviz.app.compare import comparison_row
-    from kgviz.trace import LLMCall, Trace
-
     call = LLMCall("generation", [], "Robert Zemeckis", 120, 4, 6.5, "llamacpp", "m", cached=True)
     trace = Trace(method="kaping", question="q", answer="Robert Zemeckis", llm_calls=[call],
                   timings={"retrieval": 0.5, "total": 0.6})
