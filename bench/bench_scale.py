@@ -30,6 +30,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
+
 from _synthetic import (
     EDGES_PER_ENTITY,
     POOL_SIZE,
@@ -39,7 +40,6 @@ from _synthetic import (
     random_walk,
     synthetic_parts,
 )
-
 from kgviz.embed.index import FaissIndex, IndexKind, set_search_threads
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk

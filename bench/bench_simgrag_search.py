@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _synthetic import POOL_SIZE, K, path_pattern, path_pools, random_walk, synthetic_parts
 
+from _synthetic import POOL_SIZE, K, path_pattern, path_pools, random_walk, synthetic_parts
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import read_triples
 from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool

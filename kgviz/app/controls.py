@@ -98,7 +98,7 @@ def run_guarded(work: Callable[[], None], status: widgets.HTML,
             work()
         except KgvizError as error:
             status.value = message(f"error: {error}", "error")
-        except Exception as error:  # noqa: BLE001  (a worker thread has nowhere else to report)
+        except Exception as error:  # a worker thread has nowhere else to report
             log.exception("kgviz app: unexpected error")
             status.value = message(f"unexpected error: {type(error).__name__}: {error}", "error")
         finally:
