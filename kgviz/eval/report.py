@@ -14,6 +14,7 @@ from kgviz.eval.runner import read_results
 from kgviz.eval.tables import (
     attribution_table,
     hits_by_hop,
+    label_by_llm,
     method_hop_table,
     misses_table,
     rows_frame,
@@ -22,8 +23,9 @@ from kgviz.viz.html import esc
 
 
 def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    """Rows of several results files, in order."""
-    return [row for path in paths for row in read_results(Path(path))]
+    """Rows of several results files, in order; when they come from more than one LLM, each
+    method is labelled with its LLM (`label_by_llm`)."""
+    return label_by_llm([row for path in paths for row in read_results(Path(path))])
 
 
 def _cell(value: object) -> str:

@@ -17,6 +17,7 @@ from kgviz.datasets.base import QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.attribution import STAGES, failed_stage
 from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
+from kgviz.llm.base import LLM
 from kgviz.llm.errors import LLMUnavailable
 from kgviz.session import Session
 from kgviz.trace import Trace
@@ -46,6 +47,21 @@ class EvalPlan:
 
 def record_key(method: str, qid: str) -> str:
     return f"{method}\t{qid}"
+
+
+def llm_identity(llm: LLM) -> str:
+    """Which model answered: backend and model name (threads, cache and timeouts do not change
+    what it replies)."""
+    return f"{llm.name}:{llm.model}"
+
+
+def check_one_llm(rows: Iterable[dict[str, Any]], llm: str, out: Path) -> None:
+    """A results file holds one LLM's answers: refuse to resume it with another (rows from
+    different models would be pooled in every table)."""
+    others = sorted({row.get("llm") or "an unrecorded LLM" for row in rows} - {llm})
+    if others:
+        raise KgvizError(f"{out} holds answers from {', '.join(others)}, but this run uses {llm}; "
+                         "write to another --out file so the results of different LLMs stay apart")
 
 
 def result_row(method: str, record: QARecord, trace: Trace,
@@ -162,7 +178,8 @@ def _answer(session: Session, method: str, record: QARecord) -> dict[str, Any]:
 
 def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path,
              progress: bool = True, workers: int = 1) -> dict[str, Any]:
-    """Answer every selected question with every method, appending one line each to `out`.
+    """Answer every selected question with every method, appending one line each to `out`
+    (each line names the LLM; a file holds one LLM's answers).
 
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
     stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
@@ -170,7 +187,9 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     written in the order they finish.
     """
     records = plan.select(session.dataset.questions(plan.split))
+    llm = llm_identity(session.context.llm)
     done_rows = read_results(out)
+    check_one_llm(done_rows, llm, out)
     _rewrite_complete(out, done_rows)
     done = {record_key(row["method"], row["qid"]) for row in done_rows}
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
@@ -192,7 +211,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    row = future.result()
+                    row = {"llm": llm, **future.result()}
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                     handle.flush()
                     os.fsync(handle.fileno())

@@ -14,6 +14,16 @@ METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
            "LLM calls": "llm_calls"}
 
 
+def label_by_llm(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows from more than one LLM get the method label `method · llm`, so the tables set the
+    (method, LLM) pairs side by side instead of pooling different models' answers."""
+    llms = {row.get("llm") for row in rows}
+    if len(llms) < 2:
+        return list(rows)
+    return [{**row, "method": f"{row['method']} · {row.get('llm') or 'unrecorded LLM'}"}
+            for row in rows]
+
+
 def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Only the rows of questions that every method answered, so methods compare on equal terms
     while a run is still going (or one method was run on more questions)."""

@@ -86,3 +86,17 @@ def test_common_questions_keeps_what_every_method_answered():
     rows = [*ROWS, row("simgrag", "q4", 3, True)]
     assert {r["qid"] for r in common_questions(rows)} == {"q1", "q2", "q3"}
     assert len(common_questions(rows)) == 6 and common_questions([]) == []
+
+
+def test_rows_of_two_llms_are_labelled_not_pooled(tmp_path):
+    from kgviz.eval.report import load_rows
+
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    for path, llm in ((small, "llamacpp:qwen2.5-coder-0.5b"), (large, "ollama:llama3.1:8b")):
+        path.write_text("".join(json.dumps({**r, "llm": llm}) + "\n" for r in ROWS))
+    hits = hits_by_hop(rows_frame(load_rows([small, large])))
+    assert list(hits.index) == ["simgrag · llamacpp:qwen2.5-coder-0.5b",
+                                "kaping · llamacpp:qwen2.5-coder-0.5b",
+                                "simgrag · ollama:llama3.1:8b", "kaping · ollama:llama3.1:8b"]
+    assert list(hits["n"]) == [3, 3, 3, 3]
+    assert [r["method"] for r in load_rows([small])] == [r["method"] for r in ROWS]

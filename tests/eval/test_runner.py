@@ -77,6 +77,23 @@ def test_kill_and_resume(tmp_path):
     summary = json.loads(finished.stdout.strip().splitlines()[-1])
     assert summary["n"] == 3 and 0.0 <= summary["hits@1"] <= 1.0
     assert os.path.getsize(out) == sum(len(json.dumps(r, ensure_ascii=False)) + 1 for r in rows)
+    assert {r["llm"] for r in rows} == {"llamacpp:qwen2.5-coder-1.5b"}
+
+
+def test_a_results_file_holds_one_llms_answers(tmp_path):
+    """Resuming a file another LLM wrote is refused before any question is asked."""
+    from kgviz.errors import KgvizError
+    from kgviz.eval.runner import run_eval
+    from kgviz.session import open_session
+
+    out = tmp_path / "r.jsonl"
+    text = json.dumps({"llm": "ollama:llama3.1:8b", "method": "llm-only", "qid": "demo/dev/0"})
+    out.write_text(text + "\n")
+    session = open_session("demo", "local", cache_mode="off")
+    with pytest.raises(KgvizError, match=r"holds answers from ollama:llama3.1:8b, but this run "
+                                         r"uses llamacpp:qwen2.5-coder-1.5b"):
+        run_eval(session, ["llm-only"], EvalPlan("dev", limit=2), out, progress=False)
+    assert out.read_text() == text + "\n"
 
 
 def test_rows_count_a_cached_reply_at_its_first_cost():
