@@ -170,6 +170,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     rows = load_rows([Path(p) for p in args.results])
     if args.common:
         rows = common_questions(rows)
+        if not rows:
+            raise KgvizError("no question was answered by every method in these files")
     for name in args.dataset:
         rows = attach_questions(rows, get_dataset(name).questions(args.split))
     print(write_report(rows, html_path=args.html and Path(args.html),

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from kgviz.atomic import write_text_atomic
+from kgviz.errors import MissingDataError
 from kgviz.eval.runner import read_results
 from kgviz.eval.tables import (
     attribution_table,
@@ -25,6 +26,9 @@ from kgviz.viz.html import esc
 def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """Rows of several results files, in order; when they come from more than one LLM, each
     method is labelled with its LLM (`label_by_llm`)."""
+    missing = [str(path) for path in paths if not Path(path).is_file()]
+    if missing:
+        raise MissingDataError(f"no results file {', '.join(missing)}")
     return label_by_llm([row for path in paths for row in read_results(Path(path))])
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from kgviz.errors import KgvizError
 from kgviz.eval.attribution import STAGES
 
 METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
@@ -43,7 +44,7 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
         "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
     } for row in rows])
     if frame.empty:
-        raise ValueError("no result rows to tabulate")
+        raise KgvizError("no result rows to tabulate")
     order = list(dict.fromkeys(frame["method"]))
     frame["method"] = pd.Categorical(frame["method"], categories=order, ordered=True)
     return frame

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from kgviz.errors import KgvizError
 from kgviz.eval.report import html_report, markdown_report
 from kgviz.eval.tables import attribution_table, hits_by_hop, method_hop_table, rows_frame
 
@@ -54,9 +55,16 @@ def test_html_report_escapes_data_text():
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
 
 
-def test_no_rows_is_a_clear_error():
-    with pytest.raises(ValueError, match="no result rows"):
+def test_no_rows_is_a_clear_error(tmp_path):
+    with pytest.raises(KgvizError, match="no result rows"):
         markdown_report([])
+    empty, missing = tmp_path / "empty.jsonl", tmp_path / "missing.jsonl"
+    empty.write_text("")
+    for paths, message in (([empty], "no result rows"), ([empty, missing], "no results file")):
+        done = subprocess.run([sys.executable, "-m", "kgviz", "report", *map(str, paths)],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and done.stderr.startswith(f"kgviz: error: {message}")
+        assert "Traceback" not in done.stderr
 
 
 def test_report_command_writes_html_and_markdown(tmp_path):
