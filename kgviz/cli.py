@@ -180,6 +180,17 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kgviz", description="Knowledge-graph RAG lab")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -216,12 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
                           help="a method, or several separated by commas (repeatable)")
     evaluate.add_argument("--part", choices=["train", "val", "heldout"],
                           help="only this deterministic part of the split")
-    evaluate.add_argument("--limit", type=int, help="at most N questions")
+    evaluate.add_argument("--limit", type=positive_int, help="at most N questions")
     evaluate.add_argument("--sample", type=int, metavar="SEED", help="shuffle questions with SEED first")
     evaluate.add_argument("--llm", default="auto")
     evaluate.add_argument("--cache", choices=["rw", "ro", "off"], default="rw")
     evaluate.add_argument("--out", required=True, help="JSONL results file (appended; resumes)")
-    evaluate.add_argument("--workers", type=int, default=1,
+    evaluate.add_argument("--workers", type=positive_int, default=1,
                           help="questions in flight at once, capped by the LLM backend "
                                "(1 for the in-process model)")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -246,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="the main job: every method on demo questions")
     demo.add_argument("--llm", default="auto")
-    demo.add_argument("--per-hop", type=int, default=1, help="questions per hop count")
+    demo.add_argument("--per-hop", type=positive_int, default=1, help="questions per hop count")
     demo.set_defaults(handler=cmd_demo)
 
     train = commands.add_parser("train", help="train a method's learned retriever on MetaQA dev")

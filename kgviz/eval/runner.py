@@ -187,6 +187,8 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     written in the order they finish.
     """
     records = plan.select(session.dataset.questions(plan.split))
+    if out.is_dir():
+        raise KgvizError(f"--out {out} is a folder; give a results file such as {out / 'r.jsonl'}")
     llm = llm_identity(session.context.llm)
     done_rows = read_results(out)
     check_one_llm(done_rows, llm, out)
@@ -194,9 +196,13 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     done = {record_key(row["method"], row["qid"]) for row in done_rows}
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
     workers = max(1, min(workers, session.context.llm.parallel_requests))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
+    except OSError as error:
+        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
     if todo and any(session.reasoner(m).retrieves for m in methods):
         _ = session.context.index  # build or load the vector index now, not inside a question's time
-    out.parent.mkdir(parents=True, exist_ok=True)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -204,7 +210,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
         total = len(methods) * len(records)
         bar = tqdm(total=total, initial=total - len(todo), unit="q", file=sys.stderr,
                    desc=f"eval {session.dataset.name}/{plan.split} x{workers}")
-    with open(out, "a", encoding="utf-8") as handle, ThreadPoolExecutor(workers) as pool:
+    with handle, ThreadPoolExecutor(workers) as pool:
         pending = iter(todo)
         running = {pool.submit(_answer, session, m, r) for m, r in islice(pending, 2 * workers)}
         try:

@@ -110,3 +110,19 @@ def test_rows_count_a_cached_reply_at_its_first_cost():
     row = result_row("simgrag", record, trace)
     assert row["seconds"] == 8.3 and row["llm_seconds"] == 8.0 and row["cached_calls"] == 1
     assert "question" not in row and "gold" not in row and row["hit1"]
+
+
+def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
+    base = [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
+            "--method", "llm-only", "--llm", "local", "--quiet"]
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    cases = [(["--out", str(tmp_path)], "is a folder"),
+             (["--out", str(a_file / "r.jsonl")], "cannot write results to"),
+             (["--out", str(tmp_path / "r.jsonl"), "--limit", "0"], "0 is not at least 1"),
+             (["--out", str(tmp_path / "r.jsonl"), "--workers", "two"], "'two' is not a whole")]
+    for extra, message in cases:
+        done = subprocess.run(base + extra, capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == [a_file] and a_file.read_text() == "not a folder"
