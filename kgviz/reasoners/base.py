@@ -7,7 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Any, ClassVar, get_args
+from types import UnionType
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
 from kgviz.datasets.base import Dataset
 from kgviz.embed.index import IndexKind
@@ -47,9 +48,41 @@ class ReasonerContext:
                              milvus_uri=self.milvus_uri)
 
 
+def accepts(hint: Any, value: Any) -> bool:
+    """Whether `value` fits the type hint of a config field (int counts as float, not bool)."""
+    origin = get_origin(hint)
+    if origin is Literal:
+        return value in get_args(hint)
+    if origin in (Union, UnionType):
+        return any(accepts(option, value) for option in get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint in (int, float):
+        return isinstance(value, (int, float) if hint is float else int) and \
+            not isinstance(value, bool)
+    if origin is not None:
+        return isinstance(value, origin)
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def describe_hint(hint: Any) -> str:
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(map(str, get_args(hint)))
+    return getattr(hint, "__name__", str(hint).replace("typing.", ""))
+
+
 @dataclass
 class ReasonerConfig:
     """Hyper-parameters of a method; each reasoner subclasses this with its own fields."""
+
+    @classmethod
+    def check_types(cls, method: str, overrides: dict[str, Any]) -> None:
+        """A clear error for the first override whose value does not fit its field's type."""
+        hints = get_type_hints(cls)
+        for name, value in overrides.items():
+            if not accepts(hints[name], value):
+                raise KgvizError(f"{method}: {name} must be {describe_hint(hints[name])}, "
+                                 f"not {value!r}")
 
     def require_positive(self, method: str, *names: str) -> None:
         """A clear error naming the first of `names` whose value is below 1."""
@@ -77,6 +110,7 @@ class Reasoner(ABC):
         if unknown:
             raise KgvizError(f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
                              f"known: {', '.join(sorted(known)) or 'none'}")
+        cls.config_class.check_types(cls.name, overrides)
         return cls(context, cls.config_class(**overrides))
 
     def run(self, question: str, topic_entities: Sequence[str] = (),

@@ -10,6 +10,7 @@ import pytest
 
 from kgviz.datasets.registry import get_dataset
 from kgviz.embed.kg_index import KGIndex
+from kgviz.errors import KgvizError
 from kgviz.llm.base import LLM, Completion
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
@@ -175,6 +176,13 @@ def test_config_is_checked(demo_context):
         make_reasoner("simgrag", demo_context(None), algorithm="fastest")
     with pytest.raises(Exception, match="task"):
         make_reasoner("simgrag", demo_context(None), task="chat")
+    for option, value, message in [("k", "abc", "k must be int, not 'abc'"),
+                                   ("record_tree", 1, "record_tree must be bool, not 1"),
+                                   ("time_limit_s", -1, "time_limit_s must be above 0"),
+                                   ("algorithm", "a*", "one of optimized, algorithm1")]:
+        with pytest.raises(KgvizError, match=message):
+            make_reasoner("simgrag", demo_context(None), **{option: value})
+    assert make_reasoner("simgrag", demo_context(None), time_limit_s=5).config.time_limit_s == 5
 
 
 # ----------------------------------------------------------------- MetaQA with gold-like patterns

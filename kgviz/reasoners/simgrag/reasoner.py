@@ -54,7 +54,9 @@ class SimGRAGConfig(ReasonerConfig):
         if self.task not in TASKS:
             raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
         self.require_positive("simgrag", "k", "k_nodes", "k_relations", "max_triples",
-                              "max_expansions")
+                              "max_expansions", "max_tree_nodes")
+        if not self.time_limit_s > 0:
+            raise KgvizError("simgrag: time_limit_s must be above 0")
 
 
 @dataclass
