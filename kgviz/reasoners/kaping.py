@@ -28,6 +28,9 @@ class KapingConfig(ReasonerConfig):
     max_tokens: int = 128
     seed: int = 0  # which candidates a capped neighbourhood keeps
 
+    def __post_init__(self) -> None:
+        self.require_positive("kaping", "hops", "top_k", "max_candidates", "max_tokens")
+
 
 @dataclass
 class ScoredTriple:

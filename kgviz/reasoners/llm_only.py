@@ -34,6 +34,9 @@ def answer_entities(answer_text: str, names: EntityNames) -> list[str]:
 class LLMOnlyConfig(ReasonerConfig):
     max_tokens: int = 128
 
+    def __post_init__(self) -> None:
+        self.require_positive("llm-only", "max_tokens")
+
 
 class LLMOnly(Reasoner):
     """No retrieval (its `retrieval` time is 0): the LLM answers from what it knows."""

@@ -33,6 +33,13 @@ def demo(tmp_cache) -> ReasonerContext:
     return ReasonerContext(get_dataset("demo"), llm=UnavailableLLM())
 
 
+@pytest.mark.parametrize("method, option", [("kaping", "top_k"), ("kaping", "hops"),
+                                            ("llm-only", "max_tokens")])
+def test_config_is_checked(demo, method, option):
+    with pytest.raises(KgvizError, match=f"{method}: {option} must be at least 1"):
+        make_reasoner(method, demo, **{option: 0})
+
+
 def test_answer_entities_keeps_kg_names_from_a_list_reply(demo):
     names = entity_names(demo)
     reply = "1. Ethan Coen and joel coen.\n- Samuel L. Jackson\nsomeone else, Penelope Cruz"

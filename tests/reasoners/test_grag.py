@@ -132,6 +132,17 @@ def test_gate_training_data_shapes(tmp_cache):
     assert node_logits.shape == (len(sample.nodes),) and edge_logits.shape == (len(sample.edges),)
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("top_n", 0, "top_n must be at least 1"), ("scope_hops", -1, "scope_hops must be 0 or more"),
+    ("gate_threshold", 1.5, "between 0 and 1"), ("task", "chat", "one of auto, qa, stance"),
+    ("hops", 2.5, "hops must be int, not 2.5")])
+def test_config_is_checked(option, value, message):
+    context = ReasonerContext(get_dataset("demo"), llm=None)
+    with pytest.raises(KgvizError, match=message):
+        make_reasoner("grag", context, **{option: value})
+    assert make_reasoner("grag", context, scope_hops=None).config.scope_hops is None
+
+
 def test_missing_checkpoint_names_the_training_command(tmp_cache):
     context = ReasonerContext(get_dataset("demo"), llm=None)
     reasoner = make_reasoner("grag", context, checkpoint="no-such-grag")

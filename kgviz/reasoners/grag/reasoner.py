@@ -54,6 +54,13 @@ class GRAGConfig(ReasonerConfig):
     checkpoint: str = CHECKPOINT
     max_tokens: int = 128
 
+    def __post_init__(self) -> None:
+        self.require_positive("grag", "hops", "max_degree", "top_n", "max_triples", "max_tokens")
+        if self.scope_hops is not None and self.scope_hops < 0:
+            raise KgvizError("grag: scope_hops must be 0 or more (or None for the whole KG)")
+        if not 0.0 <= self.gate_threshold <= 1.0:
+            raise KgvizError("grag: gate_threshold must be between 0 and 1")
+
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:
     """Each question of the dataset that carries its own graph, mapped to that graph (cached)."""
