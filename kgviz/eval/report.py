@@ -48,10 +48,18 @@ def markdown_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def answered_by(rows: Sequence[dict[str, Any]]) -> str:
+    """One line: how many answers, and which LLM(s) gave them."""
+    llms = list(dict.fromkeys(row.get("llm") or "an unrecorded LLM" for row in rows))
+    return f"{len(rows)} answers by {', '.join(llms)}."
+
+
 def markdown_report(rows: Sequence[dict[str, Any]]) -> str:
-    """Hits@1 per method and hop, the full per-(method, hop) table, and the error attribution."""
+    """Which LLM answered, Hits@1 per method and hop, the full per-(method, hop) table, and the
+    error attribution."""
     frame = rows_frame(rows)
     return "\n\n".join([
+        answered_by(rows),
         "### Hits@1 per method and hop", markdown_table(hits_by_hop(frame)),
         "### Per method and hop", markdown_table(method_hop_table(frame)),
         "### Where the misses failed", markdown_table(attribution_table(frame)),
@@ -65,8 +73,8 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     frame = rows_frame(rows)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
     parts = [f"<h1>{esc(title)}</h1>",
-             (f"<p>{len(frame)} answers; methods: "
-              f"{esc(', '.join(frame['method'].cat.categories))}</p>"),
+             (f"<p>{esc(answered_by(rows))} Methods: "
+              f"{esc(', '.join(frame['method'].cat.categories))}.</p>"),
              "<h2>Hits@1 per method and hop</h2>", hits_by_hop(frame).to_html(float_format="%.2f"),
              "<h2>Per method and hop</h2>", method_hop_table(frame).to_html(float_format="%.2f")]
     parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)

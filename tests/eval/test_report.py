@@ -42,7 +42,9 @@ def test_tables_count_what_the_rows_say():
 
 def test_markdown_report_has_the_three_tables():
     text = markdown_report(ROWS)
-    assert text.count("### ") == 3
+    assert text.count("### ") == 3 and text.startswith("6 answers by an unrecorded LLM.\n")
+    one_llm = markdown_report([{**r, "llm": "llamacpp:qwen2.5-coder-1.5b"} for r in ROWS])
+    assert one_llm.startswith("6 answers by llamacpp:qwen2.5-coder-1.5b.\n")
     assert "| simgrag | 1.00 | 0.00 | 0.33 | 3 |" in text
     assert "| method | n | misses | pattern | retrieval | generation | error |" in text
 
