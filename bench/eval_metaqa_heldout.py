@@ -2,7 +2,8 @@
 
 Each round raises the number of questions per hop (the same seeded order every time), so an
 interrupted run resumes and a short one still covers every method and hop evenly. Results go
-to one resumable JSONL file per hop count; `kgviz report` turns them into tables and charts.
+to one resumable JSONL file per hop count, naming questions by id only (the repository keeps no
+copy of the dataset); `kgviz report` turns them into tables and charts.
 
     python bench/eval_metaqa_heldout.py --rounds 10,25,50,100 --out results/metaqa-heldout
 """
@@ -39,7 +40,7 @@ def main() -> None:
                 start = time.perf_counter()
                 plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
                 summary = run_eval(sessions[h], [method], plan, args.out / f"{h}hop.jsonl",
-                                   progress=False, workers=args.workers)
+                                   progress=False, workers=args.workers, questions=False)
                 print(f"round {per_hop}: {method} {h}-hop hits@1 {summary['hits@1']:.3f} "
                       f"n={summary['n']} ({time.perf_counter() - start:.0f} s)", flush=True)
     rows = [row for h in hops for row in read_results(args.out / f"{h}hop.jsonl")]

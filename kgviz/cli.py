@@ -116,7 +116,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"llm: {session.llm_reason}", file=sys.stderr)
     plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
     summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet,
-                       workers=args.workers)
+                       workers=args.workers, questions=not args.ids_only)
     _print_json(summary)
     return 0
 
@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="questions in flight at once, capped by the LLM backend "
                                "(1 for the in-process model)")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluate.add_argument("--ids-only", action="store_true",
+                          help="name questions by qid only, without their text and gold answers "
+                               "(to publish results apart from the dataset)")
     evaluate.set_defaults(handler=cmd_eval)
 
     report = commands.add_parser("report", help="tables and charts of `kgviz eval` results")

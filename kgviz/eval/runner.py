@@ -66,11 +66,8 @@ def check_one_llm(rows: Iterable[dict[str, Any]], llm: str, out: Path) -> None:
 
 def result_row(method: str, record: QARecord, trace: Trace,
                retrieves: bool = True) -> dict[str, Any]:
-    """The JSON line for one answered question.
-
-    Questions and gold answers are not copied: rows name the question by `qid`, and
-    `attach_questions` joins the dataset's text back in when a report needs it.
-    """
+    """The JSON line for one answered question, naming it by `qid` (`with_question` adds its
+    text and gold answers)."""
     precision, recall, f1 = answer_prf(trace.answers, record.answers)
     stage, reason = failed_stage(trace, record, retrieves)
     return {
@@ -94,16 +91,19 @@ def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]
     return {**row, "failed_stage": None, "failure": "", "error": f"{type(error).__name__}: {error}"}
 
 
+def with_question(row: dict[str, Any], record: QARecord) -> dict[str, Any]:
+    """`row` with the question text and gold answers after its `qid`."""
+    head = {"method": row["method"], "qid": row["qid"], "question": record.question,
+            "gold": list(record.answers)}
+    return {**head, **row}
+
+
 def attach_questions(rows: list[dict[str, Any]],
                      records: Sequence[QARecord]) -> list[dict[str, Any]]:
     """Rows with the question text and gold answers of their `qid` added (unknown ids get none)."""
     by_id = {record.qid: record for record in records}
-    joined = []
-    for row in rows:
-        record = by_id.get(row["qid"])
-        extra = {"question": record.question, "gold": list(record.answers)} if record else {}
-        joined.append({**row, **extra})
-    return joined
+    return [with_question(row, by_id[row["qid"]]) if row["qid"] in by_id else row
+            for row in rows]
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
@@ -165,21 +165,26 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def _answer(session: Session, method: str, record: QARecord) -> dict[str, Any]:
+def _answer(session: Session, method: str, record: QARecord,
+            questions: bool) -> dict[str, Any]:
     reasoner = session.reasoner(method)
     try:
         trace = reasoner.run(record.question, topic_entities=record.topic_entities)
     except LLMUnavailable:
         raise  # no server or model: stop, so a later run retries these questions
     except KgvizError as error:
-        return error_row(method, record, error)
-    return result_row(method, record, trace, reasoner.retrieves)
+        row = error_row(method, record, error)
+    else:
+        row = result_row(method, record, trace, reasoner.retrieves)
+    return with_question(row, record) if questions else row
 
 
 def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path,
-             progress: bool = True, workers: int = 1) -> dict[str, Any]:
+             progress: bool = True, workers: int = 1, questions: bool = True) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
-    (each line names the LLM; a file holds one LLM's answers).
+    (each line names the LLM; a file holds one LLM's answers). Lines carry the question text and
+    gold answers unless `questions` is False (then only the `qid`, for results published apart
+    from the dataset; `attach_questions` joins them back).
 
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
     stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
@@ -212,7 +217,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
                    desc=f"eval {session.dataset.name}/{plan.split} x{workers}")
     with handle, ThreadPoolExecutor(workers) as pool:
         pending = iter(todo)
-        running = {pool.submit(_answer, session, m, r) for m, r in islice(pending, 2 * workers)}
+        running = {pool.submit(_answer, session, m, r, questions) for m, r in islice(pending, 2 * workers)}
         try:
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
@@ -225,7 +230,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
                     if bar is not None:
                         bar.update(1)
                         bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
-                running |= {pool.submit(_answer, session, m, r)
+                running |= {pool.submit(_answer, session, m, r, questions)
                             for m, r in islice(pending, len(finished))}
         finally:
             for future in running:

@@ -78,6 +78,29 @@ def test_kill_and_resume(tmp_path):
     assert summary["n"] == 3 and 0.0 <= summary["hits@1"] <= 1.0
     assert os.path.getsize(out) == sum(len(json.dumps(r, ensure_ascii=False)) + 1 for r in rows)
     assert {r["llm"] for r in rows} == {"llamacpp:qwen2.5-coder-1.5b"}
+    records = {r.qid: r for r in get_dataset("demo").questions("dev")}
+    for row in rows:  # the contract's fields: the question and its gold answers
+        record = records[row["qid"]]
+        assert (row["question"], row["gold"]) == (record.question, list(record.answers))
+        assert list(row)[:5] == ["llm", "method", "qid", "question", "gold"]
+
+
+@pytest.mark.slow
+def test_ids_only_rows_leave_the_dataset_out(tmp_path):
+    """Rows for publishing name questions by id; attach_questions restores the full rows."""
+    from kgviz.eval.runner import attach_questions, run_eval
+    from kgviz.session import open_session
+
+    session = open_session("demo", "local", cache_mode="rw")
+    plan = EvalPlan("dev", limit=2)
+    run_eval(session, ["llm-only"], plan, tmp_path / "ids.jsonl", progress=False, questions=False)
+    run_eval(session, ["llm-only"], plan, tmp_path / "full.jsonl", progress=False)
+    ids, full = read_results(tmp_path / "ids.jsonl"), read_results(tmp_path / "full.jsonl")
+    assert all("question" not in r and "gold" not in r for r in ids) and len(ids) == 2
+    drop = ("seconds", "timings", "llm_seconds", "cached_calls")
+    joined = attach_questions(ids, session.dataset.questions("dev"))
+    assert [{k: v for k, v in r.items() if k not in drop} for r in joined] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in full]
 
 
 def test_a_results_file_holds_one_llms_answers(tmp_path):
