@@ -12,6 +12,7 @@ import pandas as pd
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
 from kgviz.eval.runner import read_results
+from kgviz.eval.significance import paired_table
 from kgviz.eval.tables import (
     attribution_table,
     hits_by_hop,
@@ -48,6 +49,18 @@ def markdown_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def paired_differences(frame: pd.DataFrame) -> pd.DataFrame:
+    """`paired_table` with its p-values as text to three significant digits (two decimals would
+    round the decisive ones to 0.00)."""
+    table = paired_table(frame)
+    table["p (exact McNemar)"] = [f"{p:.3g}" for p in table["p (exact McNemar)"]]
+    return table
+
+
+PAIRED_NOTE = ("Each pair of methods on the questions both answered: a small p says the "
+               "difference in Hits@1 is unlikely to be chance.")
+
+
 def answered_by(rows: Sequence[dict[str, Any]]) -> str:
     """One line: how many answers, and which LLM(s) gave them."""
     llms = list(dict.fromkeys(row.get("llm") or "an unrecorded LLM" for row in rows))
@@ -55,14 +68,16 @@ def answered_by(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def markdown_report(rows: Sequence[dict[str, Any]]) -> str:
-    """Which LLM answered, Hits@1 per method and hop, the full per-(method, hop) table, and the
-    error attribution."""
+    """Which LLM answered, Hits@1 per method and hop, the full per-(method, hop) table, the
+    error attribution and the paired differences between methods."""
     frame = rows_frame(rows)
+    paired = paired_differences(frame)
     return "\n\n".join([
         answered_by(rows),
         "### Hits@1 per method and hop", markdown_table(hits_by_hop(frame)),
         "### Per method and hop", markdown_table(method_hop_table(frame)),
         "### Where the misses failed", markdown_table(attribution_table(frame)),
+        *(["### Paired differences", PAIRED_NOTE, markdown_table(paired)] if len(paired) else []),
     ]) + "\n"
 
 
@@ -71,6 +86,7 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     from kgviz.viz.eval_charts import accuracy_chart, attribution_chart, cost_chart
 
     frame = rows_frame(rows)
+    paired = paired_differences(frame)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
     parts = [f"<h1>{esc(title)}</h1>",
              (f"<p>{esc(answered_by(rows))} Methods: "
@@ -80,6 +96,8 @@ def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation")
     parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)
               for i, chart in enumerate(charts)]
     parts += ["<h2>Where the misses failed</h2>", attribution_table(frame).to_html(),
+              *(["<h2>Paired differences</h2>", f"<p>{esc(PAIRED_NOTE)}</p>",
+                 paired.to_html(float_format="%.2f")] if len(paired) else []),
               "<h2>Misses (the first 8 per method)</h2>",
               misses_table(rows).to_html(index=False, classes="text")]
     style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"

@@ -9,6 +9,7 @@ import pandas as pd
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import STAGES
+from kgviz.eval.significance import wilson_interval
 
 METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
            "evidence triples": "evidence_size", "prompt tokens": "prompt_tokens",
@@ -61,12 +62,16 @@ def method_hop_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
-    """Hits@1 with methods as rows and hop counts as columns, plus every question together."""
+    """Hits@1 with methods as rows and hop counts as columns, plus every question together with
+    its 95% (Wilson) interval."""
     table = frame.pivot_table(index="method", columns="hops", values="hits@1", aggfunc="mean",
                               observed=True)
     table.columns = [f"{h}-hop" if h else "all" for h in table.columns]
-    table["overall"] = frame.groupby("method", observed=True)["hits@1"].mean()
-    table["n"] = frame.groupby("method", observed=True).size()
+    per_method = frame.groupby("method", observed=True)["hits@1"]
+    table["overall"] = per_method.mean()
+    table["95% interval"] = per_method.agg(
+        lambda hits: "{:.2f}–{:.2f}".format(*wilson_interval(int(hits.sum()), len(hits))))
+    table["n"] = per_method.size()
     return table
 
 

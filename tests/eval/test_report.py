@@ -40,12 +40,13 @@ def test_tables_count_what_the_rows_say():
     assert attribution.loc["kaping", "error"] == 1 and attribution.loc["kaping", "generation"] == 1
 
 
-def test_markdown_report_has_the_three_tables():
+def test_markdown_report_has_the_four_tables():
     text = markdown_report(ROWS)
-    assert text.count("### ") == 3 and text.startswith("6 answers by an unrecorded LLM.\n")
+    assert text.count("### ") == 4 and text.startswith("6 answers by an unrecorded LLM.\n")
     one_llm = markdown_report([{**r, "llm": "llamacpp:qwen2.5-coder-1.5b"} for r in ROWS])
     assert one_llm.startswith("6 answers by llamacpp:qwen2.5-coder-1.5b.\n")
-    assert "| simgrag | 1.00 | 0.00 | 0.33 | 3 |" in text
+    assert "| simgrag | 1.00 | 0.00 | 0.33 | 0.06–0.79 | 3 |" in text
+    assert "| simgrag | kaping | 3 | 0.33 | 0.33 | 1 | 1 | 1 |" in text
     assert "| method | n | misses | pattern | retrieval | generation | error |" in text
 
 
@@ -110,3 +111,9 @@ def test_rows_of_two_llms_are_labelled_not_pooled(tmp_path):
                                 "simgrag · ollama:llama3.1:8b", "kaping · ollama:llama3.1:8b"]
     assert list(hits["n"]) == [3, 3, 3, 3]
     assert [r["method"] for r in load_rows([small])] == [r["method"] for r in ROWS]
+
+
+def test_one_method_report_leaves_out_the_paired_differences():
+    text = markdown_report([r for r in ROWS if r["method"] == "simgrag"])
+    assert text.count("### ") == 3 and "Paired differences" not in text
+    assert "Paired differences" not in html_report([r for r in ROWS if r["method"] == "kaping"])
