@@ -7,7 +7,7 @@ import os
 import random
 import sys
 from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -189,7 +189,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
     stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
     (capped by what the LLM backend serves at once) questions run concurrently and lines are
-    written in the order they finish.
+    written in the order they finish; with one worker, in question order.
     """
     records = plan.select(session.dataset.questions(plan.split))
     if out.is_dir():
@@ -216,12 +216,22 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
         bar = tqdm(total=total, initial=total - len(todo), unit="q", file=sys.stderr,
                    desc=f"eval {session.dataset.name}/{plan.split} x{workers}")
     with handle, ThreadPoolExecutor(workers) as pool:
-        pending = iter(todo)
-        running = {pool.submit(_answer, session, m, r, questions) for m, r in islice(pending, 2 * workers)}
+        pending = enumerate(todo)
+        submitted: dict[Future[dict[str, Any]], int] = {}
+
+        def submit(count: int) -> set[Future[dict[str, Any]]]:
+            futures = set()
+            for position, (method, record) in islice(pending, count):
+                future = pool.submit(_answer, session, method, record, questions)
+                submitted[future] = position
+                futures.add(future)
+            return futures
+
+        running = submit(2 * workers)
         try:
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
+                for future in sorted(finished, key=submitted.__getitem__):  # ties in question order
                     row = {"llm": llm, **future.result()}
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                     handle.flush()
@@ -230,8 +240,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
                     if bar is not None:
                         bar.update(1)
                         bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
-                running |= {pool.submit(_answer, session, m, r, questions)
-                            for m, r in islice(pending, len(finished))}
+                running |= submit(len(finished))
         finally:
             for future in running:
                 future.cancel()

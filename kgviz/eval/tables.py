@@ -78,10 +78,9 @@ def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
 def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method: questions, misses, and how many misses failed at each stage (or errored)."""
     counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
-        columns=[*STAGES, "error"], fill_value=0)
+        index=frame["method"].cat.categories, columns=[*STAGES, "error"], fill_value=0)
     counts.insert(0, "misses", counts.sum(axis=1))
     counts.insert(0, "n", frame.groupby("method", observed=True).size())
-    counts = counts.reindex(frame["method"].cat.categories, fill_value=0)
     counts.index.name = "method"
     counts.columns.name = None
     return counts

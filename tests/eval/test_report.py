@@ -117,3 +117,11 @@ def test_one_method_report_leaves_out_the_paired_differences():
     text = markdown_report([r for r in ROWS if r["method"] == "simgrag"])
     assert text.count("### ") == 3 and "Paired differences" not in text
     assert "Paired differences" not in html_report([r for r in ROWS if r["method"] == "kaping"])
+
+
+def test_a_method_without_misses_keeps_its_count():
+    rows = [*ROWS, row("gnnrag", "q1", 1, True), row("gnnrag", "q2", 2, True)]
+    attribution = attribution_table(rows_frame(rows))
+    assert list(attribution.index) == ["simgrag", "kaping", "gnnrag"]
+    assert attribution.loc["gnnrag"].to_dict() == {
+        "n": 2, "misses": 0, "pattern": 0, "retrieval": 0, "generation": 0, "error": 0}
