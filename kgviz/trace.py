@@ -23,6 +23,7 @@ class LLMCall:
     latency_s: float
     backend: str
     model: str
+    truncated: bool = False  # the reply stopped at its token limit
     cached: bool = False
 
 

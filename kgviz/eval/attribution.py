@@ -40,4 +40,7 @@ def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tupl
         return "pattern", problem
     if not evidence_recall(trace.evidence, record.answers):
         return "retrieval", "no gold answer in the evidence"
+    if trace.llm_calls and trace.llm_calls[-1].truncated:
+        return "generation", ("a gold answer was in the evidence, but the reply ran to its token "
+                              "limit without naming it")
     return "generation", "a gold answer was in the evidence but not in the response"

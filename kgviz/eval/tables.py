@@ -86,9 +86,20 @@ def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     return counts
 
 
+def clipped(text: str, limit: int = 240) -> str:
+    """`text` cut to `limit` characters with an ellipsis (a looping reply can run to pages)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def gold_list(gold: Sequence[str], shown: int = 6) -> str:
+    """The first `shown` gold answers, and how many more there are."""
+    more = f" (+{len(gold) - shown} more)" if len(gold) > shown else ""
+    return ", ".join(gold[:shown]) + more
+
+
 def misses_table(rows: Sequence[dict[str, Any]], per_method: int = 8) -> pd.DataFrame:
     """Each method's first `per_method` misses with their stage and reason (question text and
-    gold answers when attached)."""
+    gold answers when attached; long answers and gold lists clipped)."""
     shown: dict[str, int] = {}
     misses = []
     for row in rows:
@@ -97,7 +108,7 @@ def misses_table(rows: Sequence[dict[str, Any]], per_method: int = 8) -> pd.Data
             misses.append(row)
     return pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "question": row.get("question", ""),
-        "gold": ", ".join(row.get("gold", [])), "answer": row.get("answer", ""),
+        "gold": gold_list(row.get("gold", [])), "answer": clipped(row.get("answer", "")),
         "stage": row.get("failed_stage") or "error",
         "reason": row.get("failure") or row.get("error"),
     } for row in misses])

@@ -28,6 +28,7 @@ class Completion:
     latency_s: float
     backend: str
     model: str
+    truncated: bool = False  # generation stopped at max_tokens
     cached: bool = False
 
 
@@ -127,6 +128,7 @@ class Backend(LLM):
             latency,
             self.name,
             self.model,
+            reply.truncated,
         )
 
     @abstractmethod

@@ -83,9 +83,15 @@ class CachedLLM(LLM):
 
     @staticmethod
     def _read(entry: Path) -> Completion | None:
-        """The stored completion, or None when absent or unreadable (then it is re-recorded)."""
+        """The stored completion, or None when absent or unreadable (then it is re-recorded).
+        Entries recorded before completions said whether they were cut count as cut when they
+        used every token allowed."""
         try:
-            stored = json.loads(entry.read_text(encoding="utf-8"))["completion"]
+            record = json.loads(entry.read_text(encoding="utf-8"))
+            stored = record["completion"]
+            if "truncated" not in stored:
+                limit = record["request"]["options"]["max_tokens"]
+                stored["truncated"] = stored["completion_tokens"] >= limit
             return Completion(**{**stored, "cached": True})
         except (OSError, ValueError, KeyError, TypeError):
             return None

@@ -15,7 +15,7 @@ def _record(trace: Trace, stage: str, messages: list[Message], completion: Compl
         stage=stage, messages=[dict(m) for m in messages], text=completion.text,
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         latency_s=completion.latency_s, backend=completion.backend, model=completion.model,
-        cached=completion.cached,
+        truncated=completion.truncated, cached=completion.cached,
     ))
 
 

@@ -48,7 +48,8 @@ def prompt_view(trace: Trace) -> str:
 def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
     head = (f"<b>{esc(call.stage)}</b> · {esc(call.backend)}:{esc(call.model)} · "
             f"{call.prompt_tokens:,} prompt + {call.completion_tokens:,} completion tokens · "
-            f"{call.latency_s:.2f} s" + (" (cached)" if call.cached else ""))
+            f"{call.latency_s:.2f} s" + (" (cached)" if call.cached else "")
+            + (" · <b>cut at the token limit</b>" if call.truncated else ""))
     messages = "".join(f'<div><i>{esc(m.get("role", ""))}</i>'
                        f'<pre style="{PRE}">{highlight(m.get("content", ""), answers, entities)}'
                        f"</pre></div>" for m in call.messages)

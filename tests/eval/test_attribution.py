@@ -5,7 +5,7 @@ from kgviz.eval.attribution import failed_stage
 from kgviz.eval.runner import summarize
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
-from kgviz.trace import Trace
+from kgviz.trace import LLMCall, Trace
 
 RECORD = QARecord("who directed the movies that Tom Hanks acted in", ("Robert Zemeckis",),
                   ("Tom Hanks",), hops=2)
@@ -43,6 +43,14 @@ def test_retrieval_and_generation_failures():
     assert failed_stage(simgrag_trace("Ron Howard"), RECORD)[0] == "generation"
     kaping = Trace(method="kaping", question=RECORD.question, answer="Ron Howard", evidence=[])
     assert failed_stage(kaping, RECORD)[0] == "retrieval"  # no pattern stage: never "pattern"
+
+
+def test_a_reply_cut_at_its_token_limit_is_named():
+    trace = simgrag_trace("Forrest Gump was directed by, directed by, directed by")
+    trace.llm_calls.append(LLMCall("generation", [], trace.answer, 900, 384, 30.0, "llamacpp", "m",
+                                   truncated=True))
+    stage, reason = failed_stage(trace, RECORD)
+    assert stage == "generation" and "token limit" in reason
 
 
 def test_summary_counts_failed_stages():

@@ -91,6 +91,16 @@ def test_misses_are_listed_per_method():
     assert list(table["stage"]) == ["pattern", "generation"]
 
 
+def test_misses_clip_looping_answers_and_long_gold_lists():
+    from kgviz.eval.tables import misses_table
+
+    looping = {**row("subgraphrag", "q1", 2, False, "generation", answer="drama, " * 300),
+               "gold": [f"Film {i}" for i in range(20)]}
+    miss = misses_table([looping]).iloc[0]
+    assert len(miss["answer"]) == 240 and miss["answer"].endswith("…")
+    assert miss["gold"] == "Film 0, Film 1, Film 2, Film 3, Film 4, Film 5 (+14 more)"
+
+
 def test_common_questions_keeps_what_every_method_answered():
     from kgviz.eval.tables import common_questions
 

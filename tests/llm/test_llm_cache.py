@@ -48,6 +48,24 @@ def test_key_covers_schema_options_model_and_defaults(counting, model_1_5b, tmp_
     assert len(list(tmp_path.rglob("*.json"))) == 5 and len(inner.calls) == 3
 
 
+def test_a_reply_cut_at_max_tokens_says_so_and_replays_so(counting, tmp_path) -> None:
+    many = [{"role": "user", "content": "Name ten films by Steven Spielberg."}]
+    llm = CachedLLM(counting(max_tokens=64), tmp_path, "rw")
+    whole, cut = llm.complete(MESSAGES), llm.complete(many, max_tokens=3)
+    assert whole.completion_tokens < 64 and cut.completion_tokens == 3
+    assert (whole.truncated, cut.truncated) == (False, True)
+    replay = CachedLLM(counting(max_tokens=64), tmp_path, "ro")
+    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) \
+        == (False, True)
+    # entries recorded before completions carried `truncated`: inferred from the tokens used
+    for entry in tmp_path.rglob("*.json"):
+        record = json.loads(entry.read_text())
+        del record["completion"]["truncated"]
+        entry.write_text(json.dumps(record))
+    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) \
+        == (False, True)
+
+
 def test_read_only_replays_and_misses_clearly(counting, tmp_path) -> None:
     recorded = CachedLLM(counting(), tmp_path, "rw").complete(MESSAGES)
     inner = counting()
