@@ -116,7 +116,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"llm: {session.llm_reason}", file=sys.stderr)
     plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
     summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet,
-                       workers=args.workers, questions=not args.ids_only)
+                       workers=args.workers, questions=not args.ids_only,
+                       settings=parse_settings(args.set))
     _print_json(summary)
     return 0
 
@@ -235,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--workers", type=positive_int, default=1,
                           help="questions in flight at once, capped by the LLM backend "
                                "(1 for the in-process model)")
+    evaluate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                          help="an option of every method run, e.g. --set top_k=30 (repeatable; "
+                               "the rows record it)")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.add_argument("--ids-only", action="store_true",
                           help="name questions by qid only, without their text and gold answers "

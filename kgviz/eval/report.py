@@ -16,7 +16,7 @@ from kgviz.eval.significance import paired_table
 from kgviz.eval.tables import (
     attribution_table,
     hits_by_hop,
-    label_by_llm,
+    label_variants,
     method_hop_table,
     misses_table,
     rows_frame,
@@ -25,12 +25,12 @@ from kgviz.viz.html import esc
 
 
 def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    """Rows of several results files, in order; when they come from more than one LLM, each
-    method is labelled with its LLM (`label_by_llm`)."""
+    """Rows of several results files, in order, each method labelled with its options and, when
+    the rows come from more than one LLM, its LLM (`label_variants`)."""
     missing = [str(path) for path in paths if not Path(path).is_file()]
     if missing:
         raise MissingDataError(f"no results file {', '.join(missing)}")
-    return label_by_llm([row for path in paths for row in read_results(Path(path))])
+    return label_variants([row for path in paths for row in read_results(Path(path))])
 
 
 def _cell(value: object) -> str:

@@ -19,6 +19,7 @@ from kgviz.eval.attribution import STAGES, failed_stage
 from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
 from kgviz.llm.base import LLM
 from kgviz.llm.errors import LLMUnavailable
+from kgviz.reasoners.base import Reasoner
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.training.splits import PARTS, split_records
@@ -62,6 +63,23 @@ def check_one_llm(rows: Iterable[dict[str, Any]], llm: str, out: Path) -> None:
     if others:
         raise KgvizError(f"{out} holds answers from {', '.join(others)}, but this run uses {llm}; "
                          "write to another --out file so the results of different LLMs stay apart")
+
+
+def check_same_settings(rows: Iterable[dict[str, Any]], methods: Sequence[str],
+                        settings: dict[str, Any], out: Path) -> None:
+    """A results file holds one setting of each method: refuse to resume a method's answers with
+    other options (a `settings` variant goes to a file of its own, and reports label it)."""
+    clashing = sorted({row["method"] for row in rows
+                       if row["method"] in methods and row.get("settings", {}) != settings})
+    if clashing:
+        raise KgvizError(f"{out} holds {', '.join(clashing)} answers with other options than "
+                         f"{settings_label(settings) or 'the defaults'}; write to another --out "
+                         "file so each setting's results stay apart")
+
+
+def settings_label(settings: dict[str, Any]) -> str:
+    """`top_k=30 hops=2`: the options a run set, as a label ('' for the defaults)."""
+    return " ".join(f"{key}={json.dumps(value)}" for key, value in sorted(settings.items()))
 
 
 def result_row(method: str, record: QARecord, trace: Trace,
@@ -165,9 +183,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def _answer(session: Session, method: str, record: QARecord,
-            questions: bool) -> dict[str, Any]:
-    reasoner = session.reasoner(method)
+def _answer(reasoner: Reasoner, method: str, record: QARecord, questions: bool) -> dict[str, Any]:
     try:
         trace = reasoner.run(record.question, topic_entities=record.topic_entities)
     except LLMUnavailable:
@@ -180,11 +196,13 @@ def _answer(session: Session, method: str, record: QARecord,
 
 
 def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path,
-             progress: bool = True, workers: int = 1, questions: bool = True) -> dict[str, Any]:
+             progress: bool = True, workers: int = 1, questions: bool = True,
+             settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
     (each line names the LLM; a file holds one LLM's answers). Lines carry the question text and
     gold answers unless `questions` is False (then only the `qid`, for results published apart
-    from the dataset; `attach_questions` joins them back).
+    from the dataset; `attach_questions` joins them back). `settings` override every method's
+    options (`kgviz eval --set`); the lines record them and a file holds one setting per method.
 
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
     stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
@@ -195,8 +213,11 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     if out.is_dir():
         raise KgvizError(f"--out {out} is a folder; give a results file such as {out / 'r.jsonl'}")
     llm = llm_identity(session.context.llm)
+    settings = settings or {}
+    reasoners = {m: session.reasoner(m, **settings) for m in methods}  # bad options fail here
     done_rows = read_results(out)
     check_one_llm(done_rows, llm, out)
+    check_same_settings(done_rows, methods, settings, out)
     _rewrite_complete(out, done_rows)
     done = {record_key(row["method"], row["qid"]) for row in done_rows}
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
@@ -206,7 +227,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
         handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
     except OSError as error:
         raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
-    if todo and any(session.reasoner(m).retrieves for m in methods):
+    if todo and any(reasoner.retrieves for reasoner in reasoners.values()):
         _ = session.context.index  # build or load the vector index now, not inside a question's time
     bar = None
     if progress:
@@ -222,7 +243,7 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
         def submit(count: int) -> set[Future[dict[str, Any]]]:
             futures = set()
             for position, (method, record) in islice(pending, count):
-                future = pool.submit(_answer, session, method, record, questions)
+                future = pool.submit(_answer, reasoners[method], method, record, questions)
                 submitted[future] = position
                 futures.add(future)
             return futures
@@ -232,7 +253,8 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(finished, key=submitted.__getitem__):  # ties in question order
-                    row = {"llm": llm, **future.result()}
+                    row = {"llm": llm, **({"settings": settings} if settings else {}),
+                           **future.result()}
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                     handle.flush()
                     os.fsync(handle.fileno())

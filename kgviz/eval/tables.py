@@ -9,6 +9,7 @@ import pandas as pd
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import STAGES
+from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
 
 METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
@@ -16,14 +17,17 @@ METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
            "LLM calls": "llm_calls"}
 
 
-def label_by_llm(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows from more than one LLM get the method label `method · llm`, so the tables set the
-    (method, LLM) pairs side by side instead of pooling different models' answers."""
-    llms = {row.get("llm") for row in rows}
-    if len(llms) < 2:
-        return list(rows)
-    return [{**row, "method": f"{row['method']} · {row.get('llm') or 'unrecorded LLM'}"}
-            for row in rows]
+def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows run with options get the method label `method [top_k=30]`, and rows from more than one
+    LLM `method · llm`, so the tables set the variants side by side instead of pooling them."""
+    several_llms = len({row.get("llm") for row in rows}) > 1
+
+    def label(row: dict[str, Any]) -> str:
+        options = settings_label(row.get("settings") or {})
+        llm = f" · {row.get('llm') or 'unrecorded LLM'}" if several_llms else ""
+        return row["method"] + (f" [{options}]" if options else "") + llm
+
+    return [{**row, "method": label(row)} for row in rows]
 
 
 def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -152,3 +152,39 @@ def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
         assert done.returncode == 2 and message in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == [a_file] and a_file.read_text() == "not a folder"
+
+
+def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
+    """`settings` reach the reasoner and every row; resuming with other options is refused."""
+    from kgviz.errors import KgvizError
+    from kgviz.eval.report import load_rows
+    from kgviz.eval.runner import run_eval
+    from kgviz.session import open_session
+
+    session = open_session("demo", "local", cache_mode="rw")
+    plan, out = EvalPlan("dev", limit=2), tmp_path / "top1.jsonl"
+    run_eval(session, ["kaping"], plan, out, progress=False, settings={"top_k": 1})
+    rows = read_results(out)
+    assert [r["settings"] for r in rows] == [{"top_k": 1}] * 2
+    assert all(r["evidence_size"] == 1 for r in rows)  # the option reached the reasoner
+    for other in ({"top_k": 2}, None):
+        with pytest.raises(KgvizError, match="holds kaping answers with other options"):
+            run_eval(session, ["kaping"], plan, out, progress=False, settings=other)
+    with pytest.raises(KgvizError, match="unknown option"):
+        run_eval(session, ["kaping"], plan, tmp_path / "bad.jsonl", progress=False,
+                 settings={"top": 1})
+    assert not (tmp_path / "bad.jsonl").exists() and len(read_results(out)) == 2
+    default = tmp_path / "default.jsonl"
+    run_eval(session, ["kaping"], plan, default, progress=False)
+    assert "settings" not in read_results(default)[0]
+    labels = {r["method"] for r in load_rows([out, default])}
+    assert labels == {"kaping [top_k=1]", "kaping"}
+
+
+def test_eval_set_with_a_wrong_type_is_a_one_line_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split",
+                           "dev", "--method", "kaping", "--llm", "local", "--quiet", "--set",
+                           "top_k=many", "--out", str(tmp_path / "r.jsonl")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "top_k" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
