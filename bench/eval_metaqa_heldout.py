@@ -6,6 +6,8 @@ to one resumable JSONL file per hop count, naming questions by id only (the repo
 copy of the dataset); `kgviz report` turns them into tables and charts.
 
     python bench/eval_metaqa_heldout.py --rounds 10,25,50,100 --out results/metaqa-heldout
+    python bench/eval_metaqa_heldout.py --methods subgraphrag --set top_k=30 \
+        --out results/metaqa-heldout-subgraphrag-top30      # an ablation, in files of its own
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import time
 from pathlib import Path
 
+from kgviz.cli import parse_settings
 from kgviz.eval.runner import EvalPlan, read_results, run_eval, summarize
 from kgviz.session import open_session
 
@@ -29,9 +32,12 @@ def main() -> None:
     parser.add_argument("--hops", default="1,2,3")
     parser.add_argument("--llm", default="local")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an option of every method run (as kgviz eval --set)")
     parser.add_argument("--out", type=Path, default=Path("results/metaqa-heldout"))
     args = parser.parse_args()
     methods = args.methods.split(",")
+    settings = parse_settings(args.set)
     hops = [int(h) for h in args.hops.split(",")]
     sessions = {h: open_session(f"metaqa-{h}hop", args.llm) for h in hops}
     for per_hop in (int(n) for n in args.rounds.split(",")):
@@ -40,7 +46,8 @@ def main() -> None:
                 start = time.perf_counter()
                 plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
                 summary = run_eval(sessions[h], [method], plan, args.out / f"{h}hop.jsonl",
-                                   progress=False, workers=args.workers, questions=False)
+                                   progress=False, workers=args.workers, questions=False,
+                                   settings=settings)
                 print(f"round {per_hop}: {method} {h}-hop hits@1 {summary['hits@1']:.3f} "
                       f"n={summary['n']} ({time.perf_counter() - start:.0f} s)", flush=True)
     rows = [row for h in hops for row in read_results(args.out / f"{h}hop.jsonl")]
