@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kgviz.eval.attribution import STAGES
+from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
 from kgviz.viz.html import plotly_text
 
@@ -23,11 +24,17 @@ def _names(methods: pd.Series | pd.Index) -> list[str]:
 
 
 def accuracy_chart(frame: pd.DataFrame) -> go.Figure:
-    """Hits@1 per method, one bar per hop count, with n in the hover."""
+    """Hits@1 per method, one bar per hop count, with its 95% Wilson interval as error bars and
+    n in the hover."""
     table = method_hop_table(frame).reset_index()
+    bounds = [wilson_interval(round(rate * n), n) for rate, n in zip(table["hits@1"], table["n"])]
+    table["above"] = [high - rate for (_, high), rate in zip(bounds, table["hits@1"])]
+    table["below"] = [rate - low for (low, _), rate in zip(bounds, table["hits@1"])]
     figure = go.Figure()
     for hops, part in table.groupby("hops"):
         figure.add_bar(name=_hop_label(int(hops)), x=_names(part["method"]), y=part["hits@1"],
+                       error_y={"type": "data", "symmetric": False, "array": part["above"],
+                                "arrayminus": part["below"], "thickness": 1},
                        customdata=part["n"], hovertemplate="%{x}: %{y:.2f} (n=%{customdata})")
     figure.update_layout(title="Hits@1 per method and hop count", barmode="group",
                          yaxis={"range": [0, 1], "title": "Hits@1"}, height=380,

@@ -135,3 +135,15 @@ def test_a_method_without_misses_keeps_its_count():
     assert list(attribution.index) == ["simgrag", "kaping", "gnnrag"]
     assert attribution.loc["gnnrag"].to_dict() == {
         "n": 2, "misses": 0, "pattern": 0, "retrieval": 0, "generation": 0, "error": 0}
+
+
+def test_accuracy_chart_draws_each_bars_wilson_interval():
+    from kgviz.eval.significance import wilson_interval
+    from kgviz.viz.eval_charts import accuracy_chart
+
+    rows = [row("gnnrag", f"q{i}", 1, i < 3) for i in range(4)]  # 3 of 4 right
+    bar = accuracy_chart(rows_frame(rows)).data[0]
+    low, high = wilson_interval(3, 4)
+    assert list(bar.y) == [0.75]
+    assert bar.error_y.array[0] == pytest.approx(high - 0.75)
+    assert bar.error_y.arrayminus[0] == pytest.approx(0.75 - low)
