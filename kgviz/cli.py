@@ -180,6 +180,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rescore(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from kgviz.atomic import write_text_atomic
+    from kgviz.datasets import get_dataset
+    from kgviz.eval.report import load_rows
+    from kgviz.eval.rescore import rescore_rows
+    from kgviz.eval.runner import read_results, summarize
+
+    gold = {record.qid: record.answers for name in args.dataset
+            for record in get_dataset(name).questions(args.split)}
+    load_rows([Path(p) for p in args.results])  # every file exists and parses
+    for path in map(Path, args.results):
+        rows = rescore_rows(read_results(path), gold)
+        write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n"
+                                        for row in rows))
+        print(f"{path}: {len(rows)} rows re-scored, hits@1 {summarize(rows)['hits@1']:.3f}",
+              file=sys.stderr)
+    return 0
+
+
 # ------------------------------------------------------------------------------------ parser
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
@@ -255,6 +277,14 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--common", action="store_true",
                         help="only questions that every method answered")
     report.set_defaults(handler=cmd_report)
+
+    rescore = commands.add_parser(
+        "rescore", help="recompute the metrics of results files from their committed answers")
+    rescore.add_argument("results", nargs="+", help="JSONL results files (rewritten in place)")
+    rescore.add_argument("--dataset", action="append", required=True,
+                         help="the dataset the questions came from (repeatable)")
+    rescore.add_argument("--split", default="dev", help="the split the questions came from")
+    rescore.set_defaults(handler=cmd_rescore)
 
     model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",
                                                                                   required=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from kgviz.eval.metrics import evidence_recall, hit_at_1
+from kgviz.eval.metrics import evidence_recall, score_trace
 from kgviz.llm.errors import LLMError
 from kgviz.reasoners.registry import method_names
 from kgviz.session import open_session
@@ -34,7 +34,7 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1) -> int:
                 print(f"  error: {error}")
                 failures += 1
                 continue
-            hit = hit_at_1(trace.answer, record.answers)
+            hit = score_trace(trace, record.answers).hit1
             recall = evidence_recall(trace.evidence, record.answers)
             summary.setdefault(method, [0, 0, 0])
             summary[method][0] += hit

@@ -5,10 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, is_dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgviz.llm.base import Completion
 
 StringTriple = tuple[str, str, str]
+# The stage name of the one re-ask a reply without a parsable answer gets.
+REASK_STAGE = "reask"
 
 
 @dataclass
@@ -25,6 +30,15 @@ class LLMCall:
     model: str
     truncated: bool = False  # the reply stopped at its token limit
     cached: bool = False
+    looped: bool = False  # the loop guard cut a repeating tail
+
+    @classmethod
+    def from_completion(cls, stage: str, messages: list[dict[str, str]],
+                        completion: Completion) -> LLMCall:
+        """The record of `completion`, made by `stage` from `messages`."""
+        kept = {f.name: getattr(completion, f.name) for f in fields(cls)
+                if hasattr(completion, f.name)}
+        return cls(**{**kept, "stage": stage, "messages": [dict(m) for m in messages]})
 
 
 @dataclass
@@ -64,6 +78,16 @@ class Trace:
     @property
     def completion_tokens(self) -> int:
         return sum(call.completion_tokens for call in self.llm_calls)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the reply that gave the answer (the last LLM call) ran to its token limit."""
+        return bool(self.llm_calls) and self.llm_calls[-1].truncated
+
+    @property
+    def reasked(self) -> bool:
+        """Whether the answer needed the re-ask that restates the answer format."""
+        return any(call.stage == REASK_STAGE for call in self.llm_calls)
 
     @property
     def llm_seconds(self) -> float:

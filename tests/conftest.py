@@ -9,6 +9,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+# Tests (and the notebooks nbval runs, whose kernels inherit this environment) read the real data
+# beside the checkout through KGVIZ_DATA; product code only ever looks at KGVIZ_DATA.
+if not os.environ.get("KGVIZ_DATA") and (SHARED_DATA / "MetaQA" / "kb.txt").is_file():
+    os.environ["KGVIZ_DATA"] = str(SHARED_DATA)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from kgviz.app.controls import Controls, run_guarded
 from kgviz.app.params import ParamForm
 from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message, view_widget
 from kgviz.errors import KgvizError
-from kgviz.eval.metrics import hit_at_1
+from kgviz.eval.metrics import score_trace
 from kgviz.reasoners.registry import method_names, reasoner_class
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
@@ -16,17 +16,19 @@ from kgviz.viz.html import esc
 
 
 def answer_html(trace: Trace, gold: tuple[str, ...] | None) -> str:
-    """The answer, the KG entities found in it and, with gold answers, whether hit@1 holds."""
+    """The answer, the answers it committed to and, with gold answers, hits@1 (the first
+    committed answer is gold) with hit and F1 beside it."""
     found = ", ".join(trace.answers) or "(none)"
     verdict = ""
     if gold is not None:
-        correct = hit_at_1(trace.answer, gold)
-        verdict = (f'<br><b style="color:{"#2a7a2a" if correct else "#b00020"}">'
-                   f'{"correct" if correct else "wrong"}</b> (gold: {esc(", ".join(gold))})')
+        score = score_trace(trace, gold)
+        verdict = (f'<br><b style="color:{"#2a7a2a" if score.hit1 else "#b00020"}">'
+                   f'{"correct" if score.hit1 else "wrong"}</b> (hits@1 {score.hit1:d}, '
+                   f'hit {score.hit:d}, F1 {score.f1:.2f}; gold: {esc(", ".join(gold))})')
     warnings = "".join(f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
                        for w in trace.warnings)
     return (f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-            f'<b>Answer</b>: {esc(trace.answer)}<br><b>entities</b>: {esc(found)}'
+            f'<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}'
             f'{verdict}{warnings}</div>')
 
 

@@ -9,22 +9,29 @@ import ipywidgets as widgets
 from kgviz.app.controls import Controls, run_guarded
 from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
 from kgviz.errors import KgvizError
-from kgviz.eval.metrics import hit_at_1
+from kgviz.eval.metrics import score_trace
 from kgviz.reasoners.registry import method_names
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
 from kgviz.viz.html import esc
 
-COLUMNS = ("method", "answer", "correct", "evidence triples", "prompt tokens", "latency (s)")
+COLUMNS = ("method", "answer", "committed", "hits@1", "hit", "F1", "evidence triples",
+           "prompt tokens", "latency (s)")
 
 
 def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
-    """One table row (plain text) for a finished run."""
-    correct = "—" if gold is None else ("yes" if hit_at_1(trace.answer, gold) else "no")
+    """One table row (plain text) for a finished run; with gold answers, hits@1 (the first
+    committed answer is gold), hit (some committed answer is) and F1."""
+    if gold is None:
+        verdicts = ("—", "—", "—")
+    else:
+        score = score_trace(trace, gold)
+        verdicts = ("yes" if score.hit1 else "no", "yes" if score.hit else "no", f"{score.f1:.2f}")
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
         latency += f" (cached reply; {trace.cost_seconds:.1f} when first computed)"
-    return (trace.method, trace.answer, correct, str(len(trace.evidence)),
+    return (trace.method, trace.answer, ", ".join(trace.answers) or "(none)", *verdicts,
+            str(len(trace.evidence)),
             str(trace.prompt_tokens), latency)
 
 

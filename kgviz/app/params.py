@@ -13,6 +13,8 @@ import ipywidgets as widgets
 APP_DEFAULTS: dict[str, Any] = {"record_tree": True}
 STYLE = {"description_width": "110px"}
 LAYOUT = widgets.Layout(width="230px")
+# The counts offered beside a named choice such as "auto" (a field typed `int | Literal[...]`).
+COUNT_CHOICES = (10, 30, 50, 100, 200)
 
 
 def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | None:
@@ -21,6 +23,11 @@ def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | N
     args = typing.get_args(hint)
     if typing.get_origin(hint) is Literal:
         return widgets.Dropdown(options=list(args), value=default, **options)
+    literal_or_int = [a for a in args if typing.get_origin(a) is Literal]
+    if int in args and literal_or_int:  # e.g. top_k: int | Literal["auto"]
+        choices = [*typing.get_args(literal_or_int[0]), *COUNT_CHOICES]
+        return widgets.Dropdown(options=choices if default in choices else [default, *choices],
+                                value=default, **options)
     optional_text = set(args) == {str, type(None)}
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and optional_text:
         return widgets.Text(value=default or "", placeholder="default", **options)

@@ -4,10 +4,12 @@ generation."""
 from __future__ import annotations
 
 from kgviz.datasets.base import QARecord
-from kgviz.eval.metrics import evidence_recall, hit_at_1
+from kgviz.eval.metrics import AnswerScore, evidence_recall, score_trace
 from kgviz.trace import Trace
 
 STAGES = ("pattern", "retrieval", "generation")
+WITHOUT_RETRIEVAL = "answered from the LLM's own knowledge, without retrieval"
+NOT_IN_EVIDENCE = "no gold answer in the evidence"
 
 
 def pattern_problem(trace: Trace, record: QARecord) -> str | None:
@@ -28,19 +30,32 @@ def pattern_problem(trace: Trace, record: QARecord) -> str | None:
 
 
 def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tuple[str | None, str]:
-    """`(stage, reason)` of a miss; `(None, "")` when the response names a gold answer.
-
-    A method that `retrieves` nothing can only fail at generation."""
-    if hit_at_1(trace.answer, record.answers):
+    """`(stage, reason)` of a miss (the first committed answer is not gold); `(None, "")` for a
+    hit. A method that `retrieves` nothing can only fail at generation."""
+    score = score_trace(trace, record.answers)
+    if score.hit1:
         return None, ""
     if not retrieves:
-        return "generation", "answered from the LLM's own knowledge, without retrieval"
+        return "generation", WITHOUT_RETRIEVAL
     problem = pattern_problem(trace, record)
     if problem:
         return "pattern", problem
     if not evidence_recall(trace.evidence, record.answers):
-        return "retrieval", "no gold answer in the evidence"
-    if trace.llm_calls and trace.llm_calls[-1].truncated:
-        return "generation", ("a gold answer was in the evidence, but the reply ran to its token "
-                              "limit without naming it")
-    return "generation", "a gold answer was in the evidence but not in the response"
+        return "retrieval", NOT_IN_EVIDENCE
+    return "generation", generation_problem(score, trace.truncated)
+
+
+def generation_problem(score: AnswerScore, truncated: bool | None) -> str:
+    """Why a reply whose evidence held a gold answer still missed."""
+    return "a gold answer was in the evidence, but " + _reply_problem(score, truncated)
+
+
+def _reply_problem(score: AnswerScore, truncated: bool | None) -> str:
+    if not score.committed:
+        return ("the reply ran to its token limit without committing to an answer" if truncated
+                else "the reply committed to no answer")
+    if score.hit:
+        return "the reply put a wrong answer first and a gold one later"
+    if score.named:
+        return "the reply named a gold answer without committing to it"
+    return "the reply committed to wrong answers"

@@ -16,7 +16,7 @@ from typing import Any
 from kgviz.datasets.base import QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.attribution import STAGES, failed_stage
-from kgviz.eval.metrics import answer_prf, evidence_recall, hit_at_1
+from kgviz.eval.metrics import evidence_recall, score_trace
 from kgviz.llm.base import LLM
 from kgviz.llm.errors import LLMUnavailable
 from kgviz.reasoners.base import Reasoner
@@ -86,13 +86,12 @@ def result_row(method: str, record: QARecord, trace: Trace,
                retrieves: bool = True) -> dict[str, Any]:
     """The JSON line for one answered question, naming it by `qid` (`with_question` adds its
     text and gold answers)."""
-    precision, recall, f1 = answer_prf(trace.answers, record.answers)
     stage, reason = failed_stage(trace, record, retrieves)
     return {
         "method": method, "qid": record.qid, "hops": record.hops, "qtype": record.qtype,
         "answer": trace.answer, "answers": trace.answers,
-        "hit1": hit_at_1(trace.answer, record.answers),
-        "precision": precision, "recall": recall, "f1": f1,
+        **score_trace(trace, record.answers).as_row(),
+        "truncated": trace.truncated, "reasked": trace.reasked,
         "evidence_recall": evidence_recall(trace.evidence, record.answers),
         "evidence_size": len(trace.evidence), "prompt_tokens": trace.prompt_tokens,
         "completion_tokens": trace.completion_tokens, "llm_calls": len(trace.llm_calls),
@@ -152,15 +151,25 @@ def _rewrite_complete(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Hits@1 and friends over rows, overall and per method and hop count."""
+    """Hits@1 on committed answers and friends over rows, overall and per method and hop count.
+
+    `no_answer` is the share of replies that committed to no answer, `truncated` the share that
+    ran to their token limit (over the rows that recorded it; None when none did)."""
     def block(subset: list[dict[str, Any]]) -> dict[str, Any]:
         n = len(subset)
 
         def mean(values: Iterable[float]) -> float:
             return round(sum(values) / n, 4) if n else 0.0
 
+        recorded = [bool(r["truncated"]) for r in subset if r.get("truncated") is not None]
         return {"hits@1": mean(float(r["hit1"]) for r in subset),
+                "hit": mean(float(r.get("hit", r["hit1"])) for r in subset),
+                "named": mean(float(r.get("named", r["hit1"])) for r in subset),
                 "f1": mean(r["f1"] for r in subset),
+                "no_answer": mean(float(not r.get("committed", bool(r.get("answers"))))
+                                  for r in subset),
+                "truncated": round(sum(recorded) / len(recorded), 4) if recorded else None,
+                "reasked": mean(float(bool(r.get("reasked"))) for r in subset),
                 "evidence_recall": mean(float(r["evidence_recall"]) for r in subset),
                 "evidence_size": mean(r["evidence_size"] for r in subset),
                 "prompt_tokens": mean(r["prompt_tokens"] for r in subset),

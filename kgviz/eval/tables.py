@@ -12,9 +12,25 @@ from kgviz.eval.attribution import STAGES
 from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
 
-METRICS = {"hits@1": "hit1", "f1": "f1", "evidence recall": "evidence_recall",
-           "evidence triples": "evidence_size", "prompt tokens": "prompt_tokens",
-           "LLM calls": "llm_calls"}
+# Table column -> row field. hits@1 (the first committed answer is gold) leads; `hit` (some
+# committed answer is gold) and `named` (a gold answer named anywhere, SimGRAG's lenient check)
+# stand beside it, never instead.
+METRICS = {"hits@1": "hit1", "hit": "hit", "named": "named", "f1": "f1",
+           "no answer": "no_answer", "truncated": "truncated",
+           "evidence recall": "evidence_recall", "evidence triples": "evidence_size",
+           "prompt tokens": "prompt_tokens", "LLM calls": "llm_calls"}
+
+
+def row_metric(row: dict[str, Any], key: str) -> float:
+    """A row's value of `key` as a number; `no_answer` derives from `committed`, a row without
+    `hit` or `named` counts its `hit1`, and an unrecorded `truncated` is NaN (left out of means)."""
+    if key in ("hit", "named") and key not in row:
+        key = "hit1"
+    if key == "no_answer":
+        return float(not row.get("committed", bool(row.get("answers"))))
+    if key == "truncated" and row.get("truncated") is None:
+        return float("nan")
+    return float(row.get(key) or 0)
 
 
 def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -44,7 +60,7 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One line per (method, question): numeric metrics and `seconds`, what answering cost."""
     frame = pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "hops": row.get("hops") or 0,
-        **{name: float(row.get(key) or 0) for name, key in METRICS.items()},
+        **{name: row_metric(row, key) for name, key in METRICS.items()},
         "seconds": float(row.get("seconds", 0.0)),
         "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
     } for row in rows])
@@ -67,7 +83,7 @@ def method_hop_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
     """Hits@1 with methods as rows and hop counts as columns, plus every question together with
-    its 95% (Wilson) interval."""
+    its 95% (Wilson) interval, and the overall hit, named and no-answer rates beside it."""
     table = frame.pivot_table(index="method", columns="hops", values="hits@1", aggfunc="mean",
                               observed=True)
     table.columns = [f"{h}-hop" if h else "all" for h in table.columns]
@@ -75,6 +91,9 @@ def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
     table["overall"] = per_method.mean()
     table["95% interval"] = per_method.agg(
         lambda hits: "{:.2f}–{:.2f}".format(*wilson_interval(int(hits.sum()), len(hits))))
+    grouped = frame.groupby("method", observed=True)
+    for column in ("hit", "named", "f1", "no answer"):
+        table[column] = grouped[column].mean()
     table["n"] = per_method.size()
     return table
 

@@ -9,12 +9,15 @@ from typing import Any, NamedTuple
 
 from kgviz.llm.errors import LLMError, LLMOutputError
 from kgviz.llm.parsing import parse_reply
+from kgviz.llm.repetition import cut_loop
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
 
 ROLES = frozenset({"system", "user", "assistant"})
-# Deterministic by default: greedy decoding with a fixed seed.
-DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 512, "stop": None}
+# Deterministic by default: greedy decoding with a fixed seed. `loop_guard` stops a free-text
+# reply that has started to repeat itself (`repetition.py`); it is part of every cache key.
+DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 512, "stop": None,
+                                   "loop_guard": True}
 
 
 @dataclass
@@ -30,6 +33,7 @@ class Completion:
     model: str
     truncated: bool = False  # generation stopped at max_tokens
     cached: bool = False
+    looped: bool = False  # the loop guard cut a repeating tail
 
 
 class RawReply(NamedTuple):
@@ -39,6 +43,7 @@ class RawReply(NamedTuple):
     prompt_tokens: int
     completion_tokens: int
     truncated: bool = False  # generation stopped at max_tokens
+    looped: bool = False  # the loop guard stopped generation and cut the repeating tail
 
 
 def check_messages(messages: list[Message]) -> None:
@@ -56,7 +61,7 @@ class LLM(ABC):
     """A chat model: `complete(messages, schema=None, **options) -> Completion`.
 
     `name` is the backend ("ollama", "llamacpp", "openai"), `model` the model it runs.
-    Options: temperature, seed, max_tokens, stop (see `DEFAULT_OPTIONS`).
+    Options: temperature, seed, max_tokens, stop, loop_guard (see `DEFAULT_OPTIONS`).
     """
 
     name: str
@@ -107,6 +112,9 @@ class Backend(LLM):
         resolved = self.options(**options)
         start = time.perf_counter()
         reply = self._generate(messages, schema, resolved)
+        if schema is None and resolved["loop_guard"] and not reply.looped:
+            text, looped = cut_loop(reply.text)  # a backend that does not stream it whole
+            reply = reply._replace(text=text, looped=looped)
         latency = time.perf_counter() - start
         parsed = None
         if schema is not None:
@@ -129,6 +137,7 @@ class Backend(LLM):
             self.name,
             self.model,
             reply.truncated,
+            looped=reply.looped,
         )
 
     @abstractmethod

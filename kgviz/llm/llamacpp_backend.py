@@ -18,6 +18,7 @@ from kgviz.llm.base import Backend, Message, RawReply
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
 from kgviz.llm.openai_format import chat_body, parse_chat_reply
+from kgviz.llm.repetition import LoopGuard
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
 # Everything xllamacpp's Server can raise: Cython's `except +` turns a C++ exception into one of
@@ -108,14 +109,59 @@ class LlamaCppBackend(Backend):
     ) -> RawReply:
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
+        if schema is None and options["loop_guard"]:
+            return self._guarded_stream(loaded, body)
         with loaded.lock:
-            try:
-                data = loaded.server.handle_chat_completions(body)
-            except BINDING_ERRORS as exc:  # invalid request, context overflow, ...
-                raise LLMError(f"llama.cpp rejected the request: {exc}") from None
+            data = self._call(loaded, body)
+        return parse_chat_reply(data, f"llama.cpp ({self.model})")
+
+    @staticmethod
+    def _call(loaded: LoadedModel, body: dict[str, Any], on_chunk: Any = None) -> Any:
+        """One request to the in-process server (the caller holds its lock)."""
+        try:
+            data = (loaded.server.handle_chat_completions(body) if on_chunk is None
+                    else loaded.server.handle_chat_completions(body, on_chunk))
+        except BINDING_ERRORS as exc:  # invalid request, context overflow, ...
+            raise LLMError(f"llama.cpp rejected the request: {exc}") from None
         if isinstance(data, dict) and "error" in data:
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")
-        return parse_chat_reply(data, f"llama.cpp ({self.model})")
+        return data
+
+    def _guarded_stream(self, loaded: LoadedModel, body: dict[str, Any]) -> RawReply:
+        """Stream the reply through the loop guard, stopping generation once it loops. A stopped
+        stream reports no token counts: a one-token request for the same prompt (its prefix is
+        cached, so it costs one token) gives the prompt's."""
+        guard, state = LoopGuard(), {"tokens": 0, "finish": None, "usage": {}}
+
+        def on_chunk(chunk: Any) -> bool:
+            if not isinstance(chunk, dict):
+                return False
+            if chunk.get("error"):
+                state["error"] = chunk["error"]
+                return True
+            if chunk.get("usage"):
+                state["usage"] = chunk["usage"]
+            for choice in chunk.get("choices") or []:
+                state["finish"] = choice.get("finish_reason") or state["finish"]
+                delta = (choice.get("delta") or {}).get("content")
+                if delta:
+                    state["tokens"] += 1
+                    if guard.add(delta):
+                        return True
+            return False
+
+        streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        with loaded.lock:
+            self._call(loaded, streamed, on_chunk)
+            if "error" in state:
+                raise LLMError(f"llama.cpp rejected the request: {state['error']}")
+            usage = state["usage"]
+            if guard.looped and not usage:
+                probe = self._call(loaded, {**body, "max_tokens": 1})
+                usage = {"prompt_tokens": (probe.get("usage") or {}).get("prompt_tokens", 0)}
+        return RawReply(guard.text, int(usage.get("prompt_tokens", 0)),
+                        int(usage.get("completion_tokens", state["tokens"])),
+                        truncated=state["finish"] == "length", looped=guard.looped)
 
     def describe(self) -> str:
         return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"

@@ -1,9 +1,21 @@
-"""Which KG entities an answer text commits to: evidence entities named in the answer."""
+"""How replies commit to answers: the extraction rules every method uses, in one place.
+
+- `answer_entities`: the KG names of a list-like reply, in order (LLM-only, KAPING).
+- `mentioned_entities`: the candidates a free-text reply names, in order of first mention
+  (GNN-RAG, GRAG over their evidence; SimGRAG over the names in its JSON `answer` list).
+- SubgraphRAG's `ans:` lines: `kgviz.reasoners.subgraphrag.prompt.committed_answers`.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Protocol
+
+
+class NameLookup(Protocol):
+    def canonical(self, text: str) -> str | None:
+        """The KG name `text` stands for (exact, then normalised match), or None."""
 
 
 def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]:
@@ -26,3 +38,23 @@ def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]
                 break
     order = {name: answer_text.casefold().find(name.casefold()) for name in found}
     return sorted(found, key=lambda name: order[name])
+
+
+SEPARATORS = re.compile(r"\s*(?:[,;/|]|\band\b|&)\s*", re.IGNORECASE)
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+EDGE_NOISE = " \t\"'`*.:!?()[]"
+
+
+def answer_entities(answer_text: str, names: NameLookup) -> list[str]:
+    """KG entity names in a list-like reply, in order: each line whole when it is a name, else
+    its pieces split on commas, semicolons and "and" (exact, then normalised name match)."""
+    found: dict[str, None] = {}
+    for line in answer_text.splitlines():
+        line = BULLET.sub("", line).strip(EDGE_NOISE)
+        whole = names.canonical(line) if line else None
+        pieces = [line] if whole else SEPARATORS.split(line)
+        for piece in (piece.strip(EDGE_NOISE) for piece in pieces):
+            name = names.canonical(piece) if piece else None
+            if name is not None:
+                found.setdefault(name)
+    return list(found)

@@ -11,9 +11,9 @@ import numpy as np
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.answers import answer_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
-from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
 
@@ -97,9 +97,9 @@ class Kaping(Reasoner):
 
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         messages = answer_messages(found.question, [verbalise(t) for t in trace.evidence])
-        answer = generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
-        evidence_names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.names)
-        trace.answers = mentioned_entities(answer, evidence_names)
+        names, topics = entity_names(self.context), set(found.names)
+        generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
+                        lambda reply: [n for n in answer_entities(reply, names) if n not in topics])
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
         """Cosine similarity of each text to the question (the encoder's vectors are unit)."""

@@ -11,12 +11,7 @@ from kgviz.trace import LLMCall, Trace
 
 
 def _record(trace: Trace, stage: str, messages: list[Message], completion: Completion) -> None:
-    trace.llm_calls.append(LLMCall(
-        stage=stage, messages=[dict(m) for m in messages], text=completion.text,
-        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        latency_s=completion.latency_s, backend=completion.backend, model=completion.model,
-        truncated=completion.truncated, cached=completion.cached,
-    ))
+    trace.llm_calls.append(LLMCall.from_completion(stage, messages, completion))
 
 
 def ask_text(trace: Trace, stage: str, llm: LLM, messages: list[Message], **options: Any) -> str:

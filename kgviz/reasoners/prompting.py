@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kgviz.llm.base import LLM, Message
 from kgviz.reasoners.llm_calls import ask_text
-from kgviz.trace import Trace
+from kgviz.trace import REASK_STAGE, Trace
+
+# The re-ask of a reply that committed to no answer, for prompts asking for names only.
+NAMES_REASK = ("Your reply named no answer. Reply again with only the answer names, separated by "
+               "commas. If you are unsure, give your best guess.")
 
 SYSTEM_PROMPT = ("You answer factual questions. Reply with the answer names only, separated by "
                  "commas, with no explanation.")
@@ -21,11 +25,24 @@ def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens: int) -> str:
-    """One LLM call under the `generation` stage; sets and returns `trace.answer`.
+def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens: int,
+                    extract: Callable[[str], list[str]], reask: str = NAMES_REASK) -> str:
+    """The answer call under the `generation` stage: sets `trace.answer` to the reply and
+    `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
-    LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
+    A reply that commits to nothing gets one re-ask (`reask`, restating the answer format; the
+    trace records it under the stage `reask`); its reply becomes the answer when it commits. LLM failures
+    propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
     with trace.stage("generation"):
-        trace.answer = ask_text(trace, "generation", llm, messages, max_tokens=max_tokens).strip()
-    return trace.answer
+        reply = ask_text(trace, "generation", llm, messages, max_tokens=max_tokens).strip()
+        answers = extract(reply)
+        if not answers:
+            follow_up = [*messages, {"role": "assistant", "content": reply},
+                         {"role": "user", "content": reask}]
+            second = ask_text(trace, REASK_STAGE, llm, follow_up, max_tokens=max_tokens).strip()
+            answers = extract(second)
+            if answers:
+                reply = second
+    trace.answer, trace.answers = reply, answers
+    return reply

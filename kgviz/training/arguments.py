@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from kgviz.paths import data_root
 
 
 def default_data_root() -> str:
-    """`KGVIZ_DATA`, else the `shared/data` folder beside the checkout."""
-    return os.environ.get("KGVIZ_DATA") or str(REPO.parent / "shared" / "data")
+    """The data root: `KGVIZ_DATA`, else the per-user data folder."""
+    return str(data_root())
 
 
 def trainer_parser(method: str, description: str | None, *, per_hop: int, epochs: int,

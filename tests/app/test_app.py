@@ -26,7 +26,7 @@ from kgviz.app.ask import AskPanel, answer_html
 from kgviz.app.compare import comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
-from kgviz.eval.metrics import hit_at_1
+from kgviz.eval.metrics import score_trace
 from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
@@ -59,12 +59,12 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
     verdict hit@1 gives that answer; with none, no verdict."""
     trace, shown = panel.trace, panel.answer.value
     assert trace is not None and f"<b>Answer</b>: {esc(trace.answer)}<br>" in shown
-    assert f"<b>entities</b>: {esc(', '.join(trace.answers) or '(none)')}" in shown
+    assert f"<b>committed answers</b>: {esc(', '.join(trace.answers) or '(none)')}" in shown
     verdicts = {verdict for verdict in ("correct", "wrong") if f">{verdict}</b>" in shown}
     if gold is None:
         assert not verdicts and "(gold:" not in shown
     else:
-        assert verdicts == {"correct" if hit_at_1(trace.answer, gold) else "wrong"}
+        assert verdicts == {"correct" if score_trace(trace, gold).hit1 else "wrong"}
         assert f"(gold: {esc(', '.join(gold))})" in shown
 
 
@@ -167,7 +167,7 @@ def test_other_methods_render_their_stages(demo_sessions, method, tabs):
     assert trace.method == method and app.ask_panel.stages.titles == tabs
     assert_ran_on_the_model(trace)
     assert_shows_answer(app.ask_panel, app.controls.example().answers)
-    assert hit_at_1(trace.answer, ["Robert Zemeckis"])  # the model answers this one rightly
+    assert score_trace(trace, ["Robert Zemeckis"]).hit1  # the model answers this one rightly
 
 
 @pytest.mark.slow
@@ -228,9 +228,9 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
     for method, trace in panel.traces.items():
         assert_ran_on_the_model(trace)
         assert trace.method == method and trace.question == QUESTION
-        correct = "yes" if hit_at_1(trace.answer, gold) else "no"
+        correct = "yes" if score_trace(trace, gold).hit1 else "no"
         assert f">{esc(trace.answer)}</td>" in panel.table.value
-        assert comparison_row(trace, gold)[2] == correct
+        assert comparison_row(trace, gold)[3] == correct
         assert f"{method} done in" in panel.progress.value
     assert "srcdoc" in panel.graphs.children[0].value
     assert "compared 3 methods" in app.controls.status.value

@@ -3,6 +3,7 @@
 from kgviz.datasets.base import QARecord
 from kgviz.eval.attribution import failed_stage
 from kgviz.eval.runner import summarize
+from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
 from kgviz.trace import LLMCall, Trace
@@ -18,8 +19,13 @@ EVIDENCE = [("Forrest Gump", "starred_actors", "Tom Hanks"),
             ("Forrest Gump", "directed_by", "Robert Zemeckis")]
 
 
-def simgrag_trace(answer: str, pattern=TWO_HOPS, topic_found=True, evidence=EVIDENCE) -> Trace:
-    trace = Trace(method="simgrag", question=RECORD.question, answer=answer, evidence=list(evidence))
+def simgrag_trace(answer: str, pattern=TWO_HOPS, topic_found=True, evidence=EVIDENCE,
+                  answers=None) -> Trace:
+    """A hand-built trace whose committed answers are the evidence entities `answer` names."""
+    names = {name for h, _, t in evidence for name in (h, t)} - {"Tom Hanks"}
+    committed = mentioned_entities(answer, names) if answers is None else answers
+    trace = Trace(method="simgrag", question=RECORD.question, answer=answer, answers=committed,
+                  evidence=list(evidence))
     trace.record("pattern", pattern)
     trace.record("pools", PatternPools([], [], {"Tom Hanks": topic_found}))
     return trace
@@ -45,8 +51,17 @@ def test_retrieval_and_generation_failures():
     assert failed_stage(kaping, RECORD)[0] == "retrieval"  # no pattern stage: never "pattern"
 
 
+def test_generation_misses_say_how_the_reply_missed():
+    stage, reason = failed_stage(simgrag_trace("Forrest Gump, then Robert Zemeckis"), RECORD)
+    assert stage == "generation" and "wrong answer first and a gold one later" in reason
+    stage, reason = failed_stage(simgrag_trace("Not Robert Zemeckis.", answers=[]), RECORD)
+    assert stage == "generation" and "committed to no answer" in reason
+    named = simgrag_trace("Not Robert Zemeckis but Forrest Gump", answers=["Forrest Gump"])
+    assert "named a gold answer without committing to it" in failed_stage(named, RECORD)[1]
+
+
 def test_a_reply_cut_at_its_token_limit_is_named():
-    trace = simgrag_trace("Forrest Gump was directed by, directed by, directed by")
+    trace = simgrag_trace("Forrest Gump was directed by, directed by, directed by", answers=[])
     trace.llm_calls.append(LLMCall("generation", [], trace.answer, 900, 384, 30.0, "llamacpp", "m",
                                    truncated=True))
     stage, reason = failed_stage(trace, RECORD)

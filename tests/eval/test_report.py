@@ -12,7 +12,8 @@ from kgviz.eval.tables import attribution_table, hits_by_hop, method_hop_table, 
 
 
 def row(method, qid, hops, hit, stage=None, error=None, answer="", seconds=1.0):
-    return {"method": method, "qid": qid, "hops": hops, "hit1": hit, "f1": float(hit),
+    return {"method": method, "qid": qid, "hops": hops, "hit1": hit, "hit": hit, "named": hit,
+            "committed": hit or stage == "generation", "truncated": False, "f1": float(hit),
             "evidence_recall": stage != "retrieval", "evidence_size": 4, "prompt_tokens": 100,
             "llm_calls": 1, "seconds": seconds + 0.5, "timings": {"retrieval": 0.5},
             "failed_stage": stage, "failure": "why" if stage else "", "error": error,
@@ -45,7 +46,7 @@ def test_markdown_report_has_the_four_tables():
     assert text.count("### ") == 4 and text.startswith("6 answers by an unrecorded LLM.\n")
     one_llm = markdown_report([{**r, "llm": "llamacpp:qwen2.5-coder-1.5b"} for r in ROWS])
     assert one_llm.startswith("6 answers by llamacpp:qwen2.5-coder-1.5b.\n")
-    assert "| simgrag | 1.00 | 0.00 | 0.33 | 0.06–0.79 | 3 |" in text
+    assert "| simgrag | 1.00 | 0.00 | 0.33 | 0.06–0.79 | 0.33 | 0.33 | 0.33 | 0.67 | 3 |" in text
     assert "| simgrag | kaping | 3 | 0.33 | 0.33 | 1 | 1 | 1 |" in text
     assert "| method | n | misses | pattern | retrieval | generation | error |" in text
 

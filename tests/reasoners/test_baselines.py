@@ -13,7 +13,7 @@ from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.kaping import TripleRanking, candidate_edges, verbalise
 from kgviz.reasoners.linking import EntityLinking, entity_names
-from kgviz.reasoners.llm_only import answer_entities
+from kgviz.reasoners.answers import answer_entities
 from kgviz.reasoners.registry import make_reasoner
 
 METHODS = ["llm-only", "kaping"]

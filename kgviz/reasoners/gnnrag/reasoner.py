@@ -127,9 +127,9 @@ class GNNRAG(Reasoner):
     def generate(self, trace: Trace, question: str, found: Found) -> None:
         linking = found.linking
         messages = path_messages(linking.question, [path.text for path in found.paths])
-        generate_answer(trace, self.context.llm, messages, self.config.max_tokens)
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
-        trace.answers = mentioned_entities(trace.answer, names)
+        generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
+                        lambda reply: mentioned_entities(reply, names))
 
     def _gnn_paths(self, trace: Trace, model: GNNReasoner, card: dict[str, Any],
                    linking: EntityLinking, settings: RetrievalSettings) -> list[ReasoningPath]:

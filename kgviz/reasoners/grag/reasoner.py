@@ -22,6 +22,7 @@ from kgviz.reasoners.prompting import generate_answer
 from kgviz.trace import StringTriple, Trace
 
 STANCES = ("support", "counter")
+STANCE_REASK = "Your reply gave no stance. Reply again with one word: support or counter."
 STANCE_FAMILY = "commonsense"  # ExplaGraphs
 QUESTION_GRAPHS = "_grag_question_graphs"
 
@@ -154,14 +155,13 @@ class GRAG(Reasoner):
     def generate(self, trace: Trace, question: str, found: Found) -> None:
         described = [(d.centre, d.text) for d in found.descriptions]
         if found.task == "stance":
-            answer = generate_answer(trace, self.context.llm, stance_messages(question, described),
-                                     self.config.max_tokens)
-            trace.answers = mentioned_entities(answer, STANCES)[:1]
+            generate_answer(trace, self.context.llm, stance_messages(question, described),
+                            self.config.max_tokens,
+                            lambda reply: mentioned_entities(reply, STANCES)[:1], STANCE_REASK)
             return
-        answer = generate_answer(trace, self.context.llm, qa_messages(found.question, described),
-                                 self.config.max_tokens)
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.topics)
-        trace.answers = mentioned_entities(answer, names)
+        generate_answer(trace, self.context.llm, qa_messages(found.question, described),
+                        self.config.max_tokens, lambda reply: mentioned_entities(reply, names))
 
     def _retrieval_record(self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str,
                           candidates: int) -> EgoRetrieval:

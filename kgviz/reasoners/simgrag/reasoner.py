@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from kgviz.errors import KgvizError
 from kgviz.llm.errors import LLMOutputError
@@ -26,7 +26,7 @@ from kgviz.reasoners.simgrag.query_pattern import (
 )
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
 from kgviz.reasoners.simgrag.search_tree import SearchTree
-from kgviz.trace import StringTriple, Trace
+from kgviz.trace import REASK_STAGE, StringTriple, Trace
 
 Algorithm = Literal["optimized", "algorithm1"]
 ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
@@ -184,12 +184,27 @@ class SimGRAG(Reasoner):
             trace.answer = error.raw.strip()
             trace.answers = self._answer_entities(trace, question, trace.answer)
             return
-        generation.reason = str(reply.get("reason", "")).strip()
         if task == "verify":
+            generation.reason = str(reply.get("reason", "")).strip()
             generation.verdict = reply["verdict"]
             trace.answer = f"{generation.verdict}. {generation.reason}".strip()
             trace.answers = [generation.verdict]
             return
+        self._take_answer(trace, question, generation, reply)
+        if not trace.answers:  # one re-ask restating the format
+            follow_up = [*messages, {"role": "assistant", "content": trace.llm_calls[-1].text},
+                         {"role": "user", "content": prompts.ANSWER_REASK}]
+            try:
+                again = ask_json(trace, REASK_STAGE, self.context.llm, follow_up,
+                                 prompts.answer_schema(task))
+            except LLMOutputError as error:
+                trace.warnings.append(f"generation re-ask: {error}")
+                return
+            self._take_answer(trace, question, generation, again)
+
+    def _take_answer(self, trace: Trace, question: str, generation: Generation,
+                     reply: dict[str, Any]) -> None:
+        generation.reason = str(reply.get("reason", "")).strip()
         generation.answer = [" ".join(str(a).split()) for a in reply["answer"] if str(a).strip()]
         named = ", ".join(generation.answer) or "No answer found"
         trace.answer = f"{named}. {generation.reason}".strip()

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from kgviz.embed.kg_index import relation_text
 from kgviz.llm.base import Message
+from kgviz.reasoners.answers import mentioned_entities
 from kgviz.trace import StringTriple
 
 SYSTEM_PROMPT = (
@@ -33,6 +34,9 @@ DEMO_ANSWER = (
     "ans: 1987\n"
     "ans: 1992"
 )
+ANS_REASK = ("Your reply has no `ans:` line with a name from the triples. Reply again with only "
+             "the answer lines, one `ans: <name>` line per answer, each name spelled exactly as in "
+             "the triples. If you are unsure, give the most likely answer.")
 ANSWER_LINE = re.compile(r"^\W*ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -54,6 +58,15 @@ def reasoning_messages(question: str, triples: Sequence[StringTriple]) -> list[M
         {"role": "assistant", "content": DEMO_ANSWER},
         {"role": "user", "content": user_turn(triples, question)},
     ]
+
+
+def committed_answers(reply: str, evidence: Sequence[StringTriple],
+                      topics: Sequence[str] = ()) -> list[str]:
+    """SubgraphRAG's answer extraction: the evidence entities (topic entities aside) that the
+    reply's `ans:` lines name, in line order; prose outside `ans:` lines commits to nothing."""
+    _, lines = split_reply(reply)
+    names = {name for head, _, tail in evidence for name in (head, tail)} - set(topics)
+    return list(dict.fromkeys(name for line in lines for name in mentioned_entities(line, names)))
 
 
 def split_reply(reply: str) -> tuple[str, list[str]]:
