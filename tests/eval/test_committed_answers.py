@@ -1,0 +1,74 @@
+"""Scores of hand-written replies: hits@1 on the committed answers, with hit, named, committed
+and truncated beside it. The replies go through SubgraphRAG's real `ans:` extraction and the real
+row builder; only the replies themselves are written by hand."""
+
+import pytest
+
+from kgviz.datasets.base import QARecord
+from kgviz.eval.metrics import score_answers
+from kgviz.eval.runner import result_row, summarize
+from kgviz.reasoners.subgraphrag.prompt import committed_answers
+from kgviz.trace import LLMCall, Trace
+
+EVIDENCE = [("Forrest Gump", "directed_by", "Robert Zemeckis"),
+            ("Forrest Gump", "starred_actors", "Tom Hanks"),
+            ("Apollo 13", "directed_by", "Ron Howard"),
+            ("Apollo 13", "starred_actors", "Tom Hanks"),
+            ("The Champ", "starred_actors", "Jon Voight")]
+RECORD = QARecord("who directed the films Tom Hanks acted in", ("Robert Zemeckis", "The Champ"),
+                  ("Tom Hanks",), hops=2, qid="q1")
+LOOPING = "The films are " + "The Champ, " * 40
+
+
+def row_for(reply: str, truncated: bool = False) -> dict:
+    """The eval row of a SubgraphRAG run whose one reply was `reply`."""
+    trace = Trace(method="subgraphrag", question=RECORD.question, answer=reply,
+                  answers=committed_answers(reply, EVIDENCE, RECORD.topic_entities),
+                  evidence=list(EVIDENCE))
+    trace.llm_calls.append(LLMCall("generation", [], reply, 900, 384 if truncated else 40, 9.0,
+                                   "llamacpp", "qwen2.5-coder-1.5b", truncated=truncated))
+    return result_row("subgraphrag", RECORD, trace)
+
+
+@pytest.mark.parametrize("reply, truncated, expected", [
+    # a looping reply cut at the token cap names a gold answer by accident, and commits to nothing
+    (LOOPING, True, dict(hit1=False, hit=False, named=True, committed=False)),
+    # the gold answer named only as a rejected option
+    ("It was not Robert Zemeckis: the triples show Ron Howard.\nans: Ron Howard", False,
+     dict(hit1=False, hit=False, named=True, committed=True)),
+    # the gold answer listed second
+    ("Two directors.\nans: Ron Howard\nans: Robert Zemeckis", False,
+     dict(hit1=False, hit=True, named=True, committed=True)),
+    # "No answer found" with the answer in the explanation
+    ("No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
+     "Zemeckis).", False, dict(hit1=False, hit=False, named=True, committed=False)),
+    # an `ans:`-formatted reply
+    ("Tom Hanks acted in Forrest Gump, directed by Robert Zemeckis.\nans: Robert Zemeckis",
+     False, dict(hit1=True, hit=True, named=True, committed=True)),
+])
+def test_hand_written_replies(reply, truncated, expected):
+    row = row_for(reply, truncated)
+    assert {key: row[key] for key in expected} == expected
+    assert row["truncated"] is truncated
+    assert row["hit1"] == (bool(row["answers"]) and row["answers"][0] in RECORD.answers)
+
+
+def test_a_miss_says_how_the_reply_missed():
+    assert "committing" in row_for(LOOPING, truncated=True)["failure"]
+    assert "wrong answer first" in row_for("ans: Ron Howard\nans: Robert Zemeckis")["failure"]
+    assert row_for("ans: Robert Zemeckis")["failed_stage"] is None
+
+
+def test_precision_recall_and_case():
+    score = score_answers("ans: robert zemeckis, Ron Howard", ["robert zemeckis", "Ron Howard"],
+                          ["Robert Zemeckis"])
+    assert score.hit1 and (score.precision, score.recall) == (0.5, 1.0)
+
+
+def test_summary_rates():
+    rows = [row_for(LOOPING, truncated=True), row_for("ans: Robert Zemeckis"),
+            row_for("ans: Ron Howard\nans: Robert Zemeckis")]
+    summary = summarize(rows)
+    assert summary["hits@1"] == pytest.approx(1 / 3, abs=1e-4) and summary["hit"] == pytest.approx(2 / 3, abs=1e-4)
+    assert summary["named"] == 1.0 and summary["no_answer"] == pytest.approx(1 / 3, abs=1e-4)
+    assert summary["truncated"] == pytest.approx(1 / 3, abs=1e-4)
