@@ -112,6 +112,8 @@ class Trace:
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             "llm": sorted({f"{c.backend}:{c.model}" for c in self.llm_calls}),
+            "truncated": self.truncated,
+            "reasked": self.reasked,
             "warnings": list(self.warnings),
         }
 

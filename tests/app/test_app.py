@@ -23,7 +23,7 @@ import pytest
 
 from kgviz.app import Lab, compare
 from kgviz.app.ask import AskPanel, answer_html
-from kgviz.app.compare import comparison_row, comparison_table
+from kgviz.app.compare import COLUMNS, comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
 from kgviz.eval.metrics import score_trace
@@ -62,10 +62,12 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
     assert f"<b>committed answers</b>: {esc(', '.join(trace.answers) or '(none)')}" in shown
     verdicts = {verdict for verdict in ("correct", "wrong") if f">{verdict}</b>" in shown}
     if gold is None:
-        assert not verdicts and "(gold:" not in shown
+        assert not verdicts and "gold:" not in shown
     else:
         assert verdicts == {"correct" if score_trace(trace, gold).hit1 else "wrong"}
-        assert f"(gold: {esc(', '.join(gold))})" in shown
+        score = score_trace(trace, gold)
+        assert (f"(hits@1 {score.hit1:d}, hit {score.hit:d}, F1 {score.f1:.2f}; "
+                f"gold: {esc(', '.join(gold))})") in shown
 
 
 def test_params_follow_the_config_dataclass():
@@ -290,9 +292,19 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
 
 def test_compare_row_shows_what_a_cached_reply_first_cost():
     call = LLMCall("generation", [], "Robert Zemeckis", 120, 4, 6.5, "llamacpp", "m", cached=True)
-    trace = Trace(method="kaping", question="q", answer="Robert Zemeckis", llm_calls=[call],
+    trace = Trace(method="kaping", question="q", answer="Robert Zemeckis",
+                  answers=["Robert Zemeckis"], llm_calls=[call],
                   timings={"retrieval": 0.5, "total": 0.6})
-    row = comparison_row(trace, ["Robert Zemeckis"])
-    assert row[2] == "yes" and row[5] == "0.6 (cached reply; 7.1 when first computed)"
+    row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
+    assert row["committed"] == "Robert Zemeckis" and row["hits@1"] == "yes"
+    assert row["latency (s)"] == "0.6 (cached reply; 7.1 when first computed)"
     trace.llm_calls[0].cached = False
-    assert comparison_row(trace, None)[5] == "0.6"
+    assert comparison_row(trace, None)[-1] == "0.6"
+
+
+def test_compare_row_scores_the_first_committed_answer():
+    trace = Trace(method="subgraphrag", question="q", answers=["Ron Howard", "Robert Zemeckis"],
+                  answer="No answer found. The director is Robert Zemeckis.",
+                  timings={"total": 1.0})
+    row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
+    assert (row["hits@1"], row["hit"], row["F1"]) == ("no", "yes", "0.67")
