@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.answers import answer_entities
+from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
+
 
 @dataclass
 class LLMOnlyConfig(ReasonerConfig):

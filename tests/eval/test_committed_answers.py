@@ -32,19 +32,19 @@ def row_for(reply: str, truncated: bool = False) -> dict:
 
 @pytest.mark.parametrize("reply, truncated, expected", [
     # a looping reply cut at the token cap names a gold answer by accident, and commits to nothing
-    (LOOPING, True, dict(hit1=False, hit=False, named=True, committed=False)),
+    (LOOPING, True, {"hit1": False, "hit": False, "named": True, "committed": False}),
     # the gold answer named only as a rejected option
     ("It was not Robert Zemeckis: the triples show Ron Howard.\nans: Ron Howard", False,
-     dict(hit1=False, hit=False, named=True, committed=True)),
+     {"hit1": False, "hit": False, "named": True, "committed": True}),
     # the gold answer listed second
     ("Two directors.\nans: Ron Howard\nans: Robert Zemeckis", False,
-     dict(hit1=False, hit=True, named=True, committed=True)),
+     {"hit1": False, "hit": True, "named": True, "committed": True}),
     # "No answer found" with the answer in the explanation
-    ("No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
-     "Zemeckis).", False, dict(hit1=False, hit=False, named=True, committed=False)),
+    (("No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
+     "Zemeckis)."), False, {"hit1": False, "hit": False, "named": True, "committed": False}),
     # an `ans:`-formatted reply
     ("Tom Hanks acted in Forrest Gump, directed by Robert Zemeckis.\nans: Robert Zemeckis",
-     False, dict(hit1=True, hit=True, named=True, committed=True)),
+     False, {"hit1": True, "hit": True, "named": True, "committed": True}),
 ])
 def test_hand_written_replies(reply, truncated, expected):
     row = row_for(reply, truncated)

@@ -52,7 +52,8 @@ SMALL_READER_B, SMALL_READER_K, LARGE_READER_K = 3.0, 30, 100
 
 
 def resolved_top_k(top_k: int | Literal["auto"], model: str) -> int:
-    """`top_k` itself, or for "auto" the K that suits the reader `model`."""
+    """`top_k` itself, or for "auto" the K that suits the reader `model` ("" when retrieval runs
+    without an LLM, which gets the large reader's K)."""
     if top_k != "auto":
         return top_k
     size = parameter_billions(model)
@@ -107,7 +108,7 @@ class SubgraphRAG(Reasoner):
 
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
         kg, config = self.context.kg, self.config
-        top_k = resolved_top_k(config.top_k, self.context.llm.model)
+        top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
         with trace.stage("linking"):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
