@@ -119,6 +119,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                        workers=args.workers, questions=not args.ids_only,
                        settings=parse_settings(args.set))
     _print_json(summary)
+    if summary["failed"]:
+        print(f"kgviz: error: {summary['failed']} question(s) failed and have no row; run the "
+              "same command again to retry them", file=sys.stderr)
+        return 1
     return 0
 
 

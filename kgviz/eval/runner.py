@@ -17,8 +17,10 @@ from kgviz.datasets.base import QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.attribution import STAGES, failed_stage
 from kgviz.eval.metrics import evidence_recall, score_trace
+from kgviz.eval.writer_lock import sole_writer
 from kgviz.llm.base import LLM
-from kgviz.llm.errors import LLMUnavailable
+from kgviz.llm.deadline import allow_requests, cancel_requests
+from kgviz.llm.errors import LLMUnavailable, ModelIntegrityError
 from kgviz.reasoners.base import Reasoner
 from kgviz.session import Session
 from kgviz.trace import Trace
@@ -100,12 +102,6 @@ def result_row(method: str, record: QARecord, trace: Trace,
         "timings": {k: round(v, 4) for k, v in trace.timings.items()},
         "failed_stage": stage, "failure": reason, "warnings": trace.warnings, "error": None,
     }
-
-
-def error_row(method: str, record: QARecord, error: Exception) -> dict[str, Any]:
-    """The JSON line for a question whose run failed: an empty answer, no stage, the error."""
-    row = result_row(method, record, Trace(method=method, question=record.question))
-    return {**row, "failed_stage": None, "failure": "", "error": f"{type(error).__name__}: {error}"}
 
 
 def with_question(row: dict[str, Any], record: QARecord) -> dict[str, Any]:
@@ -192,15 +188,25 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+# Failures that end a run at once: no server or model, a model file that fails its check.
+FATAL = (LLMUnavailable, ModelIntegrityError)
+# Consecutive failed questions after which the run stops (the LLM server is likely down).
+MAX_FAILURES_IN_A_ROW = 3
+
+
+@dataclass
+class Failure:
+    """A question whose run failed: it gets no row, so the next run retries it."""
+
+    method: str
+    qid: str
+    error: str
+
+
 def _answer(reasoner: Reasoner, method: str, record: QARecord, questions: bool) -> dict[str, Any]:
-    try:
-        trace = reasoner.run(record.question, topic_entities=record.topic_entities)
-    except LLMUnavailable:
-        raise  # no server or model: stop, so a later run retries these questions
-    except KgvizError as error:
-        row = error_row(method, record, error)
-    else:
-        row = result_row(method, record, trace, reasoner.retrieves)
+    """The row of one answered question; a failure raises (and the question stays pending)."""
+    trace = reasoner.run(record.question, topic_entities=record.topic_entities)
+    row = result_row(method, record, trace, reasoner.retrieves)
     return with_question(row, record) if questions else row
 
 
@@ -213,10 +219,14 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     from the dataset; `attach_questions` joins them back). `settings` override every method's
     options (`kgviz eval --set`); the lines record them and a file holds one setting per method.
 
+    The run holds `out`'s writer lock throughout: a second run on the same file is refused.
     Questions already in `out` for a method are skipped, so an interrupted run resumes where it
-    stopped; each line is flushed and fsynced as soon as its answer is in. With `workers` > 1
-    (capped by what the LLM backend serves at once) questions run concurrently and lines are
-    written in the order they finish; with one worker, in question order.
+    stopped; each line is flushed and fsynced as soon as its answer is in. A question whose run
+    fails (after the LLM backend's own retries) gets no line and stays pending for the next run;
+    the summary counts such questions under `failed`. No LLM server or model, a model file that
+    fails its check, or three failed questions in a row end the run. Ctrl-C cancels the requests
+    in flight and stops at once. With `workers` > 1 (capped by what the LLM backend serves at
+    once) questions run concurrently; lines are written in question order as they finish.
     """
     records = plan.select(session.dataset.questions(plan.split))
     if out.is_dir():
@@ -224,18 +234,21 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
     llm = llm_identity(session.context.llm)
     settings = settings or {}
     reasoners = {m: session.reasoner(m, **settings) for m in methods}  # bad options fail here
+    with sole_writer(out):
+        return _run_locked(session, methods, records, reasoners, out, llm, settings, progress,
+                           workers, questions)
+
+
+def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARecord],
+                reasoners: dict[str, Reasoner], out: Path, llm: str, settings: dict[str, Any],
+                progress: bool, workers: int, questions: bool) -> dict[str, Any]:
     done_rows = read_results(out)
     check_one_llm(done_rows, llm, out)
     check_same_settings(done_rows, methods, settings, out)
-    _rewrite_complete(out, done_rows)
+    _rewrite_complete(out, done_rows)  # safe: this run is the file's only writer
     done = {record_key(row["method"], row["qid"]) for row in done_rows}
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
     workers = max(1, min(workers, session.context.llm.parallel_requests))
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
-    except OSError as error:
-        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
     if todo and any(reasoner.retrieves for reasoner in reasoners.values()):
         _ = session.context.index  # build or load the vector index now, not inside a question's time
     bar = None
@@ -244,16 +257,23 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
 
         total = len(methods) * len(records)
         bar = tqdm(total=total, initial=total - len(todo), unit="q", file=sys.stderr,
-                   desc=f"eval {session.dataset.name}/{plan.split} x{workers}")
-    with handle, ThreadPoolExecutor(workers) as pool:
+                   desc=f"eval {session.dataset.name} x{workers}")
+    failures: list[Failure] = []
+    in_a_row = 0
+    try:
+        handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
+    except OSError as error:
+        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
+    pool = ThreadPoolExecutor(workers)
+    with handle:
         pending = enumerate(todo)
-        submitted: dict[Future[dict[str, Any]], int] = {}
+        submitted: dict[Future[dict[str, Any]], tuple[int, str, str]] = {}
 
         def submit(count: int) -> set[Future[dict[str, Any]]]:
             futures = set()
             for position, (method, record) in islice(pending, count):
                 future = pool.submit(_answer, reasoners[method], method, record, questions)
-                submitted[future] = position
+                submitted[future] = (position, method, record.qid)
                 futures.add(future)
             return futures
 
@@ -261,9 +281,23 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
         try:
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in sorted(finished, key=submitted.__getitem__):  # ties in question order
-                    row = {"llm": llm, **({"settings": settings} if settings else {}),
-                           **future.result()}
+                for future in sorted(finished, key=lambda f: submitted[f][0]):  # question order
+                    _, method, qid = submitted[future]
+                    try:
+                        answered = future.result()
+                    except FATAL:
+                        raise
+                    except KgvizError as error:
+                        failures.append(Failure(method, qid, str(error)))
+                        print(f"kgviz eval: {method} {qid} failed (left for the next run): "
+                              f"{error}", file=sys.stderr)
+                        in_a_row += 1
+                        if in_a_row >= MAX_FAILURES_IN_A_ROW:
+                            raise KgvizError(f"{in_a_row} questions in a row failed, the last "
+                                             f"with: {error}") from error
+                        continue
+                    in_a_row = 0
+                    row = {"llm": llm, **({"settings": settings} if settings else {}), **answered}
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
                     handle.flush()
                     os.fsync(handle.fileno())
@@ -272,10 +306,15 @@ def run_eval(session: Session, methods: Sequence[str], plan: EvalPlan, out: Path
                         bar.update(1)
                         bar.set_postfix(hits=f"{summarize(done_rows)['hits@1']:.3f}")
                 running |= submit(len(finished))
+        except BaseException:
+            cancel_requests(until_allowed=True)  # Ctrl-C or a fatal error: stop every request
+            raise
         finally:
-            for future in running:
-                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            allow_requests()
             if bar is not None:
                 bar.close()
     keys = {record_key(m, r.qid) for m in methods for r in records}
-    return summarize([row for row in done_rows if record_key(row["method"], row["qid"]) in keys])
+    summary = summarize([row for row in done_rows if record_key(row["method"], row["qid"]) in keys])
+    summary["failed"] = len(failures)
+    return summary

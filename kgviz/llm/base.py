@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from kgviz.llm.errors import LLMError, LLMOutputError
+from kgviz.llm.deadline import llm_timeout, run_with_deadline
+from kgviz.llm.errors import LLMError, LLMOutputError, LLMTransient
 from kgviz.llm.parsing import parse_reply
 from kgviz.llm.repetition import cut_loop
+
+log = logging.getLogger(__name__)
+# Pauses before the retries of a transient failure (HTTP 5xx, dropped connection, timeout).
+RETRY_PAUSES_S = (1.0, 4.0)
 
 Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
 
@@ -84,12 +90,20 @@ class LLM(ABC):
 
 
 class Backend(LLM):
-    """Shared skeleton: option defaults, message checks, timing, JSON parsing of the reply."""
+    """Shared skeleton: option defaults, message checks, a total deadline per request, bounded
+    retries of transient failures, timing, the loop guard and JSON parsing of the reply.
+
+    `timeout_s` is the total seconds one request may take (default: `KGVIZ_LLM_TIMEOUT`, 120).
+    """
+
+    retries_transient = True  # a server's 5xx, drops and timeouts may pass on a retry
 
     def __init__(
-        self, model: str, *, max_tokens: int = 512, temperature: float = 0.0, seed: int = 0
+        self, model: str, *, max_tokens: int = 512, temperature: float = 0.0, seed: int = 0,
+        timeout_s: float | None = None,
     ) -> None:
         self.model = model
+        self.timeout_s = llm_timeout() if timeout_s is None else timeout_s
         self.defaults = {
             **DEFAULT_OPTIONS,
             "max_tokens": max_tokens,
@@ -111,7 +125,7 @@ class Backend(LLM):
         check_messages(messages)
         resolved = self.options(**options)
         start = time.perf_counter()
-        reply = self._generate(messages, schema, resolved)
+        reply = self._generate_with_retries(messages, schema, resolved)
         if schema is None and resolved["loop_guard"] and not reply.looped:
             text, looped = cut_loop(reply.text)  # a backend that does not stream it whole
             reply = reply._replace(text=text, looped=looped)
@@ -139,6 +153,31 @@ class Backend(LLM):
             reply.truncated,
             looped=reply.looped,
         )
+
+    def _generate_with_retries(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
+        """`_bounded_generate`, retried after a transient failure (with growing pauses)."""
+        pauses = RETRY_PAUSES_S if self.retries_transient else ()
+        for attempt, pause in enumerate((*pauses, None), start=1):
+            try:
+                return self._bounded_generate(messages, schema, options)
+            except LLMTransient as error:
+                if pause is None:
+                    raise type(error)(f"{error} ({attempt} attempt(s))") from error
+                log.warning("%s; retrying in %g s", error, pause)
+                time.sleep(pause)
+        raise AssertionError("unreachable")
+
+    def _bounded_generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
+        """One request within the total deadline; backends that check it themselves override."""
+        return run_with_deadline(lambda: self._generate(messages, schema, options),
+                                 self.timeout_s, self._abort, self.describe())
+
+    def _abort(self) -> None:
+        """Drop the connection of a request given up on (deadline, cancellation, Ctrl-C)."""
 
     @abstractmethod
     def _generate(

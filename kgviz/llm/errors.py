@@ -13,8 +13,16 @@ class LLMUnavailable(LLMError):
     """The backend cannot be reached, or the model is not there (server down, not pulled)."""
 
 
-class LLMTimeout(LLMUnavailable):
-    """The backend did not answer within the request timeout."""
+class LLMTransient(LLMError):
+    """A failure that may pass on a retry: HTTP 5xx, a dropped connection, a timeout."""
+
+
+class LLMTimeout(LLMTransient):
+    """The request did not finish within its total deadline (`KGVIZ_LLM_TIMEOUT`)."""
+
+
+class LLMCancelled(LLMError):
+    """The request was cancelled (Ctrl-C, a Stop button, `cancel_requests()`)."""
 
 
 class ModelIntegrityError(LLMError):

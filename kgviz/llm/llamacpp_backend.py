@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgviz.llm.base import Backend, Message, RawReply
+from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
-from kgviz.llm.openai_format import chat_body, parse_chat_reply
+from kgviz.llm.openai_format import chat_body
 from kgviz.llm.repetition import LoopGuard
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
@@ -77,10 +78,44 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
         return _LOADED[key]
 
 
+@dataclass
+class StreamState:
+    """What a streamed reply has delivered so far."""
+
+    guard: LoopGuard
+    tokens: int = 0
+    finish: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    error: Any = None
+    interrupted: BaseException | None = None
+
+    def take(self, chunk: Any, guarded: bool) -> bool:
+        """Record one streamed chunk; True to stop (an error, or the guard saw a loop)."""
+        if not isinstance(chunk, dict):
+            return False
+        if chunk.get("error"):
+            self.error = chunk["error"]
+            return True
+        if chunk.get("usage"):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            self.finish = choice.get("finish_reason") or self.finish
+            delta = (choice.get("delta") or {}).get("content")
+            if delta:
+                self.tokens += 1
+                if guarded:
+                    if self.guard.add(delta):
+                        return True
+                else:
+                    self.guard.text += delta
+        return False
+
+
 class LlamaCppBackend(Backend):
     """`complete()` on an offline model from `model_files.MODELS`, verified before first use."""
 
     name = "llamacpp"
+    retries_transient = False  # the same prompt on the same model would time out again
 
     def __init__(
         self,
@@ -104,16 +139,24 @@ class LlamaCppBackend(Backend):
             self._loaded = _load(path, self.n_ctx, self.threads)
         return self._loaded
 
-    def _generate(
+    def _bounded_generate(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+    ) -> RawReply:
+        """The in-process model runs in this thread: the deadline, cancellation and Ctrl-C are
+        checked between streamed tokens (a prompt being read is not interrupted)."""
+        with RequestWatch(self.timeout_s, self.describe()) as watch:
+            if watch.expired():
+                watch.raise_expired()
+            return self._generate(messages, schema, options, watch)
+
+    def _generate(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
+        watch: RequestWatch | None = None,
     ) -> RawReply:
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
-        if schema is None and options["loop_guard"]:
-            return self._guarded_stream(loaded, body)
-        with loaded.lock:
-            data = self._call(loaded, body)
-        return parse_chat_reply(data, f"llama.cpp ({self.model})")
+        guard = LoopGuard() if schema is None and options["loop_guard"] else None
+        return self._stream(loaded, body, guard, watch)
 
     @staticmethod
     def _call(loaded: LoadedModel, body: dict[str, Any], on_chunk: Any = None) -> Any:
@@ -127,41 +170,36 @@ class LlamaCppBackend(Backend):
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")
         return data
 
-    def _guarded_stream(self, loaded: LoadedModel, body: dict[str, Any]) -> RawReply:
-        """Stream the reply through the loop guard, stopping generation once it loops. A stopped
-        stream reports no token counts: a one-token request for the same prompt (its prefix is
-        cached, so it costs one token) gives the prompt's."""
-        guard, state = LoopGuard(), {"tokens": 0, "finish": None, "usage": {}}
+    def _stream(self, loaded: LoadedModel, body: dict[str, Any], guard: LoopGuard | None,
+                watch: RequestWatch | None) -> RawReply:
+        """Stream the reply, stopping when the loop guard sees a loop or the request expires. A
+        stopped stream reports no token counts: a one-token request for the same prompt (its
+        prefix is cached, so it costs one token) gives the prompt's."""
+        stream = StreamState(guard or LoopGuard())
 
         def on_chunk(chunk: Any) -> bool:
-            if not isinstance(chunk, dict):
-                return False
-            if chunk.get("error"):
-                state["error"] = chunk["error"]
+            try:
+                return stream.take(chunk, guard is not None) or bool(watch and watch.expired())
+            except BaseException as error:  # noqa: BLE001  (Ctrl-C lands here: stop, re-raise)
+                stream.interrupted = error
                 return True
-            if chunk.get("usage"):
-                state["usage"] = chunk["usage"]
-            for choice in chunk.get("choices") or []:
-                state["finish"] = choice.get("finish_reason") or state["finish"]
-                delta = (choice.get("delta") or {}).get("content")
-                if delta:
-                    state["tokens"] += 1
-                    if guard.add(delta):
-                        return True
-            return False
 
         streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
         with loaded.lock:
             self._call(loaded, streamed, on_chunk)
-            if "error" in state:
-                raise LLMError(f"llama.cpp rejected the request: {state['error']}")
-            usage = state["usage"]
-            if guard.looped and not usage:
-                probe = self._call(loaded, {**body, "max_tokens": 1})
+            if stream.interrupted is not None:
+                raise stream.interrupted
+            if stream.error is not None:
+                raise LLMError(f"llama.cpp rejected the request: {stream.error}")
+            if watch is not None and watch.expired():
+                watch.raise_expired()
+            usage = stream.usage
+            if not usage:
+                probe = self._call(loaded, {**body, "max_tokens": 1, "stream": False})
                 usage = {"prompt_tokens": (probe.get("usage") or {}).get("prompt_tokens", 0)}
-        return RawReply(guard.text, int(usage.get("prompt_tokens", 0)),
-                        int(usage.get("completion_tokens", state["tokens"])),
-                        truncated=state["finish"] == "length", looped=guard.looped)
+        return RawReply(stream.guard.text, int(usage.get("prompt_tokens", 0)),
+                        int(usage.get("completion_tokens", stream.tokens)),
+                        truncated=stream.finish == "length", looped=stream.guard.looped)
 
     def describe(self) -> str:
         return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"

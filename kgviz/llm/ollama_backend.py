@@ -11,7 +11,8 @@ import httpx
 import ollama
 
 from kgviz.llm.base import Backend, Message, RawReply
-from kgviz.llm.errors import LLMError, LLMTimeout, LLMUnavailable
+from kgviz.llm.errors import LLMError, LLMUnavailable
+from kgviz.llm.http_errors import status_error, transport_error
 
 DEFAULT_PORT = 11434
 MODEL_ENV = "KGVIZ_OLLAMA_MODEL"
@@ -24,13 +25,19 @@ def ollama_host(value: str | None = None) -> str:
     if not value:
         return f"http://127.0.0.1:{DEFAULT_PORT}"
     explicit_scheme = "://" in value
-    parts = urlsplit(value if explicit_scheme else f"http://{value}")
-    host = parts.hostname or "127.0.0.1"
+    try:
+        parts = urlsplit(value if explicit_scheme else f"http://{value}")
+        host = parts.hostname or "127.0.0.1"
+        port = parts.port or (
+            {"https": 443, "http": 80}[parts.scheme] if explicit_scheme else DEFAULT_PORT
+        )
+    except (ValueError, KeyError):
+        raise LLMError(
+            f"OLLAMA_HOST {value!r} is not a server address: use host, host:port or "
+            "http(s)://host:port"
+        ) from None
     if ":" in host:
         host = f"[{host}]"
-    port = parts.port or (
-        {"https": 443, "http": 80}[parts.scheme] if explicit_scheme else DEFAULT_PORT
-    )
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
@@ -49,13 +56,23 @@ class OllamaBackend(Backend):
         model: str | None = None,
         *,
         host: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,
         **defaults: Any,
     ) -> None:
-        super().__init__(model or default_ollama_model(), **defaults)
+        super().__init__(model or default_ollama_model(), timeout_s=timeout_s, **defaults)
         self.host = ollama_host(host)
-        self.timeout_s = timeout_s
-        self._client = ollama.Client(host=self.host, timeout=timeout_s)
+        self._connect()
+
+    def _connect(self) -> None:
+        """A client over a transport of its own, which `_abort` can close mid-request."""
+        self._transport = httpx.HTTPTransport()
+        self._client = ollama.Client(host=self.host, timeout=self.timeout_s,
+                                     transport=self._transport)
+
+    def _abort(self) -> None:
+        transport = self._transport
+        self._connect()
+        transport.close()
 
     def list_models(self) -> list[str]:
         """Names of the models the server has pulled."""
@@ -96,8 +113,10 @@ class OllamaBackend(Backend):
             truncated=reply.done_reason == "length",
         )
 
-    def _call(self, method, **kwargs):
-        """Run one client call, turning transport and server failures into one-line errors."""
+    def _call(self, method: Any, **kwargs: Any) -> Any:
+        """Run one client call, turning transport and server failures into one-line errors
+        (5xx, dropped connections and timeouts are transient: the caller retries them)."""
+        where = f"Ollama at {self.host}"
         try:
             return method(**kwargs)
         except ConnectionError:
@@ -105,24 +124,16 @@ class OllamaBackend(Backend):
                 f"no Ollama server at {self.host}: start it with `ollama serve` "
                 "(or point OLLAMA_HOST at a running one)"
             ) from None
-        except httpx.TimeoutException:
-            raise LLMTimeout(
-                f"Ollama at {self.host} did not answer within {self.timeout_s:g} s "
-                f"(model {self.model}); the first call loads the model: retry or raise the timeout"
-            ) from None
         except ollama.ResponseError as exc:
             if exc.status_code == 404 or "not found" in str(exc.error).lower():
                 raise LLMUnavailable(
-                    f"Ollama at {self.host} has no model {self.model!r}: "
-                    f"run `ollama pull {self.model}`"
+                    f"{where} has no model {self.model!r}: run `ollama pull {self.model}`"
                 ) from None
-            raise LLMError(
-                f"Ollama at {self.host} answered HTTP {exc.status_code}: {exc.error}"
-            ) from None
+            raise status_error(exc.status_code, str(exc.error).encode(), where) from None
         except httpx.HTTPError as exc:
-            raise LLMUnavailable(f"connection to Ollama at {self.host} failed: {exc}") from None
+            raise transport_error(exc, where, self.timeout_s) from exc
         except json.JSONDecodeError:
-            raise LLMError(f"malformed reply from Ollama at {self.host}: not JSON") from None
+            raise LLMError(f"malformed reply from {where}: not JSON") from None
         except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON of the wrong shape
             first_line = (str(exc) or type(exc).__name__).splitlines()[0]
-            raise LLMError(f"malformed reply from Ollama at {self.host}: {first_line}") from None
+            raise LLMError(f"malformed reply from {where}: {first_line}") from None

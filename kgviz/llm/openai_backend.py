@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 import httpx
 
 from kgviz.llm.base import Backend, Message, RawReply
-from kgviz.llm.errors import LLMError, LLMTimeout, LLMUnavailable
+from kgviz.llm.errors import LLMError, LLMUnavailable
+from kgviz.llm.http_errors import (
+    ERROR_BODY_CAP,
+    REPLY_CAP,
+    read_capped,
+    status_error,
+    transport_error,
+)
 from kgviz.llm.openai_format import chat_body, parse_chat_reply
 
 API_KEY_ENV = "KGVIZ_OPENAI_API_KEY"
@@ -30,40 +38,44 @@ class OpenAIBackend(Backend):
         model: str,
         *,
         api_key: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,
         **defaults: Any,
     ) -> None:
-        super().__init__(model, **defaults)
+        super().__init__(model, timeout_s=timeout_s, **defaults)
         self.base_url = base_url.rstrip("/")
-        self.timeout_s = timeout_s
         key = api_key or os.environ.get(API_KEY_ENV)
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._transport: httpx.HTTPTransport | None = None
+
+    def _abort(self) -> None:
+        """Close the connections, so a request given up on stops reading."""
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            transport.close()
 
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
         url = f"{self.base_url}{path}"
+        if self._transport is None:
+            self._transport = httpx.HTTPTransport()
         try:
-            response = httpx.request(
-                method, url, headers=self._headers, timeout=self.timeout_s, **kwargs
-            )
-        except httpx.ConnectError:
-            raise LLMUnavailable(
-                f"no OpenAI-compatible server at {self.base_url}: start it or fix the URL"
-            ) from None
-        except httpx.TimeoutException:
-            raise LLMTimeout(
-                f"{self.base_url} did not answer within {self.timeout_s:g} s (model {self.model})"
-            ) from None
+            with httpx.Client(transport=self._transport, headers=self._headers,
+                              timeout=self.timeout_s) as client, \
+                    client.stream(method, url, **kwargs) as response:
+                status = response.status_code
+                cap = REPLY_CAP if status < 400 else ERROR_BODY_CAP
+                body = read_capped(response.iter_bytes(), cap)
         except httpx.HTTPError as exc:
-            raise LLMUnavailable(f"connection to {self.base_url} failed: {exc}") from None
-        if response.status_code == 404:
+            raise transport_error(exc, self.base_url, self.timeout_s,
+                                  "OpenAI-compatible server") from exc
+        if status == 404:
             raise LLMUnavailable(
                 f"{url} answered 404: the server has no model {self.model!r} or no such endpoint "
                 "(check the base URL, usually ending in /v1, and the model name)"
             )
-        if response.status_code >= 400:
-            raise LLMError(f"{url} answered HTTP {response.status_code}: {response.text[:200]}")
+        if status >= 400:
+            raise status_error(status, body, url)
         try:
-            return response.json()
+            return json.loads(body)
         except ValueError:
             raise LLMError(f"malformed reply from {url}: not JSON") from None
 

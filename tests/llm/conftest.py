@@ -87,6 +87,12 @@ class CountingBackend(LlamaCppBackend):
         return super()._generate(messages, schema, options)
 
 
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries of transient failures keep their count but pause only briefly in tests."""
+    monkeypatch.setattr("kgviz.llm.base.RETRY_PAUSES_S", (0.01, 0.01))
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -1,0 +1,119 @@
+"""Every LLM request has a total deadline, stops on Ctrl-C, and can be cancelled from any thread.
+
+An HTTP read timeout bounds each read, not the request: a server that sends one byte every few
+seconds never trips it. So a request runs in a worker thread while the calling thread waits in
+short slices: past the deadline, on Ctrl-C or on `cancel_requests()` it aborts the request (the
+backend closes its connection) and raises at once. Nothing here uses signals, so it works in
+widget and worker threads alike.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Self, TypeVar
+
+from kgviz.llm.errors import LLMCancelled, LLMError, LLMTimeout
+
+T = TypeVar("T")
+TIMEOUT_ENV = "KGVIZ_LLM_TIMEOUT"
+DEFAULT_TIMEOUT_S = 120.0
+POLL_S = 0.1  # how often a waiting caller looks at the clock and for cancellation
+
+_in_flight: set[threading.Event] = set()
+_in_flight_lock = threading.Lock()
+_refusing = threading.Event()  # set while a cancelled run winds down: new requests fail at once
+
+
+def llm_timeout() -> float:
+    """Total seconds one LLM request may take: `KGVIZ_LLM_TIMEOUT`, default 120."""
+    value = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not value:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise LLMError(f"{TIMEOUT_ENV} must be a number of seconds, got {value!r}") from None
+    if not seconds > 0:
+        raise LLMError(f"{TIMEOUT_ENV} must be above 0, got {value!r}")
+    return seconds
+
+
+def cancel_requests(until_allowed: bool = False) -> None:
+    """Cancel every LLM request in flight in this process (each raises `LLMCancelled`); with
+    `until_allowed`, requests made before `allow_requests()` are cancelled as they start."""
+    if until_allowed:
+        _refusing.set()
+    with _in_flight_lock:
+        for cancelled in _in_flight:
+            cancelled.set()
+
+
+def allow_requests() -> None:
+    """Let requests run again after `cancel_requests(until_allowed=True)`."""
+    _refusing.clear()
+
+
+class RequestWatch:
+    """One request's deadline and cancellation flag, for backends that check them themselves
+    (the in-process model checks between tokens)."""
+
+    def __init__(self, seconds: float, what: str) -> None:
+        self.seconds, self.what = seconds, what
+        self.deadline = time.monotonic() + seconds
+        self.cancelled = threading.Event()
+
+    def __enter__(self) -> Self:
+        with _in_flight_lock:
+            _in_flight.add(self.cancelled)
+        if _refusing.is_set():
+            self.cancelled.set()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with _in_flight_lock:
+            _in_flight.discard(self.cancelled)
+
+    def expired(self) -> bool:
+        return self.cancelled.is_set() or time.monotonic() > self.deadline
+
+    def raise_expired(self) -> None:
+        """The error for an expired request: cancelled, or past its deadline."""
+        if self.cancelled.is_set():
+            raise LLMCancelled(f"the request to {self.what} was cancelled")
+        raise LLMTimeout(f"{self.what} did not finish within {self.seconds:g} s "
+                         f"(set {TIMEOUT_ENV} to allow more)")
+
+
+def run_with_deadline(work: Callable[[], T], seconds: float, abort: Callable[[], None],
+                      what: str) -> T:
+    """`work()` in a worker thread, waited for at most `seconds`; `abort()` is called when the
+    wait ends early (deadline, cancellation, Ctrl-C) to release the worker's connection."""
+    result: dict[str, object] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            result["value"] = work()
+        except BaseException as error:  # noqa: BLE001  (handed to the waiting caller)
+            result["error"] = error
+        finally:
+            done.set()
+
+    with RequestWatch(seconds, what) as watch:
+        if watch.expired():
+            watch.raise_expired()
+        threading.Thread(target=target, daemon=True, name="kgviz-llm-request").start()
+        try:
+            while not done.wait(POLL_S):
+                if watch.expired():
+                    abort()
+                    watch.raise_expired()
+        except KeyboardInterrupt:
+            abort()
+            raise
+    if "error" in result:
+        raise result["error"]  # type: ignore[misc]
+    return result["value"]  # type: ignore[return-value]

@@ -1,0 +1,47 @@
+"""HTTP failures of LLM servers as one-line errors: which pass on a retry, which do not."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+
+from kgviz.llm.errors import LLMError, LLMTimeout, LLMTransient, LLMUnavailable
+
+ERROR_BODY_CAP = 2_000  # bytes of an error reply read and shown
+REPLY_CAP = 64_000_000  # bytes of a successful reply read at most
+
+
+def read_capped(chunks: Iterator[bytes], cap: int) -> bytes:
+    """The first `cap` bytes of a streamed body (the rest is never read)."""
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) >= cap:
+            break
+    return bytes(body[:cap])
+
+
+def transport_error(error: httpx.HTTPError, where: str, seconds: float,
+                    server: str = "server") -> LLMError:
+    """A transport failure: refused (no server) is final; timeouts and drops may pass."""
+    if isinstance(error, httpx.ConnectError):
+        return LLMUnavailable(f"no {server} at {where}: start it or fix the address")
+    if isinstance(error, httpx.TimeoutException):
+        return LLMTimeout(f"{where} did not answer within {seconds:g} s")
+    return LLMTransient(f"connection to {where} failed: {type(error).__name__}: {error}")
+
+
+def status_error(status: int, body: bytes, where: str) -> LLMError:
+    """An HTTP error reply: 5xx may pass (transient), anything else is final."""
+    text = body[:ERROR_BODY_CAP].decode("utf-8", "replace").strip().replace("\n", " ")
+    try:
+        parsed = json.loads(text)
+        if isinstance(parsed, dict) and parsed.get("error"):
+            text = str(parsed["error"])
+    except ValueError:
+        pass
+    text = text[:300]
+    error_class = LLMTransient if status >= 500 else LLMError
+    return error_class(f"{where} answered HTTP {status}: {text}")

@@ -1,0 +1,106 @@
+"""LLM servers that fail, stall or trickle (stub servers on loopback): transient failures are
+retried, every request has a total deadline, and Ctrl-C or a cancellation stops it at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from kgviz.llm.deadline import cancel_requests
+from kgviz.llm.errors import LLMCancelled, LLMError, LLMTimeout, LLMTransient
+from kgviz.llm.ollama_backend import OllamaBackend
+from kgviz.llm.openai_backend import OpenAIBackend
+
+MESSAGES = [{"role": "user", "content": "who directed Forrest Gump"}]
+BACKENDS = {
+    "openai": (lambda url, **kw: OpenAIBackend(url + "/v1", "m", **kw), "openai_reply"),
+    "ollama": (lambda url, **kw: OllamaBackend("m", host=url, **kw), "ollama_reply"),
+}
+
+
+def openai_reply(text: str) -> bytes:
+    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text},
+                                    "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
+
+
+def ollama_reply(text: str) -> bytes:
+    return json.dumps({"model": "m", "message": {"role": "assistant", "content": text},
+                       "done": True, "done_reason": "stop", "prompt_eval_count": 10,
+                       "eval_count": 3}).encode()
+
+
+def reply_for(kind: str, text: str) -> bytes:
+    return (openai_reply if kind == "openai" else ollama_reply)(text)
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_transient_503s_are_retried(fault_server, kind):
+    server = fault_server(lambda n, _: (503, b'{"error":"busy"}', 0) if n < 2
+                          else (200, reply_for(kind, "Robert Zemeckis"), 0))
+    completion = BACKENDS[kind][0](server.url).complete(MESSAGES)
+    assert completion.text == "Robert Zemeckis" and server.requests == 3
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_lasting_failure_ends_in_one_line_after_the_retries(fault_server, kind):
+    server = fault_server(lambda n, _: (503, b'{"error":"overloaded"}' + b"x" * 50_000, 0))
+    with pytest.raises(LLMTransient) as info:
+        BACKENDS[kind][0](server.url).complete(MESSAGES)
+    message = str(info.value)
+    assert "HTTP 503" in message and "3 attempt" in message and server.requests == 3
+    assert "\n" not in message and len(message) < 500  # the error body is capped
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_trickling_server_is_bounded_by_the_total_deadline(fault_server, kind, monkeypatch):
+    monkeypatch.setenv("KGVIZ_LLM_TIMEOUT", "1.5")
+    server = fault_server(lambda n, _: (200, reply_for(kind, "x" * 400), 0.05))
+    backend = BACKENDS[kind][0](server.url)
+    started = time.monotonic()
+    with pytest.raises(LLMTimeout, match="within 1.5 s"):
+        backend.complete(MESSAGES)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3 * 1.5 + 1  # three attempts, each stopped at its deadline
+
+
+def test_a_bad_timeout_setting_is_one_line(monkeypatch):
+    monkeypatch.setenv("KGVIZ_LLM_TIMEOUT", "soon")
+    with pytest.raises(LLMError, match="KGVIZ_LLM_TIMEOUT must be a number"):
+        OpenAIBackend("http://127.0.0.1:9/v1", "m")
+
+
+def test_cancelling_stops_a_request_in_flight(fault_server):
+    server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 400), 0.05))
+    threading.Timer(0.5, cancel_requests).start()
+    started = time.monotonic()
+    with pytest.raises(LLMCancelled):
+        BACKENDS["openai"][0](server.url).complete(MESSAGES)
+    assert time.monotonic() - started < 1.5
+
+
+def test_ctrl_c_stops_ask_within_two_seconds(fault_server, tmp_path):
+    """`kgviz ask` against a server that never finishes its reply, interrupted by SIGINT."""
+    server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 4000), 0.05))
+    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kgviz", "ask", "who directed Forrest Gump", "--dataset", "demo",
+         "--method", "llm-only", "--llm", f"openai:{server.url}/v1#m", "--cache", "off"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while server.requests == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert server.requests == 1, "the request never reached the stub server"
+    time.sleep(0.5)
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=10)
+    assert time.monotonic() - interrupted < 2.0
+    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
