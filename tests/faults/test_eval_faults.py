@@ -4,6 +4,7 @@ rows, failed questions stay pending, and the run says how many failed (stub LLM 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -30,9 +31,9 @@ def session_on(url: str) -> Session:
 
 def test_a_second_writer_is_refused_naming_the_first(tmp_path):
     out = tmp_path / "r.jsonl"
-    with sole_writer(out), pytest.raises(KgvizError, match=r"being written by kgviz eval \(pid"):
-        with sole_writer(out):
-            pass
+    refused = pytest.raises(KgvizError, match=r"being written by kgviz eval \(pid")
+    with sole_writer(out), refused, sole_writer(out):
+        pass
     with sole_writer(out):  # released with the first run
         pass
 
@@ -44,7 +45,7 @@ def test_a_second_eval_on_the_same_file_is_refused(tmp_path, fault_server):
                "--method", "llm-only", "--limit", "2", "--llm", f"openai:{server.url}/v1#m",
                "--cache", "off", "--quiet", "--out", str(out)]
     with sole_writer(out):
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "is being written by kgviz eval" in result.stderr
     assert "Traceback" not in result.stderr and not out.exists()
 
@@ -86,8 +87,8 @@ def test_eval_exits_non_zero_when_questions_failed(tmp_path, fault_server):
         [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
          "--method", "llm-only", "--limit", "2", "--llm", f"openai:{server.url}/v1#m",
          "--cache", "off", "--quiet", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
-        env={**__import__("os").environ, "KGVIZ_CACHE": str(tmp_path / "cache")})
+        check=False, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")})
     assert result.returncode == 1, result.stderr
     assert "1 question(s) failed" in result.stderr and json.loads(result.stdout)["failed"] == 1
     assert len(read_results(out)) == 1
