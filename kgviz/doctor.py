@@ -27,7 +27,7 @@ def encoder_rows() -> list[Row]:
 
 def dataset_rows() -> list[Row]:
     from kgviz.datasets import dataset_names, get_dataset
-    from kgviz.paths import cache_root
+    from kgviz.paths import cache_name, cache_root
 
     rows = []
     for name in dataset_names():
@@ -40,7 +40,7 @@ def dataset_rows() -> list[Row]:
         rows.append(_row(f"dataset {name}", True,
                          f"{dataset.root} (splits: {', '.join(dataset.available_splits()) or 'none'})"))
         indexes = cache_root() / "indexes"
-        built = indexes.is_dir() and any(indexes.glob(f"{dataset.kg_name or dataset.name}-*"))
+        built = indexes.is_dir() and any(indexes.glob(f"{cache_name(dataset.kg_name or dataset.name)}-*"))
         rows.append(_row(f"index {dataset.kg_name or name}", built,
                          "built" if built else "not built yet (builds on first use)",
                          f"kgviz index build {name}"))

@@ -12,7 +12,8 @@ class DataFormatError(KgvizError):
         self.path = str(path)
         self.line_number = line_number
         self.problem = problem
-        super().__init__(f"{self.path}:{line_number}: {problem}")
+        where = f"{self.path}:{line_number}" if line_number else self.path
+        super().__init__(f"{where}: {problem}")
 
 
 class MissingDataError(KgvizError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
 
 
@@ -33,3 +35,10 @@ def models_root() -> Path:
 def repo_data_dir() -> Path:
     """The `data/` folder shipped with kgviz (holds the built-in demo dataset)."""
     return Path(__file__).resolve().parent.parent / "data"
+
+
+def cache_name(name: str) -> str:
+    """A file-name-safe stand-in for a dataset or graph name (`custom:/any/long/path`): its
+    safe characters, cut to 40, and a hash of the whole name, so that any name works."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.")[:40] or "kg"
+    return f"{slug}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"

@@ -11,7 +11,7 @@ from kgviz.errors import KgvizError, MissingDataError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import StringTriple, read_triples
 from kgviz.kg.store import cached_graph, source_fingerprint
-from kgviz.paths import cache_root, data_root
+from kgviz.paths import cache_name, cache_root, data_root
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Dataset(ABC):
         """The knowledge graph, parsed once and then loaded from the processed cache."""
         self.check_available()
         key = source_fingerprint(self.kb_files)
-        cache_file = cache_root() / "graphs" / f"{self.kg_name or self.name}-{key}.npz"
+        cache_file = cache_root() / "graphs" / f"{cache_name(self.kg_name or self.name)}-{key}.npz"
         return cached_graph(cache_file, self.read_kb)
 
     def questions(self, split: str) -> list[QARecord]:

@@ -18,9 +18,20 @@ def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str,
     return tuple(value)
 
 
+def _hops(path: Path, number: int, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise DataFormatError(path, number, f"'hops' must be a whole number of at least 1, "
+                              f"not {value!r}")
+    return value
+
+
 def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
-    """Read QA records, one JSON object per line; `question` and `answers` are required."""
+    """Read QA records, one JSON object per line; `question` and `answers` are required, and
+    question ids (`id`, default the line number) must be unique."""
     records = []
+    seen: dict[str, int] = {}
     for number, line in open_text_lines(path):
         try:
             item = json.loads(line)
@@ -28,14 +39,19 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
             raise DataFormatError(path, number, f"invalid JSON ({error.msg})") from None
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             raise DataFormatError(path, number, "expected an object with a 'question' string")
+        qid = str(item.get("id", f"{dataset_name}/{path.stem}/{number}"))
+        if qid in seen:
+            raise DataFormatError(path, number, f"question id {qid!r} is used again (first on "
+                                  f"line {seen[qid]}); ids must be unique")
+        seen[qid] = number
         records.append(QARecord(
             question=item["question"].strip(),
             answers=_string_list(path, number, item.get("answers"), "answers"),
             topic_entities=_string_list(path, number, item.get("topic_entities") or [], "topic_entities")
             if item.get("topic_entities") else (),
-            qid=str(item.get("id", f"{dataset_name}/{path.stem}/{number}")),
-            qtype=item.get("qtype"),
-            hops=item.get("hops"),
+            qid=qid,
+            qtype=item.get("qtype") if isinstance(item.get("qtype"), str) else None,
+            hops=_hops(path, number, item.get("hops")),
         ))
     return records
 

@@ -38,7 +38,7 @@ def numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     """Yield `(line_number, fields)` of each non-empty tab-separated row (CSV quoting allowed)."""
     if not path.is_file():
         raise MissingDataError(f"file not found: {path}")
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", strict=True)
         start = 1
         try:
@@ -48,6 +48,8 @@ def numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
                 start = reader.line_num + 1
         except csv.Error as error:
             raise DataFormatError(path, start, f"bad CSV quoting in this row ({error})") from None
+        except UnicodeDecodeError:
+            raise DataFormatError(path, start, "not UTF-8 text; save the file as UTF-8") from None
 
 
 def question_text(belief: str, argument: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from kgviz.atomic import write_atomic
+from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.paths import cache_root
 
 MAX_SHARDS = 8
@@ -40,8 +41,13 @@ class EmbeddingCache:
             try:
                 with np.load(shard, allow_pickle=False) as data:
                     keys, vectors = data["keys"], data["vectors"]
-            except (FileNotFoundError, ValueError, KeyError, OSError):
-                continue  # removed by a concurrent merge, or unreadable: recompute instead
+                if len(keys) != len(vectors) or vectors.ndim != 2:
+                    raise CorruptCache(f"{len(keys)} keys for {len(vectors)} vectors")
+            except FileNotFoundError:
+                continue  # removed by a concurrent merge
+            except CORRUPT as error:
+                set_aside(shard, error)  # its texts are embedded again when asked for
+                continue
             self._loaded_shards.add(shard.name)
             base = sum(len(v) for v in self._vectors)
             self._vectors.append(vectors)

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
+from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex, IndexKind, VectorIndex
 from kgviz.embed.milvus_index import MilvusConnection, MilvusIndex, connect
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.paths import cache_root
+from kgviz.paths import cache_name, cache_root
 
 
 def relation_text(name: str) -> str:
@@ -49,6 +50,25 @@ def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed
                                 desc=f"{kg.name} {which}")
 
     return embed
+
+
+def _load_indexes(kg: KnowledgeGraph, entity_file: Path,
+                  relation_file: Path) -> tuple[FaissIndex, FaissIndex] | None:
+    """Both persisted indexes when they read and hold one vector per name; an unreadable or
+    short one is set aside (and both are rebuilt)."""
+    loaded = []
+    for path, count in ((entity_file, kg.num_entities), (relation_file, kg.num_relations)):
+        if not path.is_file():
+            return None
+        try:
+            index = FaissIndex.load(path)
+            if len(index) != count:
+                raise CorruptCache(f"{len(index)} vectors for {count} names")
+        except CORRUPT as error:
+            set_aside(path, error)
+            return None
+        loaded.append(index)
+    return loaded[0], loaded[1]
 
 
 def _milvus_indexes(milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder,
@@ -95,14 +115,16 @@ class KGIndex:
         """
         encoder = encoder or get_encoder()
         safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", encoder.model_name)
-        folder = folder or cache_root() / "indexes" / f"{kg.name}-{graph_fingerprint(kg)}" / safe_model
+        folder = folder or (cache_root() / "indexes"
+                            / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model)
         embed = _embedder(kg, encoder, progress)
         if kind == "milvus":
             milvus = connect(milvus_uri or str(folder / "milvus.db"))
             return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, embed))
         entity_file, relation_file = folder / f"entities-{kind}.faiss", folder / "relations-flat.faiss"
-        if entity_file.is_file() and relation_file.is_file():
-            return cls(kg, encoder, FaissIndex.load(entity_file), FaissIndex.load(relation_file))
+        loaded = _load_indexes(kg, entity_file, relation_file)
+        if loaded is not None:
+            return cls(kg, encoder, *loaded)
         entities = FaissIndex.build(embed("entities"), kind)
         relations = FaissIndex.build(embed("relations"))
         entities.save(entity_file)

@@ -129,11 +129,16 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             if number >= len(lines) - 1:  # only the final line may be torn
                 break
             raise DataFormatError(path, number, "not a JSON results line") from None
+        if not (isinstance(row, dict) and isinstance(row.get("method"), str)
+                and isinstance(row.get("qid"), str)):
+            raise DataFormatError(path, number, "not a results row (an object with 'method' "
+                                  "and 'qid' strings, as `kgviz eval` writes)")
+        rows.append(row)
     return rows
 
 

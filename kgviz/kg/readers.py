@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from kgviz.errors import DataFormatError, MissingDataError
+from kgviz.errors import DataFormatError, KgvizError, MissingDataError
 
 TripleFormat = Literal["pipe", "tsv", "auto"]
 StringTriple = tuple[str, str, str]
 
 
+MAX_NAME_ENV = "KGVIZ_MAX_NAME_CHARS"
+DEFAULT_MAX_NAME_CHARS = 1000
+
+
+def max_name_chars() -> int:
+    """The longest entity or relation name accepted (`KGVIZ_MAX_NAME_CHARS`, default 1,000)."""
+    value = os.environ.get(MAX_NAME_ENV, "").strip()
+    if not value:
+        return DEFAULT_MAX_NAME_CHARS
+    if not value.isdigit() or int(value) < 1:
+        raise KgvizError(f"{MAX_NAME_ENV} must be a whole number of at least 1, got {value!r}")
+    return int(value)
+
+
 def open_text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield `(line_number, line)` without the line ending, skipping blank lines."""
+    """Yield `(line_number, line)` of a UTF-8 text file without line endings, skipping blank
+    lines and a leading byte-order mark. A line that is not UTF-8 is a `DataFormatError`."""
+    if path.is_dir():
+        raise DataFormatError(path, 0, "is a folder, not a file")
     if not path.is_file():
         raise MissingDataError(f"file not found: {path}")
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\r\n")
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as error:
+                raise DataFormatError(
+                    path, number, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
+                    f"{error.start + 1}); save the file as UTF-8") from None
+            if number == 1:
+                line = line.removeprefix("\ufeff")
             if line.strip():
                 yield number, line
 
@@ -49,6 +74,7 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
     """
     path = Path(path)
     separator: str | None = None
+    longest = max_name_chars()
     for number, line in open_text_lines(path):
         if separator is None:
             separator = _separator(line, fmt)
@@ -58,4 +84,8 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
             raise DataFormatError(
                 path, number, f"expected 3 non-empty fields separated by {shown!r}, got {line[:120]!r}"
             )
+        too_long = next((name for name in triple if len(name) > longest), None)
+        if too_long is not None:
+            raise DataFormatError(path, number, f"a name of {len(too_long):,} characters (the "
+                                  f"limit is {longest:,}; set {MAX_NAME_ENV} to raise it)")
         yield triple

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from kgviz.atomic import write_atomic
+from kgviz.cache_repair import CORRUPT, set_aside
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
 
@@ -49,12 +50,13 @@ def source_fingerprint(files: Sequence[Path]) -> str:
 
 
 def cached_graph(cache_file: Path, build: Callable[[], KnowledgeGraph]) -> KnowledgeGraph:
-    """Load `cache_file` if present, else build the graph and save it there atomically."""
+    """Load `cache_file` if present, else build the graph and save it there atomically. An
+    unreadable cache file (torn, truncated, another format) is set aside and rebuilt."""
     if cache_file.is_file():
         try:
             return load_graph(cache_file)
-        except (ValueError, OSError, KeyError):
-            cache_file.unlink(missing_ok=True)
+        except CORRUPT as error:
+            set_aside(cache_file, error)
     graph = build()
     save_graph(graph, cache_file)
     return graph

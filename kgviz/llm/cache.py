@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgviz.atomic import write_text_atomic
+from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMCacheMiss, LLMError
 from kgviz.paths import cache_root
@@ -83,15 +84,31 @@ class CachedLLM(LLM):
 
     @staticmethod
     def _read(entry: Path) -> Completion | None:
-        """The stored completion, or None when absent or unreadable (then it is re-recorded).
-        Entries recorded before completions said whether they were cut count as cut when they
-        used every token allowed."""
+        """The stored completion, or None when absent. An unreadable entry, or one whose fields
+        have the wrong types, is set aside and re-recorded. Entries recorded before completions
+        said whether they were cut count as cut when they used every token allowed."""
+        if not entry.is_file():
+            return None
         try:
             record = json.loads(entry.read_text(encoding="utf-8"))
             stored = record["completion"]
             if "truncated" not in stored:
                 limit = record["request"]["options"]["max_tokens"]
                 stored["truncated"] = stored["completion_tokens"] >= limit
-            return Completion(**{**stored, "cached": True})
-        except (OSError, ValueError, KeyError, TypeError):
+            completion = Completion(**{**stored, "cached": True})
+            check_types(completion)
+            return completion
+        except (*CORRUPT, UnicodeDecodeError) as error:
+            set_aside(entry, error)
             return None
+
+
+def check_types(completion: Completion) -> None:
+    """`CorruptCache` unless every field of `completion` has its declared type."""
+    expected = {"text": str, "prompt_tokens": int, "completion_tokens": int,
+                "latency_s": (int, float), "backend": str, "model": str, "truncated": bool,
+                "looped": bool}
+    for name, kind in expected.items():
+        value = getattr(completion, name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise CorruptCache(f"field {name} is {type(value).__name__}")

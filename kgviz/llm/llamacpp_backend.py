@@ -131,6 +131,7 @@ class LlamaCppBackend(Backend):
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
         self._loaded: LoadedModel | None = None
+        self._request = threading.local()  # the deadline of this thread's request in flight
 
     def load(self) -> LoadedModel:
         """Verify the model file (size + sha256) and load it if this process has not yet."""
@@ -147,12 +148,16 @@ class LlamaCppBackend(Backend):
         with RequestWatch(self.timeout_s, self.describe()) as watch:
             if watch.expired():
                 watch.raise_expired()
-            return self._generate(messages, schema, options, watch)
+            self._request.watch = watch
+            try:
+                return self._generate(messages, schema, options)
+            finally:
+                self._request.watch = None
 
     def _generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
-        watch: RequestWatch | None = None,
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
     ) -> RawReply:
+        watch: RequestWatch | None = getattr(self._request, "watch", None)
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
         guard = LoopGuard() if schema is None and options["loop_guard"] else None

