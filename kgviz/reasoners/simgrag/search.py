@@ -18,9 +18,9 @@ import bisect
 import itertools
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -29,6 +29,16 @@ from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 
 Status = Literal["complete", "node_budget", "time_limit"]
+# Half-edges scanned (and turned into Python values) at a time, with the deadline checked
+# between chunks, so that a hub with millions of neighbours cannot overrun a time limit.
+SCAN_CHUNK = 1 << 15
+
+
+def _rows_in_blocks(*columns: np.ndarray) -> Iterator[tuple[Any, ...]]:
+    """The rows of parallel arrays as Python values, converted a block at a time (a loop that
+    stops early, as pruning does, never converts the rest)."""
+    for start in range(0, len(columns[0]), SCAN_CHUNK):
+        yield from zip(*(column[start:start + SCAN_CHUNK].tolist() for column in columns))
 DEFAULT_MAX_EXPANSIONS = 1_000_000
 DEFAULT_TIME_LIMIT_S = 10.0
 _BOUND_SLACK = 1e-9  # relative; the incremental bound may round above the exact GSD
@@ -206,13 +216,15 @@ class _Search:
             return
         nbr, rows, rel_d, node_d = found
         cost = rel_d + node_d
+        if len(nbr) > SCAN_CHUNK:
+            self._check_deadline()  # a hub's candidates: sorting them takes a while
         if self.prune:
             order = np.lexsort((rows, cost))
             nbr, rows, rel_d, node_d, cost = (a[order] for a in (nbr, rows, rel_d, node_d, cost))
         rest, total = self.rest[i + 1], len(nbr)
         dst, edge, new = step.dst, step.edge, step.new
-        columns = (nbr.tolist(), rows.tolist(), rel_d.tolist(), node_d.tolist(), cost.tolist())
-        for index, (entity, row, r, d, c) in enumerate(zip(*columns)):
+        for index, (entity, row, r, d, c) in enumerate(_rows_in_blocks(nbr, rows, rel_d, node_d,
+                                                                       cost)):
             bound = partial + c + rest
             if self.prune and bound > self.threshold:
                 self._discard(total - index, record, i + 1, edge, dst, entity, row, partial + c,
@@ -228,11 +240,26 @@ class _Search:
             self.ent[dst] = -1
 
     def _candidates(self, step: Step) -> tuple[np.ndarray, ...] | None:
-        """Half-edges of the mapped `src` that fit step `step`: neighbours, rows, distances."""
+        """Half-edges of the mapped `src` that fit step `step`: neighbours, rows, distances. A
+        hub's neighbourhood is scanned in chunks, with the deadline checked between them."""
         head = self.ent[step.src]
         lo, hi = int(self.ptr[head]), int(self.ptr[head + 1])
         if lo == hi:
             return None
+        if hi - lo <= SCAN_CHUNK:
+            return self._scan(step, lo, hi)
+        parts = []
+        for start in range(lo, hi, SCAN_CHUNK):
+            self._check_deadline()
+            part = self._scan(step, start, min(start + SCAN_CHUNK, hi))
+            if part is not None:
+                parts.append(part)
+        if not parts:
+            return None
+        return tuple(np.concatenate(column) for column in zip(*parts))
+
+    def _scan(self, step: Step, lo: int, hi: int) -> tuple[np.ndarray, ...] | None:
+        """`_candidates` over the CSR slice `lo:hi`."""
         nbr, rows = self.nbr[lo:hi], self.row[lo:hi]
         rel_dist = self.rel_dist[step.edge]
         if rel_dist is None:
@@ -281,9 +308,12 @@ class _Search:
     def _tick(self) -> None:
         if self.expanded >= self.max_expansions:
             raise _Stop("node_budget")
+        self._check_deadline()
+        self.expanded += 1
+
+    def _check_deadline(self) -> None:
         if time.monotonic() >= self.deadline:
             raise _Stop("time_limit")
-        self.expanded += 1
 
     def _record(self, parent: int, depth: int, edge: int, node: int, entity: int, row: int,
                 partial: float, bound: float) -> int:
