@@ -92,3 +92,23 @@ def test_eval_exits_non_zero_when_questions_failed(tmp_path, fault_server):
     assert result.returncode == 1, result.stderr
     assert "1 question(s) failed" in result.stderr and json.loads(result.stdout)["failed"] == 1
     assert len(read_results(out)) == 1
+
+
+def test_a_tampered_model_ends_the_run_without_rows(tmp_path, monkeypatch):
+    """The in-process backend over a model file whose bytes no longer hash as recorded."""
+    import hashlib
+
+    from kgviz.llm.errors import ModelIntegrityError
+    from kgviz.llm.llamacpp_backend import LlamaCppBackend
+    from kgviz.llm.model_files import ModelSpec
+
+    monkeypatch.setenv("KGVIZ_MODELS", str(tmp_path))
+    (tmp_path / "tiny.gguf").write_bytes(b"tampered")
+    spec = ModelSpec("tiny", "tiny.gguf", 8, hashlib.sha256(b"original").hexdigest(),
+                     "none", "0", 1, "a recorded model whose file was changed")
+    dataset = get_dataset("demo")
+    session = Session(dataset, ReasonerContext(dataset, LlamaCppBackend(spec=spec)), "tampered")
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(ModelIntegrityError, match="refusing to load it"):
+        run_eval(session, ["llm-only"], EvalPlan("dev", limit=3), out, progress=False)
+    assert read_results(out) == []
