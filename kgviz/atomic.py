@@ -27,7 +27,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
             tmp.unlink()
 
 
-def write_atomic(target: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
+def write_atomic(target: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
     """Call `write` with a binary file object, then atomically publish it as `target`."""
     with atomic_path(target) as tmp, open(tmp, "wb") as handle:
         write(handle)

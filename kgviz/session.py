@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets import Dataset, get_dataset
 from kgviz.embed.index import IndexKind
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
+
+if TYPE_CHECKING:
+    from kgviz.llm.cache import CacheMode
 
 
 @dataclass
@@ -28,7 +31,7 @@ class Session:
         return self.reasoners[method]
 
 
-def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: str = "rw",
+def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: CacheMode = "rw",
                  index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> Session:
     """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use).
 

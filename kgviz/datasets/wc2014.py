@@ -48,7 +48,7 @@ class WC2014(IrnDataset):
         if len(chains) != paths_per_line:
             raise DataFormatError(path, number, f"expected {paths_per_line} path(s) joined by '*',"
                                                 f" got {len(chains)}")
-        topics = (chains[0].topic,)
+        topics: tuple[str, ...] = (chains[0].topic,)
         if conj:
             topics = split_slash_list(parts[5], path, number, "topic entities")
             if len(topics) != 2:

@@ -69,9 +69,9 @@ class EmbeddingCache:
             return None, missing
         matrix = self._matrix()
         out = np.zeros((len(texts), matrix.shape[1]), dtype=np.float32)
-        present = [i for i, row in enumerate(rows) if row is not None]
+        present = [(i, row) for i, row in enumerate(rows) if row is not None]
         if present:
-            out[present] = matrix[[rows[i] for i in present]]
+            out[[i for i, _ in present]] = matrix[[row for _, row in present]]
         return out, missing
 
     def put(self, texts: list[str], vectors: np.ndarray) -> None:
@@ -106,7 +106,7 @@ def embed_with_cache(encoder, texts: list[str], cache: EmbeddingCache | None = N
     """Embed `texts`, reading what the cache has and encoding (in batches) only the rest."""
     cache = cache or EmbeddingCache(encoder.model_name)
     found, missing = cache.lookup(texts)
-    if not missing:
+    if not missing and found is not None:
         return found
     todo = [texts[i] for i in missing]
     chunks = range(0, len(todo), batch_size)
@@ -126,6 +126,6 @@ def embed_with_cache(encoder, texts: list[str], cache: EmbeddingCache | None = N
     if pending_texts:
         cache.put(pending_texts, np.concatenate(pending_vectors))
     result, still_missing = cache.lookup(texts)
-    if still_missing:
+    if still_missing or result is None:
         raise RuntimeError(f"embedding cache lost {len(still_missing)} vectors just written")
     return result

@@ -19,7 +19,9 @@ class TextEncoder(Protocol):
     """Maps texts to L2-normalised float32 vectors."""
 
     model_name: str
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray: ...
 

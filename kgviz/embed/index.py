@@ -6,7 +6,7 @@ Milvus (`kgviz.embed.milvus_index`) is the optional third kind.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -38,6 +38,7 @@ class FaissIndex:
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = vectors.shape[1]
+        index: Any
         if kind == "flat":
             index = faiss.IndexFlatL2(dim)
         elif kind == "hnsw":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ FORMAT_VERSION = 1
 def save_graph(graph: KnowledgeGraph, path: Path) -> None:
     ent_blob, ent_offsets = graph.entities.to_arrays()
     rel_blob, rel_offsets = graph.relations.to_arrays()
-    arrays = {
+    arrays: dict[str, Any] = {
         "format_version": np.array([FORMAT_VERSION]),
         "name": np.frombuffer(graph.name.encode("utf-8"), dtype=np.uint8),
         "entity_blob": ent_blob, "entity_offsets": ent_offsets,

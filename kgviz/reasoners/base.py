@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from types import UnionType
-from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 from kgviz.datasets.base import Dataset
 from kgviz.embed.index import IndexKind
@@ -30,10 +30,11 @@ class ReasonerContext:
                  index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> None:
         self.dataset = dataset
         self.llm = llm
-        self.index_kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
-        if self.index_kind not in get_args(IndexKind):
-            raise KgvizError(f"unknown index kind {self.index_kind!r}; "
+        kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
+        if kind not in get_args(IndexKind):
+            raise KgvizError(f"unknown index kind {kind!r}; "
                              f"use one of {', '.join(get_args(IndexKind))}")
+        self.index_kind: IndexKind = cast(IndexKind, kind)
         self.milvus_uri = milvus_uri or os.environ.get("KGVIZ_MILVUS_URI") or None
         if index is not None:
             self.__dict__["index"] = index

@@ -88,7 +88,8 @@ class Kaping(Reasoner):
         ranked = np.argsort(-scores, kind="stable")
         kept = set(ranked[:config.top_k].tolist())
         trace.record("triples", TripleRanking(
-            [ScoredTriple(*triples[i], int(hops[i]), round(float(scores[i]), 4), i in kept)
+            [ScoredTriple(triples[i][0], triples[i][1], triples[i][2], int(hops[i]),
+                          round(float(scores[i]), 4), i in kept)
              for i in ranked.tolist()], config.top_k, dropped))
         trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]
         if dropped:

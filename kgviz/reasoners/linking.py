@@ -222,7 +222,8 @@ def _vector_matches(context: ReasonerContext, question: str,
 
 
 def _given(names: EntityNames, given: Sequence[str]) -> tuple[list[LinkedEntity], list[str]]:
-    entities, unresolved = {}, []
+    entities: dict[int, LinkedEntity] = {}
+    unresolved: list[str] = []
     for name in dict.fromkeys(given):
         hit = names.lookup(name)
         if hit is None:

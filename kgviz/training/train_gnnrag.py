@@ -120,6 +120,7 @@ def main(argv: list[str]) -> int:
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train gnnrag " + shlex.join(argv),
     }
+    assert best is not None and best_state is not None  # at least one epoch ran
     folder = save_checkpoint(args.out, best_state, card, args.checkpoint_root)
     print(f"saved {folder} (best epoch {best_epoch}, val {METRIC} {best['all'][METRIC]:.4f}, "
           f"{elapsed:.0f}s)")

@@ -121,6 +121,7 @@ def main(argv: list[str]) -> int:
             if stale >= args.patience:
                 break
 
+    assert best is not None and best_state is not None  # at least one epoch ran
     pruner.load_state_dict(best_state)
     elapsed = time.perf_counter() - started
     card = {

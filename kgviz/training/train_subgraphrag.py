@@ -87,6 +87,7 @@ def main(argv: list[str]) -> int:
             if stale >= args.patience:
                 break
 
+    assert best is not None and best_state is not None  # at least one epoch ran
     scorer.load_state_dict(best_state)
     final = evaluate(kg, scorer, text, val, [50, 100, 200])
     elapsed = time.perf_counter() - started

@@ -75,10 +75,11 @@ def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, obj
             views[name] = view(record, trace, kg)
         if evidence is None and record_type in _EVIDENCE:
             evidence = record, _EVIDENCE[record_type]
-    if trace.evidence and evidence is None:
-        views["evidence"] = evidence_graph(trace.evidence, trace.answers)
-    elif trace.evidence and (draw := evidence[1]) is not None:
-        views["evidence"] = draw(evidence[0], trace)
+    if trace.evidence:
+        if evidence is None:
+            views["evidence"] = evidence_graph(trace.evidence, trace.answers)
+        elif (draw := evidence[1]) is not None:
+            views["evidence"] = draw(evidence[0], trace)
     if trace.llm_calls:
         views["prompt"] = prompt_view(trace)
     views["timing"] = timing_figure(trace)

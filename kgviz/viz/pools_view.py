@@ -56,6 +56,7 @@ def _used_by(pool: ElementPool, subgraphs: Sequence[Subgraph]) -> dict[object, l
     using it."""
     used: dict[object, list[int]] = {}
     for subgraph in subgraphs:
+        keys: list[object]
         if pool.kind == "node":
             keys = [m.entity for m in subgraph.nodes if m.pattern_node == pool.index]
         else:

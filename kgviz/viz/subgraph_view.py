@@ -46,14 +46,14 @@ def subgraphs_graph(subgraphs: Sequence[Subgraph]) -> str:
                 f"distance {match.distance:.3f}", {"color": colour, "size": 16}))
         edges.append(VisEdge(prefix, f"{prefix}:{graph.nodes[0].name}",
                              style={"dashes": True, "arrows": "", "color": "#bbbbbb"}))
-        for match in graph.edges:
-            colour = relation_colour(match.pattern_edge)
-            elements.setdefault(f"relation {match.pattern_edge}: {match.relation}", colour)
-            head, relation, tail = match.names
+        for edge in graph.edges:
+            colour = relation_colour(edge.pattern_edge)
+            elements.setdefault(f"relation {edge.pattern_edge}: {edge.relation}", colour)
+            head, relation, tail = edge.names
             edges.append(VisEdge(
                 f"{prefix}:{head}", f"{prefix}:{tail}", relation,
-                f"{head} —{relation}→ {tail}\n← pattern relation {match.pattern_edge}: "
-                f"{match.relation}\ndistance {match.distance:.3f}",
+                f"{head} —{relation}→ {tail}\n← pattern relation {edge.pattern_edge}: "
+                f"{edge.relation}\ndistance {edge.distance:.3f}",
                 {"color": colour, "width": 2}))
     return legend(elements.items()) + network_html(nodes, edges)
 

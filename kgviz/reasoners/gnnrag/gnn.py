@@ -90,6 +90,9 @@ class QuestionGatedConv(MessagePassing):
 class GNNReasoner(nn.Module):
     """Scores every node of one or more subgraphs as an answer to its question (a logit each)."""
 
+    question_mean: torch.Tensor  # buffers, set from the training questions
+    question_std: torch.Tensor
+
     def __init__(self, shape: GNNShape = GNNShape()) -> None:
         super().__init__()
         self.shape = shape
@@ -105,7 +108,9 @@ class GNNReasoner(nn.Module):
         self.convs = nn.ModuleList(QuestionGatedConv(h) for _ in range(shape.layers))
         self.hop_weights = nn.Linear(h, shape.layers)
         self.readout = nn.Sequential(nn.Linear(2 * h, h), nn.ReLU(), nn.Linear(h, 1))
-        nn.init.zeros_(self.readout[-1].weight)  # start from the reachability alone
+        last = self.readout[-1]
+        assert isinstance(last, nn.Linear)
+        nn.init.zeros_(last.weight)  # start from the reachability alone
         self.reach_scale = nn.Parameter(torch.tensor(1.0))
 
     def standardise_questions(self, questions: torch.Tensor) -> None:

@@ -102,8 +102,8 @@ def evidence_paths(triples: Sequence[StringTriple], topics: Sequence[str], max_h
     ends: dict[tuple[int, ...], int] = {}  # path (triple rows) -> the entity it reaches
     for target in range(graph.num_entities) if sources else ():
         if target not in sources:
-            found = graph.shortest_paths(sources, [target], max_hops, 1)
-            ends.update((tuple(rows), target) for rows in found)
+            routes = graph.shortest_paths(sources, [target], max_hops, 1)
+            ends.update((tuple(rows), target) for rows in routes)
     longest = [(rows, end) for rows, end in ends.items()
                if not any(len(other) > len(rows) and other[:len(rows)] == rows for other in ends)]
     paths = [walk(graph.entities[start_of(graph, rows, end)], [graph.triple_names(e) for e in rows],

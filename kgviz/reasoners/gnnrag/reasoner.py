@@ -109,7 +109,7 @@ class GNNRAG(Reasoner):
     @cached_property
     def augmenter(self) -> Reasoner:
         """The `augment_with` method, built once."""
-        return augmenting_reasoner(self.context, self.config.augment_with)
+        return augmenting_reasoner(self.context, self.config.augment_with or "")
 
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
         settings = self.config.retrieval
@@ -167,7 +167,7 @@ class GNNRAG(Reasoner):
     def _augment(self, trace: Trace, linking: EntityLinking,
                  paths: list[ReasoningPath]) -> list[ReasoningPath]:
         """The union of the GNN's paths with the `augment_with` method's evidence as paths."""
-        method = self.config.augment_with
+        method = self.config.augment_with or ""
         with trace.stage("augmentation"):
             started = time.perf_counter()
             borrowed = borrowed_evidence(self.augmenter, linking.question, linking.names)

@@ -11,6 +11,8 @@ import numpy as np
 import torch
 
 from kgviz.embed.cache import EmbeddingCache
+from kgviz.embed.encoder import SentenceEncoder
+from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GraphInputs
 from kgviz.reasoners.gnnrag.paths import ReasoningPath, candidate_paths
@@ -58,6 +60,9 @@ class Question:
 def encode_questions(text: TextEmbeddings, texts: Sequence[str],
                      cache: EmbeddingCache | None = None) -> list[Question]:
     """Sentence vectors (from the cache when given) and token vectors of the questions."""
+    if not isinstance(text.encoder, SentenceEncoder):
+        raise KgvizError("GNN-RAG reads the question's token vectors, which only the "
+                         "sentence-transformers encoder gives")
     vectors = text.questions(list(texts), cache)
     return [Question(v, t) for v, t in zip(vectors, question_tokens(text.encoder, texts))]
 

@@ -72,7 +72,7 @@ def bfs_tree(triples: Sequence[StringTriple],
 
 def describe_graph(triples: Iterable[StringTriple], root: str) -> str:
     """The hierarchical description of the graph of `triples` (duplicates dropped) from `root`."""
-    edges = list(dict.fromkeys(tuple(t) for t in triples))
+    edges = list(dict.fromkeys((t[0], t[1], t[2]) for t in triples))
     children, non_tree, roots = bfs_tree(edges, root)
     attached: dict[str, list[int]] = {}
     for index in non_tree:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from kgviz.embed.kg_index import KGIndex, Neighbour
 from kgviz.reasoners.simgrag.pattern import CandidatePools, Pool
 from kgviz.reasoners.simgrag.query_pattern import Component, QueryPattern
@@ -27,7 +29,8 @@ class ElementPool:
     def as_search_pool(self) -> Pool | None:
         if self.is_unknown:
             return None
-        return Pool([c.id for c in self.candidates], [c.distance for c in self.candidates])
+        return Pool(np.array([c.id for c in self.candidates], dtype=np.int64),
+                    np.array([c.distance for c in self.candidates], dtype=np.float64))
 
     def distance_of(self, kg_id: int) -> float:
         """The pool distance of `kg_id` (0 for an unknown element)."""
@@ -58,7 +61,8 @@ def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations
     """Top-`k_nodes` entities per named node and top-`k_relations` relations per named relation."""
     node_texts = [n.text for n in pattern.nodes if not n.is_unknown]
     relation_texts = [relation_query(e.relation) for e in pattern.edges if not e.is_unknown]
-    vectors = index.embed(node_texts + relation_texts) if node_texts or relation_texts else None
+    vectors = index.embed(node_texts + relation_texts) if node_texts or relation_texts \
+        else np.zeros((0, 0), dtype=np.float32)
     node_hits = (index.nearest_entities_batch(node_texts, k_nodes, vectors[:len(node_texts)])
                  if node_texts else [])
     relation_hits = (index.nearest_relations_batch(relation_texts, k_relations, vectors[len(node_texts):])

@@ -142,8 +142,8 @@ def _answer_prefix(task: Task) -> tuple[Message, ...]:
     turns = [{"role": "system", "content": ANSWER_INSTRUCTIONS}]
     for question, graphs, reason, answers in ANSWER_EXAMPLES:
         turns.append(_evidence_turn("question", question, graphs))
-        reply = {"reason": reason, "answer": answers}
-        turns.append({"role": "assistant", "content": _dumps(reply)})
+        answer_reply = {"reason": reason, "answer": answers}
+        turns.append({"role": "assistant", "content": _dumps(answer_reply)})
     return tuple(turns)
 
 

@@ -158,8 +158,9 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
 
     for position, raw in enumerate(reply["triples"], 1):
         well_formed = isinstance(raw, list | tuple) and len(raw) == 3
-        parts = [_clean(v) for v in raw] if well_formed else [None]
-        if None in parts:
+        texts: list[str | None] = [_clean(v) for v in raw] if well_formed else []
+        parts = [text for text in texts if text is not None]
+        if len(parts) != 3:
             repairs.append(f"triple {position} dropped: not three non-empty texts")
             continue
         if any(len(text) > MAX_TEXT_CHARS for text in parts):

@@ -164,11 +164,12 @@ class SimGRAG(Reasoner):
                     seconds: float) -> SearchResult:
         config, kg = self.config, self.context.kg
         search_pools = pools.for_component(part)
-        limits = {"max_expansions": budget, "time_limit_s": seconds}
         if config.algorithm == "algorithm1":
-            return algorithm1_topk(kg, part.graph, search_pools, config.k, **limits)
-        return optimized_topk(kg, part.graph, search_pools, config.k, **limits,
-                              record_tree=config.record_tree, max_tree_nodes=config.max_tree_nodes)
+            return algorithm1_topk(kg, part.graph, search_pools, config.k, max_expansions=budget,
+                                   time_limit_s=seconds)
+        return optimized_topk(kg, part.graph, search_pools, config.k, max_expansions=budget,
+                              time_limit_s=seconds, record_tree=config.record_tree,
+                              max_tree_nodes=config.max_tree_nodes)
 
     def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
         task = self.config.task

@@ -36,7 +36,9 @@ def collect_candidates(kg: KnowledgeGraph, seeds: list[int], hops: int, max_cand
     seen = np.zeros(kg.num_entities, dtype=bool)
     frontier = np.unique(np.asarray(seeds, dtype=np.int64))
     seen[frontier] = True
-    taken, full_layers, hubs, unexpanded, cut = 0, 0, [], [], 0
+    taken, full_layers, cut = 0, 0, 0
+    hubs: list[tuple[int, int]] = []
+    unexpanded: list[tuple[int, int]] = []
     degree = kg.adj.degree()
     for hop in range(1, hops + 1):
         if hop > 1 and max_degree is not None:
