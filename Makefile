@@ -15,7 +15,7 @@ LINKED := $(VENV)/.kgviz-linked-$(shell { printf '%s' "$(CURDIR)"; cat pyproject
 TORCH := torch==2.13.0
 PYTEST_ARGS ?=
 
-.PHONY: setup model browser-deps demo test lab clean-venv
+.PHONY: setup model browser-deps lint demo test lab clean-venv
 
 $(READY):
 	@echo "== creating venv $(VENV)"
@@ -45,7 +45,11 @@ browser-deps:
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 
-test: model browser-deps
+lint: setup
+	"$(VENV)/bin/ruff" check kgviz tests bench
+	"$(VENV)/bin/mypy" --cache-dir "$(KGVIZ_CACHE)/mypy-cache" kgviz
+
+test: model browser-deps lint
 	"$(PY)" -m pytest $(PYTEST_ARGS)
 
 

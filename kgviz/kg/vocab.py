@@ -43,7 +43,7 @@ class Vocabulary(Sequence[str]):
     def __contains__(self, name: object) -> bool:
         return name in self._ids
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self._names[index]
 
     def __len__(self) -> int:

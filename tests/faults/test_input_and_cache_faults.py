@@ -50,7 +50,7 @@ def test_a_latin1_kb_is_one_line_naming_file_and_line(tmp_path):
 def test_a_byte_order_mark_is_stripped(tmp_path):
     path = tmp_path / "kb.tsv"
     path.write_bytes(b"\xef\xbb\xbf" + KB.encode())
-    assert list(read_triples(path))[0] == ("Forrest Gump", "directed_by", "Robert Zemeckis")
+    assert next(iter(read_triples(path))) == ("Forrest Gump", "directed_by", "Robert Zemeckis")
 
 
 def test_a_kb_that_is_a_folder(tmp_path):
@@ -127,7 +127,7 @@ def test_a_corrupt_embedding_shard_is_set_aside(tmp_path, caplog):
     shard = next(tmp_path.glob("shard-*.npz"))
     shard.write_bytes(b"PK\x03\x04 torn")
     with caplog.at_level(logging.WARNING, logger="kgviz"):
-        found, missing = EmbeddingCache("model", tmp_path).lookup(["a", "b"])
+        _, missing = EmbeddingCache("model", tmp_path).lookup(["a", "b"])
     assert missing == [0, 1] and "was unreadable" in caplog.text
 
 
