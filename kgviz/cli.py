@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 from kgviz.errors import KgvizError
 
@@ -89,8 +90,24 @@ def cmd_ask(args: argparse.Namespace) -> int:
     session = open_session(args.dataset, args.llm, cache_mode=args.cache)
     if not args.json:
         print(f"llm: {session.llm_reason}", file=sys.stderr)
-    reasoner = session.reasoner(args.method, **parse_settings(args.set))
+    settings = parse_settings(args.set)
+    if args.html:  # a page shows every stage: record what the lab records
+        from kgviz.reasoners.registry import reasoner_class
+        from kgviz.viz.page import RECORDING_OPTIONS
+
+        known = {f.name for f in fields(reasoner_class(args.method).config_class)}
+        settings = {**{k: v for k, v in RECORDING_OPTIONS.items() if k in known}, **settings}
+    reasoner = session.reasoner(args.method, **settings)
     trace = reasoner.run(question, topic_entities=tuple(args.topic) or marked)
+    if args.trace:
+        trace.save(args.trace)
+        print(f"trace written to {args.trace}", file=sys.stderr)
+    if args.html:
+        from kgviz.atomic import write_text_atomic
+        from kgviz.viz.page import trace_page
+
+        write_text_atomic(args.html, trace_page(trace, session.dataset.kg))
+        print(f"page written to {args.html}", file=sys.stderr)
     if args.json:
         _print_json(trace.to_json())
         return 0
@@ -245,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a method option, e.g. --set k=5 (repeatable)")
     ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
+    ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (Trace.load)")
+    ask.add_argument("--html", metavar="FILE",
+                     help="write a self-contained page with the answer and every stage view")
     ask.set_defaults(handler=cmd_ask)
 
     evaluate = commands.add_parser("eval", help="run methods over a dataset split (resumable)")

@@ -9,8 +9,10 @@ from typing import Any, Literal
 
 import ipywidgets as widgets
 
+from kgviz.viz.page import RECORDING_OPTIONS
+
 # Fields the app switches on (when a method has them) so that every stage has something to draw.
-APP_DEFAULTS: dict[str, Any] = {"record_tree": True}
+APP_DEFAULTS: dict[str, Any] = dict(RECORDING_OPTIONS)
 STYLE = {"description_width": "110px"}
 LAYOUT = widgets.Layout(width="230px")
 # The counts offered beside a named choice such as "auto" (a field typed `int | Literal[...]`).

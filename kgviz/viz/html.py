@@ -78,6 +78,34 @@ class VisEdge:
     style: Mapping[str, Any] = field(default_factory=dict)
 
 
+# Added to every pyvis document: no inner scrollbar, a "fit" button, and the graph fitted to its
+# frame once laid out, on resize, and when a frame laid out while hidden becomes visible.
+FRAMING = """<style>html,body{margin:0;overflow:hidden}.card{border:none!important}</style>
+<button id="kgviz-fit" title="fit the whole graph in view" onclick="kgvizFit()"
+ style="position:absolute;top:6px;right:10px;z-index:5;font:12px sans-serif">fit</button>
+<script>
+function kgvizFit(){ if (window.network) { network.redraw(); network.fit({animation: false}); } }
+(function waitForNetwork(){
+  if (!window.network) { setTimeout(waitForNetwork, 50); return; }
+  network.once("stabilizationIterationsDone", kgvizFit);
+  network.on("stabilized", kgvizFit);
+  kgvizFit();
+})();
+window.addEventListener("resize", kgvizFit);
+if ("ResizeObserver" in window) { new ResizeObserver(kgvizFit).observe(document.body); }
+if ("IntersectionObserver" in window) {
+  new IntersectionObserver(function (seen) {
+    if (seen.some(function (e) { return e.isIntersecting; })) { kgvizFit(); }
+  }).observe(document.body);
+}
+</script>"""
+
+
+def framed(document: str) -> str:
+    """A pyvis document with `FRAMING` added before its end."""
+    return document.replace("</body>", FRAMING + "</body>", 1)
+
+
 def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
                  height: int = GRAPH_HEIGHT) -> str:
     """The pyvis document of a graph with inline vis-network (offline), in an iframe."""
@@ -93,4 +121,4 @@ def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
     net.set_options('{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
                     '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
                     '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}')
-    return iframe(net.generate_html(notebook=True), height)
+    return iframe(framed(net.generate_html(notebook=True)), height)

@@ -1,0 +1,69 @@
+"""Traces saved as versioned JSON load back with every record, draw the same views, and make a
+self-contained page (real runs of every method on the demo KG with the offline model)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import plotly.graph_objects as go
+import pytest
+
+from kgviz.errors import KgvizError
+from kgviz.reasoners.registry import method_names
+from kgviz.session import open_session
+from kgviz.trace import Trace
+from kgviz.viz import stage_views
+from kgviz.viz.page import external_scripts, trace_page
+
+
+def drawn(views: dict) -> dict:
+    return {name: view.to_json() if isinstance(view, go.Figure) else view
+            for name, view in views.items()}
+
+
+@pytest.mark.slow
+def test_every_method_saves_loads_and_draws_the_same(tmp_path):
+    session = open_session("demo", "local")
+    kg = session.dataset.kg
+    for method in method_names():
+        options = {"record_tree": True} if method == "simgrag" else {}
+        trace = session.reasoner(method, **options).run("who directed Forrest Gump",
+                                                        ["Forrest Gump"])
+        path = tmp_path / f"{method}.json"
+        trace.save(path)
+        loaded = Trace.load(path)
+        assert list(loaded.stages) == list(trace.stages)
+        assert (loaded.answer, loaded.answers, loaded.evidence) == \
+            (trace.answer, trace.answers, trace.evidence)
+        assert drawn(stage_views(loaded, kg)) == drawn(stage_views(trace, kg)), method
+    page = trace_page(loaded, kg, gold=["Robert Zemeckis"])
+    assert external_scripts(page) == [] and "hits@1" in page
+
+
+def test_a_trace_file_cannot_import_outside_kgviz(tmp_path):
+    path = tmp_path / "t.json"
+    Trace(method="m", question="q").save(path)
+    saved = json.loads(path.read_text())
+    saved["stages"] = {"evil": {"__record__": "os:system", "command": "true"}}
+    path.write_text(json.dumps(saved))
+    with pytest.raises(KgvizError, match="outside kgviz"):
+        Trace.load(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(KgvizError, match="is not a kgviz trace"):
+        Trace.load(path)
+
+
+@pytest.mark.slow
+def test_ask_writes_a_page_and_a_trace(tmp_path):
+    page, saved = tmp_path / "run.html", tmp_path / "run.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "kgviz", "ask", "who directed Forrest Gump", "--dataset", "demo",
+         "--method", "simgrag", "--llm", "local", "--html", str(page), "--trace", str(saved)],
+        capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stderr
+    html = page.read_text()
+    assert external_scripts(html) == [] and "kgviz-fit" in html and "Search tree" in html
+    assert list(stage_views(Trace.load(saved))) == ["pattern", "pools", "search", "subgraphs",
+                                                    "prompt", "timing"]
