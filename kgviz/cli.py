@@ -152,9 +152,11 @@ def cmd_model_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from kgviz.demo import run_demo
 
-    return run_demo(llm_spec=args.llm, per_hop=args.per_hop)
+    return run_demo(llm_spec=args.llm, per_hop=args.per_hop, page=Path(args.page))
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -319,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="the main job: every method on demo questions")
     demo.add_argument("--llm", default="auto")
     demo.add_argument("--per-hop", type=positive_int, default=1, help="questions per hop count")
+    demo.add_argument("--page", default="artifacts/demo.html",
+                      help="where to write the HTML page of the runs (default: %(default)s)")
     demo.set_defaults(handler=cmd_demo)
 
     train = commands.add_parser("train", help="train a method's learned retriever on MetaQA dev")

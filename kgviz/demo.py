@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import time
+from dataclasses import fields
+from pathlib import Path
 
+from plotly.offline import get_plotlyjs
+
+from kgviz.atomic import write_text_atomic
+from kgviz.datasets.base import QARecord
 from kgviz.eval.metrics import evidence_recall, score_trace
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.errors import LLMError
-from kgviz.reasoners.registry import method_names
+from kgviz.reasoners.registry import method_names, reasoner_class
 from kgviz.session import open_session
+from kgviz.trace import Trace
+from kgviz.viz.html import esc
+from kgviz.viz.page import RECORDING_OPTIONS, STYLE, trace_sections
 
 
-def run_demo(llm_spec: str = "auto", per_hop: int = 1) -> int:
-    """Print what each stage produced; return 0 when every method answered every question."""
+def run_demo(llm_spec: str = "auto", per_hop: int = 1,
+             page: Path | None = Path("artifacts") / "demo.html") -> int:
+    """Print what each stage produced and write `page` (every method's answers with their
+    scores, and every stage view of each method's first question); return 0 when every method
+    answered every question."""
     start = time.perf_counter()
     session = open_session("demo", llm_spec)
     kg = session.dataset.kg
@@ -24,8 +37,9 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1) -> int:
     chosen = [r for hops in (1, 2, 3) for r in [r for r in records if r.hops == hops][:per_hop]]
     failures = 0
     summary: dict[str, list[int]] = {}
+    runs: list[tuple[QARecord, Trace]] = []
     for method in method_names():
-        reasoner = session.reasoner(method)
+        reasoner = session.reasoner(method, **recording_options(method))
         for record in chosen:
             print(f"\n[{method}] {record.question}")
             try:
@@ -34,6 +48,7 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1) -> int:
                 print(f"  error: {error}")
                 failures += 1
                 continue
+            runs.append((record, trace))
             hit = score_trace(trace, record.answers).hit1
             recall = evidence_recall(trace.evidence, record.answers)
             summary.setdefault(method, [0, 0, 0])
@@ -50,5 +65,40 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1) -> int:
     print("\nmethod        hits@1   gold in evidence")
     for method, (hits, recalls, n) in summary.items():
         print(f"{method:<13} {hits}/{n:<6} {recalls}/{n}")
+    if page is not None:
+        write_text_atomic(page, demo_page(runs, kg))
+        print(f"\npage: {page.resolve()}")
     print(f"\ndemo finished in {time.perf_counter() - start:.1f}s")
     return 1 if failures else 0
+
+
+def recording_options(method: str) -> dict[str, object]:
+    """The `RECORDING_OPTIONS` that `method` has."""
+    known = {f.name for f in fields(reasoner_class(method).config_class)}
+    return {key: value for key, value in RECORDING_OPTIONS.items() if key in known}
+
+
+def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:
+    """A table of every run's committed answers and scores, then every stage view of each
+    method's first question (a page of all of them would run to tens of megabytes)."""
+    rows, shown, sections = [], set(), []
+    for record, trace in runs:
+        score = score_trace(trace, record.answers)
+        rows.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in (
+            trace.method, record.question, ", ".join(trace.answers) or "(none)",
+            ", ".join(record.answers), "yes" if score.hit1 else "no", "yes" if score.hit else "no",
+            "yes" if evidence_recall(trace.evidence, record.answers) else "no",
+            f"{trace.timings.get('total', 0.0):.1f}")) + "</tr>")
+        if trace.method not in shown:
+            shown.add(trace.method)
+            sections.append(trace_sections(trace, kg, record.answers, plotly_js=False))
+    head = "".join(f"<th>{esc(h)}</th>" for h in (
+        "method", "question", "committed answers", "gold", "hits@1", "hit", "gold in evidence",
+        "seconds"))
+    table = f'<table class="runs"><tr>{head}</tr>{"".join(rows)}</table>'
+    style = STYLE + ("table.runs{border-collapse:collapse;font-size:13px}"
+                     "table.runs td,table.runs th{border:1px solid #ccc;padding:2px 6px}")
+    plotly_js = f'<script type="text/javascript">{get_plotlyjs()}</script>'
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>kgviz demo</title>"
+            f"<style>{style}</style>{plotly_js}</head><body><h1>kgviz demo</h1>{table}"
+            f"{''.join(sections)}</body></html>")

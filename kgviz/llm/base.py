@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from kgviz.llm.deadline import llm_timeout, run_with_deadline
-from kgviz.llm.errors import LLMError, LLMOutputError, LLMTransient
+from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMTransient
 from kgviz.llm.parsing import parse_reply
 from kgviz.llm.repetition import cut_loop
 
@@ -157,24 +157,31 @@ class Backend(LLM):
     def _generate_with_retries(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any]
     ) -> RawReply:
-        """`_bounded_generate`, retried after a transient failure (with growing pauses)."""
+        """`_bounded_generate`, retried after a transient failure (with growing pauses). The
+        deadline covers the request as a whole, retries and pauses included: a timeout is
+        never retried, and neither is a failure when the pause would outlast the deadline."""
+        deadline = time.monotonic() + self.timeout_s
         pauses = RETRY_PAUSES_S if self.retries_transient else ()
         for attempt, pause in enumerate((*pauses, None), start=1):
             try:
-                return self._bounded_generate(messages, schema, options)
+                return self._bounded_generate(messages, schema, options, deadline)
+            except LLMTimeout:
+                raise
             except LLMTransient as error:
-                if pause is None:
+                if pause is None or time.monotonic() + pause >= deadline:
                     raise type(error)(f"{error} ({attempt} attempt(s))") from error
                 log.warning("%s; retrying in %g s", error, pause)
                 time.sleep(pause)
         raise AssertionError("unreachable")
 
     def _bounded_generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
+        deadline: float,
     ) -> RawReply:
-        """One request within the total deadline; backends that check it themselves override."""
+        """One attempt, stopped at `deadline` (monotonic time); backends that check it
+        themselves override."""
         return run_with_deadline(lambda: self._generate(messages, schema, options),
-                                 self.timeout_s, self._abort, self.describe())
+                                 self.timeout_s, self._abort, self.describe(), deadline)
 
     def _abort(self) -> None:
         """Drop the connection of a request given up on (deadline, cancellation, Ctrl-C)."""

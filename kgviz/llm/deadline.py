@@ -60,9 +60,11 @@ class RequestWatch:
     """One request's deadline and cancellation flag, for backends that check them themselves
     (the in-process model checks between tokens)."""
 
-    def __init__(self, seconds: float, what: str) -> None:
+    def __init__(self, seconds: float, what: str, deadline: float | None = None) -> None:
+        """`seconds` is the request's whole allowance; `deadline` (monotonic time) the moment it
+        runs out, when part of it was spent before (on earlier attempts)."""
         self.seconds, self.what = seconds, what
-        self.deadline = time.monotonic() + seconds
+        self.deadline = time.monotonic() + seconds if deadline is None else deadline
         self.cancelled = threading.Event()
 
     def __enter__(self) -> Self:
@@ -88,9 +90,10 @@ class RequestWatch:
 
 
 def run_with_deadline(work: Callable[[], T], seconds: float, abort: Callable[[], None],
-                      what: str) -> T:
-    """`work()` in a worker thread, waited for at most `seconds`; `abort()` is called when the
-    wait ends early (deadline, cancellation, Ctrl-C) to release the worker's connection."""
+                      what: str, deadline: float | None = None) -> T:
+    """`work()` in a worker thread, waited for until `deadline` (default: `seconds` from now);
+    `abort()` is called when the wait ends early (deadline, cancellation, Ctrl-C) to release
+    the worker's connection."""
     result: dict[str, object] = {}
     done = threading.Event()
 
@@ -102,7 +105,7 @@ def run_with_deadline(work: Callable[[], T], seconds: float, abort: Callable[[],
         finally:
             done.set()
 
-    with RequestWatch(seconds, what) as watch:
+    with RequestWatch(seconds, what, deadline) as watch:
         if watch.expired():
             watch.raise_expired()
         threading.Thread(target=target, daemon=True, name="kgviz-llm-request").start()

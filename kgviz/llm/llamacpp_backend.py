@@ -141,11 +141,12 @@ class LlamaCppBackend(Backend):
         return self._loaded
 
     def _bounded_generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
+        deadline: float,
     ) -> RawReply:
         """The in-process model runs in this thread: the deadline, cancellation and Ctrl-C are
         checked between streamed tokens (a prompt being read is not interrupted)."""
-        with RequestWatch(self.timeout_s, self.describe()) as watch:
+        with RequestWatch(self.timeout_s, self.describe(), deadline) as watch:
             if watch.expired():
                 watch.raise_expired()
             self._request.watch = watch

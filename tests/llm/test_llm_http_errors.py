@@ -45,7 +45,7 @@ def test_ollama_unknown_model_says_how_to_pull_it(stub) -> None:
 
 def test_ollama_timeout(stub) -> None:
     stub.route("/api/chat", 200, OLLAMA_CHAT_OK, delay=2.0)
-    with pytest.raises(LLMTimeout, match="did not finish within 0.3 s .*3 attempt"):
+    with pytest.raises(LLMTimeout, match="within 0.3 s"):  # read timeout or deadline, first
         OllamaBackend("m", host=stub.url, timeout_s=0.3).complete(MESSAGES)
 
 
