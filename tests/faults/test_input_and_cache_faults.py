@@ -163,3 +163,19 @@ def test_a_forged_verification_record_does_not_skip_the_hash(tmp_path, monkeypat
 
 def test_unknown_kgviz_error_classes_stay_one_line():
     assert issubclass(DataFormatError, KgvizError)
+
+
+def test_a_corrupt_faiss_index_is_rebuilt(tmp_path, monkeypatch, caplog):
+    from kgviz.datasets import get_dataset
+    from kgviz.embed.kg_index import KGIndex
+
+    monkeypatch.setenv("KGVIZ_CACHE", str(tmp_path / "cache"))
+    kg = get_dataset("demo").kg
+    first = KGIndex.build(kg)
+    stored = next((tmp_path / "cache" / "indexes").rglob("entities-flat.faiss"))
+    stored.write_bytes(stored.read_bytes()[:64])  # truncated
+    with caplog.at_level(logging.WARNING, logger="kgviz"):
+        again = KGIndex.build(kg)
+    assert "was unreadable" in caplog.text
+    assert [n.name for n in again.nearest_entities("Forrest Gump", 3)] == \
+        [n.name for n in first.nearest_entities("Forrest Gump", 3)]

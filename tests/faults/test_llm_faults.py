@@ -104,3 +104,27 @@ def test_ctrl_c_stops_ask_within_two_seconds(fault_server, tmp_path):
     _, stderr = process.communicate(timeout=10)
     assert time.monotonic() - interrupted < 2.0
     assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+
+
+def test_ctrl_c_stops_eval_within_two_seconds(fault_server, tmp_path):
+    """`kgviz eval` with two workers, both requests trickling, interrupted by SIGINT: it stops
+    at once and the results file keeps only whole rows."""
+    server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 4000), 0.05))
+    out = tmp_path / "r.jsonl"
+    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
+         "--method", "llm-only", "--limit", "4", "--workers", "2", "--quiet", "--cache", "off",
+         "--llm", f"openai:{server.url}/v1#m", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while server.requests < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert server.requests >= 2, "the requests never reached the stub server"
+    time.sleep(0.5)
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=10)
+    assert time.monotonic() - interrupted < 2.0
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert not out.exists() or out.read_text() == ""
