@@ -88,13 +88,13 @@ def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:
             trace.method, record.question, ", ".join(trace.answers) or "(none)",
             ", ".join(record.answers), "yes" if score.hit1 else "no", "yes" if score.hit else "no",
             "yes" if evidence_recall(trace.evidence, record.answers) else "no",
-            f"{trace.timings.get('total', 0.0):.1f}")) + "</tr>")
+            f"{trace.cost_seconds:.1f}")) + "</tr>")
         if trace.method not in shown:
             shown.add(trace.method)
             sections.append(trace_sections(trace, kg, record.answers, plotly_js=False))
     head = "".join(f"<th>{esc(h)}</th>" for h in (
         "method", "question", "committed answers", "gold", "hits@1", "hit", "gold in evidence",
-        "seconds"))
+        "seconds (a cached reply at its first cost)"))
     table = f'<table class="runs"><tr>{head}</tr>{"".join(rows)}</table>'
     style = STYLE + ("table.runs{border-collapse:collapse;font-size:13px}"
                      "table.runs td,table.runs th{border:1px solid #ccc;padding:2px 6px}")

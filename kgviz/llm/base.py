@@ -97,13 +97,14 @@ class Backend(LLM):
     """
 
     retries_transient = True  # a server's 5xx, drops and timeouts may pass on a retry
+    default_timeout_s: float | None = None  # the backend's own default, else KGVIZ_LLM_TIMEOUT's
 
     def __init__(
         self, model: str, *, max_tokens: int = 512, temperature: float = 0.0, seed: int = 0,
         timeout_s: float | None = None,
     ) -> None:
         self.model = model
-        self.timeout_s = llm_timeout() if timeout_s is None else timeout_s
+        self.timeout_s = llm_timeout(self.default_timeout_s) if timeout_s is None else timeout_s
         self.defaults = {
             **DEFAULT_OPTIONS,
             "max_tokens": max_tokens,

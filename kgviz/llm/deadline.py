@@ -27,11 +27,12 @@ _in_flight_lock = threading.Lock()
 _refusing = threading.Event()  # set while a cancelled run winds down: new requests fail at once
 
 
-def llm_timeout() -> float:
-    """Total seconds one LLM request may take: `KGVIZ_LLM_TIMEOUT`, default 120."""
+def llm_timeout(backend_default: float | None = None) -> float:
+    """Total seconds one LLM request may take: `KGVIZ_LLM_TIMEOUT`, else the backend's own
+    default, else 120."""
     value = os.environ.get(TIMEOUT_ENV, "").strip()
     if not value:
-        return DEFAULT_TIMEOUT_S
+        return DEFAULT_TIMEOUT_S if backend_default is None else backend_default
     try:
         seconds = float(value)
     except ValueError:

@@ -116,6 +116,9 @@ class LlamaCppBackend(Backend):
 
     name = "llamacpp"
     retries_transient = False  # the same prompt on the same model would time out again
+    # A CPU reading a long prompt and writing 384 tokens on one busy thread can take minutes;
+    # nothing in-process can hang the way a server can, and max_tokens bounds the rest.
+    default_timeout_s = 600.0
 
     def __init__(
         self,
