@@ -47,12 +47,20 @@ def iframe(document: str, height: int = GRAPH_HEIGHT) -> str:
             f'style="width:100%;height:{height + 20}px;border:none"></iframe>')
 
 
-def legend(items: Iterable[tuple[str, str]], note: str = "") -> str:
-    """A row of colour swatches with their (data) labels, and an optional (data) note."""
-    swatches = "".join(
-        f'<span style="margin-right:14px"><span style="display:inline-block;width:11px;'
-        f'height:11px;border-radius:2px;background:{esc(colour)};margin-right:4px"></span>'
-        f'{esc(label)}</span>' for label, colour in items)
+def legend(items: Iterable[tuple[str, str]], note: str = "",
+           dashed: Iterable[str] = ()) -> str:
+    """A row of colour swatches with their (data) labels, and an optional (data) note; labels
+    in `dashed` get a white swatch with a dashed border in their colour."""
+    outlined = set(dashed)
+
+    def swatch(label: str, colour: str) -> str:
+        paint = (f"background:#fff;border:2px dashed {esc(colour)};box-sizing:border-box"
+                 if label in outlined else f"background:{esc(colour)}")
+        return (f'<span style="margin-right:14px"><span style="display:inline-block;width:11px;'
+                f'height:11px;border-radius:2px;{paint};margin-right:4px"></span>'
+                f'{esc(label)}</span>')
+
+    swatches = "".join(swatch(label, colour) for label, colour in items)
     tail = f'<span style="color:#666">{esc(note)}</span>' if note else ""
     return f'<div style="font:13px sans-serif;margin:4px 0">{swatches}{tail}</div>'
 
@@ -106,9 +114,16 @@ def framed(document: str) -> str:
     return document.replace("</body>", FRAMING + "</body>", 1)
 
 
+LAYERED = ('{"layout": {"hierarchical": {"enabled": true, "direction": "LR", '
+           '"sortMethod": "directed", "levelSeparation": 320, "nodeSpacing": 90}}, '
+           '"physics": {"enabled": false}, "edges": {"font": {"size": 11, "align": "middle"}, '
+           '"smooth": false}, "interaction": {"hover": true}}')
+
+
 def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
-                 height: int = GRAPH_HEIGHT) -> str:
-    """The pyvis document of a graph with inline vis-network (offline), in an iframe."""
+                 height: int = GRAPH_HEIGHT, layered: bool = False) -> str:
+    """The pyvis document of a graph with inline vis-network (offline), in an iframe; `layered`
+    lays it out left to right along its edges (patterns, paths), with room for edge labels."""
     net = Network(height=f"{height}px", width="100%", directed=True, notebook=True,
                   cdn_resources="in_line")
     for node in nodes:
@@ -118,7 +133,8 @@ def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
         texts = {"label": edge.label, "title": edge.title or edge.label} if edge.label else {}
         net.add_edge(edge.source, edge.target, **{k: vis_text(v) for k, v in texts.items()},
                      **edge.style)
-    net.set_options('{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
+    net.set_options(LAYERED if layered else
+                    '{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
                     '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
                     '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}')
     return iframe(framed(net.generate_html(notebook=True)), height)

@@ -18,9 +18,11 @@ def pattern_graph(pattern: QueryPattern | None) -> str:
                      {"color": UNUSED if e.is_unknown else relation_colour(index),
                       "dashes": e.is_unknown, "width": 1 if e.is_unknown else 2})
              for index, e in enumerate(pattern.edges)]
-    key = legend([("named entity or relation (its own colour)", node_colour(0)),
-                  ("UNKNOWN (dashed)", UNUSED)])
-    return key + network_html(nodes, edges, height=360) + _notes(pattern)
+    unknown_entity = "UNKNOWN entity (dashed border in its own colour)"
+    key = legend([("named entity or relation (filled in its own colour)", node_colour(0)),
+                  (unknown_entity, node_colour(1)), ("UNKNOWN relation (grey, dashed)", UNUSED)],
+                 dashed=[unknown_entity])
+    return key + network_html(nodes, edges, height=360, layered=True) + _notes(pattern)
 
 
 def _node(index: int, text: str, is_unknown: bool) -> VisNode:
