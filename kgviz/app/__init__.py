@@ -26,7 +26,7 @@ class Lab(widgets.VBox):
                  ollama: list[str] | None = None) -> None:
         self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
         self.ask_panel = AskPanel(self.controls, method)
-        self.compare_panel = ComparePanel(self.controls, methods)
+        self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
         self.panels = widgets.Tab([self.ask_panel, self.compare_panel],
                                   titles=("Ask", "Compare"))
         super().__init__([self.controls, self.panels])

@@ -6,7 +6,15 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, run_guarded
 from kgviz.app.params import ParamForm
-from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message, view_widget
+from kgviz.app.render import (
+    append_tabs,
+    clear_tabs,
+    empty_tabs,
+    message,
+    replace_tabs,
+    selected_title,
+    view_widget,
+)
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import score_trace
 from kgviz.reasoners.registry import method_names, reasoner_class
@@ -42,15 +50,21 @@ class AskPanel(widgets.VBox):
                                        description="method")
         self.params = widgets.Box()
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
+        self.header = widgets.HTML()  # which question, method, options and LLM the results are
         self.progress = widgets.HTML()
         self.answer = widgets.HTML()
         self.stages = empty_tabs()
         self.trace: Trace | None = None
         self.method.observe(lambda _: self._build_params(), "value")
         self.button.on_click(lambda _: self.ask(background=True))
-        super().__init__([widgets.HBox([self.method, self.button]), self.params, self.progress,
-                          self.answer, self.stages])
+        super().__init__([widgets.HBox([self.method, self.button]), self.params, self.header,
+                          self.progress, self.answer, self.stages])
         self._build_params()
+
+    def options_for(self, method: str) -> dict[str, object]:
+        """The options set in this panel's form when `method` is the one chosen, else none
+        (the compare panel runs each method as the Ask panel would)."""
+        return self.form.overrides() if method == self.method.value else {}
 
     def _build_params(self) -> None:
         self.form = ParamForm(reasoner_class(self.method.value).config_class)
@@ -64,21 +78,28 @@ class AskPanel(widgets.VBox):
         run_guarded(self._run, self.controls.status, [self.button], background)
 
     def _run(self) -> None:
+        self.progress.value = self.answer.value = self.header.value = ""  # no stale results
+        viewed = selected_title(self.stages)  # the tab to show again once the run is done
+        clear_tabs(self.stages)
+        self.trace = None
         question = self.controls.question.value.strip()
         if not question:
             raise KgvizError("type a question first")
-        self.progress.value = self.answer.value = ""
-        clear_tabs(self.stages)
         session = self.controls.session()
-        reasoner = session.reasoner(self.method.value, **self.form.overrides())
+        overrides = self.form.overrides()
+        reasoner = session.reasoner(self.method.value, **overrides)
         record = self.controls.example()
+        options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
+        self.header.value = message(f"{self.method.value} ({options}) · {session.dataset.name} · "
+                                    f"{session.llm_reason}\n{question}")
         self.controls.status.value = message(f"{self.method.value} on {session.dataset.name}, "
                                              f"{session.llm_reason}: running …")
         kg = session.dataset.kg
         trace = reasoner.run(question, record.topic_entities if record else (),
                              listener=lambda name, trace: self._stage_done(name, trace, kg))
         self.trace = trace
-        self._show(stage_views(trace, kg))
+        replace_tabs(self.stages, {name: view_widget(view)  # redrawn: later stages inform earlier
+                                   for name, view in stage_views(trace, kg).items()}, viewed)
         self.answer.value = answer_html(trace, record.answers if record else None)
         self.controls.status.value = message(
             f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 
@@ -29,7 +29,7 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
         verdicts = ("yes" if score.hit1 else "no", "yes" if score.hit else "no", f"{score.f1:.2f}")
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
-        latency += f" (cached reply; {trace.cost_seconds:.1f} when first computed)"
+        latency += f" (cached; {trace.cost_seconds:.1f} first)"
     return (trace.method, trace.answer, ", ".join(trace.answers) or "(none)", *verdicts,
             str(len(trace.evidence)),
             str(trace.prompt_tokens), latency)
@@ -38,8 +38,16 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:
     """An HTML table of rows under `COLUMNS`; every cell is escaped."""
     cell = 'style="border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top"'
+    answer_cell = cell[:-1] + ';max-width:28em;max-height:6.5em;overflow:auto;display:block"'
+    last = len(COLUMNS) - 1
     head = "".join(f"<th {cell}>{esc(name)}</th>" for name in COLUMNS)
-    body = "".join("<tr>" + "".join(f"<td {cell}>{esc(value)}</td>" for value in row) + "</tr>"
+
+    def td(index: int, value: str) -> str:
+        style = answer_cell if COLUMNS[index] == "answer" else \
+            cell[:-1] + ';white-space:nowrap"' if index == last else cell
+        return f"<td {style}>{esc(value)}</td>"
+
+    body = "".join("<tr>" + "".join(td(i, value) for i, value in enumerate(row)) + "</tr>"
                    for row in rows)
     return (f'<table class="kgviz-compare" style="border-collapse:collapse;font:13px sans-serif">'
             f"<tr>{head}</tr>{body}</table>")
@@ -48,8 +56,11 @@ def comparison_table(rows: Sequence[Sequence[str]]) -> str:
 class ComparePanel(widgets.VBox):
     """Method checkboxes, a Compare button, the results table and each method's evidence graph."""
 
-    def __init__(self, controls: Controls, methods: Sequence[str] | None = None) -> None:
+    def __init__(self, controls: Controls, methods: Sequence[str] | None = None,
+                 options_for: Callable[[str], dict[str, object]] | None = None) -> None:
+        """`options_for(method)` gives the options a method runs with (the Ask panel's form)."""
         self.controls = controls
+        self.options_for = options_for or (lambda method: {})
         chosen = set(method_names() if methods is None else methods)
         self.checks = {name: widgets.Checkbox(value=name in chosen, description=name,
                                               indent=False, layout=widgets.Layout(width="130px"))
@@ -86,7 +97,9 @@ class ComparePanel(widgets.VBox):
         clear_tabs(self.graphs)
         for method in methods:
             self.controls.status.value = message(f"compare: running {method} …")
-            trace = session.reasoner(method).run(question, record.topic_entities if record else ())
+            options = self.options_for(method)
+            trace = session.reasoner(method, **options).run(
+                question, record.topic_entities if record else ())
             self.traces[method] = trace
             self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
             self.table.value = comparison_table([comparison_row(t, gold)

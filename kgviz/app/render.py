@@ -47,7 +47,26 @@ def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
     tab.layout.display = "flex" if tab.children else "none"
 
 
+def selected_title(tab: widgets.Tab) -> str | None:
+    """The title of the selected page, if any."""
+    index = tab.selected_index
+    return tab.titles[index] if index is not None and index < len(tab.titles) else None
+
+
+def replace_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget],
+                 selected: str | None = None) -> None:
+    """Show exactly `pages`, redrawn (a later stage can change what an earlier tab shows), then
+    select the page titled `selected` (default: the one selected now) when there is one."""
+    selected = selected or selected_title(tab)
+    clear_tabs(tab)
+    append_tabs(tab, pages)
+    if selected in pages:
+        tab.selected_index = list(pages).index(selected)
+
+
 def clear_tabs(tab: widgets.Tab) -> None:
+    """Remove every page (the selection first, so that no index points past the new end)."""
+    tab.selected_index = None
     tab.children, tab.titles = (), ()
     tab.layout.display = "none"
 
