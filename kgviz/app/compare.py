@@ -38,13 +38,14 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:
     """An HTML table of rows under `COLUMNS`; every cell is escaped."""
     cell = 'style="border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top"'
-    answer_cell = cell[:-1] + ';max-width:28em;max-height:6.5em;overflow:auto;display:block"'
     last = len(COLUMNS) - 1
     head = "".join(f"<th {cell}>{esc(name)}</th>" for name in COLUMNS)
 
     def td(index: int, value: str) -> str:
-        style = answer_cell if COLUMNS[index] == "answer" else \
-            cell[:-1] + ';white-space:nowrap"' if index == last else cell
+        if index < len(COLUMNS) and COLUMNS[index] == "answer":  # long replies scroll in place
+            box = '<div style="max-width:28em;max-height:6.5em;overflow:auto">'
+            return f"<td {cell}>{box}{esc(value)}</div></td>"
+        style = cell[:-1] + ';white-space:nowrap"' if index == last else cell
         return f"<td {style}>{esc(value)}</td>"
 
     body = "".join("<tr>" + "".join(td(i, value) for i, value in enumerate(row)) + "</tr>"

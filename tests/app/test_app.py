@@ -234,7 +234,7 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
         assert_ran_on_the_model(trace)
         assert trace.method == method and trace.question == QUESTION
         correct = "yes" if score_trace(trace, gold).hit1 else "no"
-        assert f">{esc(trace.answer)}</td>" in panel.table.value
+        assert f">{esc(trace.answer)}</div></td>" in panel.table.value
         assert comparison_row(trace, gold)[3] == correct
         assert f"{method} done in" in panel.progress.value
     assert "srcdoc" in panel.graphs.children[0].value
@@ -284,7 +284,7 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
         assert "<img" not in html and escaped in html
     assert "<img" not in table.value
     for trace in app.compare_panel.traces.values():
-        assert f">{esc(trace.answer)}</td>" in table.value
+        assert f">{esc(trace.answer)}</div></td>" in table.value
     for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
         assert "<img" not in texts(tab) and "onerror=alert(1)" in texts(tab)
     # the model need not echo the name, so rendering a hostile reply is checked on its own
