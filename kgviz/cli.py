@@ -8,8 +8,13 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
+from typing import TYPE_CHECKING
 
 from kgviz.errors import KgvizError
+
+if TYPE_CHECKING:
+    from kgviz.reasoners.base import Reasoner
+    from kgviz.trace import Trace
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -98,7 +103,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         known = {f.name for f in fields(reasoner_class(args.method).config_class)}
         settings = {**{k: v for k, v in RECORDING_OPTIONS.items() if k in known}, **settings}
     reasoner = session.reasoner(args.method, **settings)
-    trace = reasoner.run(question, topic_entities=tuple(args.topic) or marked)
+    topics = tuple(args.topic) or marked
+    if args.json:
+        trace = reasoner.run(question, topic_entities=topics)
+    else:
+        trace = run_streaming(reasoner, question, topics)
     if args.trace:
         trace.save(args.trace)
         print(f"trace written to {args.trace}", file=sys.stderr)
@@ -120,6 +129,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for warning in trace.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def run_streaming(reasoner: Reasoner, question: str, topics: Sequence[str]) -> Trace:
+    """Run with the LLM's replies streamed to stderr as they are written, and a line as each
+    stage ends (stdout keeps the final answer only)."""
+    from kgviz.llm.streaming import streaming_to
+
+    state = {"open": False}
+
+    def close_line() -> None:
+        if state["open"]:
+            print(file=sys.stderr)
+            state["open"] = False
+
+    def call(stage: str) -> None:
+        close_line()
+        print(f"── {stage}: the LLM writes …\n│ ", end="", file=sys.stderr, flush=True)
+        state["open"] = True
+
+    def show(text: str) -> None:
+        print(text.replace("\n", "\n│ "), end="", file=sys.stderr, flush=True)
+
+    def stage_done(name: str, trace: Trace) -> None:
+        close_line()
+        print(f"── {name} done in {trace.timings[name]:.2f} s", file=sys.stderr, flush=True)
+
+    with streaming_to(show, call):
+        return reasoner.run(question, topic_entities=topics, listener=stage_done)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

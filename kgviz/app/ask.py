@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, run_guarded
@@ -17,6 +19,7 @@ from kgviz.app.render import (
 )
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import score_trace
+from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.registry import method_names, reasoner_class
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
@@ -40,6 +43,34 @@ def answer_html(trace: Trace, gold: tuple[str, ...] | None) -> str:
             f'{verdict}{warnings}</div>')
 
 
+class LiveReply(widgets.HTML):
+    """The LLM reply being written, shown as it streams in (redrawn at most 5 times a second)."""
+
+    EVERY_S = 0.2
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stage, self.text, self.shown_at = "", "", 0.0
+
+    def start(self, stage: str) -> None:
+        self.stage, self.text = stage, ""
+        self._draw()
+
+    def add(self, text: str) -> None:
+        self.text += text
+        if time.monotonic() - self.shown_at >= self.EVERY_S:
+            self._draw()
+
+    def clear(self) -> None:
+        self.stage, self.text, self.value = "", "", ""
+
+    def _draw(self) -> None:
+        self.shown_at = time.monotonic()
+        self.value = (f'<div class="kgviz-live" style="font:12px monospace;white-space:pre-wrap;'
+                      f'background:#f6f8fa;padding:4px;max-height:8em;overflow:auto">'
+                      f'<b>{esc(self.stage)}</b> ▸ {esc(self.text[-2000:])}</div>')
+
+
 class AskPanel(widgets.VBox):
     """Method picker, generated parameter form, Ask button, progress lines, answer, stage tabs."""
 
@@ -52,13 +83,14 @@ class AskPanel(widgets.VBox):
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
         self.header = widgets.HTML()  # which question, method, options and LLM the results are
         self.progress = widgets.HTML()
+        self.live = LiveReply()  # the reply being written, while it is written
         self.answer = widgets.HTML()
         self.stages = empty_tabs()
         self.trace: Trace | None = None
         self.method.observe(lambda _: self._build_params(), "value")
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__([widgets.HBox([self.method, self.button]), self.params, self.header,
-                          self.progress, self.answer, self.stages])
+                          self.progress, self.live, self.answer, self.stages])
         self._build_params()
 
     def options_for(self, method: str) -> dict[str, object]:
@@ -95,8 +127,10 @@ class AskPanel(widgets.VBox):
         self.controls.status.value = message(f"{self.method.value} on {session.dataset.name}, "
                                              f"{session.llm_reason}: running …")
         kg = session.dataset.kg
-        trace = reasoner.run(question, record.topic_entities if record else (),
-                             listener=lambda name, trace: self._stage_done(name, trace, kg))
+        with streaming_to(self.live.add, self.live.start):
+            trace = reasoner.run(question, record.topic_entities if record else (),
+                                 listener=lambda name, trace: self._stage_done(name, trace, kg))
+        self.live.clear()
         self.trace = trace
         replace_tabs(self.stages, {name: view_widget(view)  # redrawn: later stages inform earlier
                                    for name, view in stage_views(trace, kg).items()}, viewed)

@@ -12,6 +12,7 @@ from kgviz.llm.deadline import llm_timeout, run_with_deadline
 from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMTransient
 from kgviz.llm.parsing import parse_reply
 from kgviz.llm.repetition import cut_loop
+from kgviz.llm.streaming import emit
 
 log = logging.getLogger(__name__)
 # Pauses before the retries of a transient failure (HTTP 5xx, dropped connection, timeout).
@@ -97,6 +98,7 @@ class Backend(LLM):
     """
 
     retries_transient = True  # a server's 5xx, drops and timeouts may pass on a retry
+    streams = False  # True: the backend emits tokens itself (else the whole reply at the end)
     default_timeout_s: float | None = None  # the backend's own default, else KGVIZ_LLM_TIMEOUT's
 
     def __init__(
@@ -127,6 +129,8 @@ class Backend(LLM):
         resolved = self.options(**options)
         start = time.perf_counter()
         reply = self._generate_with_retries(messages, schema, resolved)
+        if not self.streams:
+            emit(reply.text)
         if schema is None and resolved["loop_guard"] and not reply.looped:
             text, looped = cut_loop(reply.text)  # a backend that does not stream it whole
             reply = reply._replace(text=text, looped=looped)

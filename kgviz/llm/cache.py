@@ -12,6 +12,7 @@ from kgviz.atomic import write_text_atomic
 from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMCacheMiss, LLMError
+from kgviz.llm.streaming import emit
 from kgviz.paths import cache_root
 
 CacheMode = Literal["rw", "ro", "off"]
@@ -71,6 +72,7 @@ class CachedLLM(LLM):
         entry = self.entry_path(request_key(request))
         hit = self._read(entry)
         if hit is not None:
+            emit(hit.text)  # a replayed reply arrives whole
             return hit
         if self.mode == "ro":
             raise LLMCacheMiss(

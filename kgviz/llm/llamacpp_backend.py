@@ -20,6 +20,7 @@ from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
 from kgviz.llm.openai_format import chat_body
 from kgviz.llm.repetition import LoopGuard
+from kgviz.llm.streaming import emit
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
 # Everything xllamacpp's Server can raise: Cython's `except +` turns a C++ exception into one of
@@ -102,6 +103,7 @@ class StreamState:
             self.finish = choice.get("finish_reason") or self.finish
             delta = (choice.get("delta") or {}).get("content")
             if delta:
+                emit(delta)
                 self.tokens += 1
                 if guarded:
                     if self.guard.add(delta):
@@ -116,6 +118,7 @@ class LlamaCppBackend(Backend):
 
     name = "llamacpp"
     retries_transient = False  # the same prompt on the same model would time out again
+    streams = True  # hands each token to `streaming.emit` as it is generated
     # A CPU reading a long prompt and writing 384 tokens on one busy thread can take minutes;
     # nothing in-process can hang the way a server can, and max_tokens bounds the rest.
     default_timeout_s = 600.0

@@ -7,6 +7,7 @@ from typing import Any
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.llm.parsing import complete_json
+from kgviz.llm.streaming import begin_call
 from kgviz.trace import LLMCall, Trace
 
 
@@ -16,6 +17,7 @@ def _record(trace: Trace, stage: str, messages: list[Message], completion: Compl
 
 def ask_text(trace: Trace, stage: str, llm: LLM, messages: list[Message], **options: Any) -> str:
     """Free-text completion, recorded under `stage`."""
+    begin_call(stage)
     completion = llm.complete(messages, **options)
     _record(trace, stage, messages, completion)
     return completion.text
@@ -27,6 +29,7 @@ def ask_json(trace: Trace, stage: str, llm: LLM, messages: list[Message], schema
 
     A reply that stays invalid is recorded with zero tokens and its raw text, then re-raised.
     """
+    begin_call(stage)
     try:
         completion = complete_json(llm, messages, schema, **options)
     except LLMOutputError as error:
