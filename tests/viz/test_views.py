@@ -347,9 +347,19 @@ def test_prompt_view_marks_answers_and_evidence():
 def test_timing_figure_has_a_bar_per_stage_and_tokens_per_call_stage():
     figure = timing_figure(simgrag_trace())
     seconds, prompt, completion = figure.data
-    assert list(seconds.y) == ["pattern", "pools", "search", "retrieval", "generation"]
+    assert list(seconds.y) == ["retrieval", "└ pattern", "└ pools", "└ search", "generation"]
     assert list(prompt.x) == [20, 30] and list(completion.x) == [10, 5]
     assert "1.02 s in total, 50 prompt + 15 completion tokens" in figure.layout.title.text
+
+
+def test_timing_shows_what_cached_replies_first_cost():
+    trace = simgrag_trace()
+    trace.llm_calls[0].cached = True  # the pattern call, replayed
+    seconds, cached, *_ = timing_figure(trace).data
+    first = dict(zip(cached.y, cached.x))
+    assert first["└ pattern"] == first["retrieval"] == trace.llm_calls[0].latency_s
+    assert first["generation"] == 0.0
+    assert "of cached replies at their first cost" in timing_figure(trace).layout.title.text
 
 
 def test_kaping_and_linking_views():
