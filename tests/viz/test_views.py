@@ -355,7 +355,7 @@ def test_timing_figure_has_a_bar_per_stage_and_tokens_per_call_stage():
 def test_timing_shows_what_cached_replies_first_cost():
     trace = simgrag_trace()
     trace.llm_calls[0].cached = True  # the pattern call, replayed
-    seconds, cached, *_ = timing_figure(trace).data
+    _, cached, *_ = timing_figure(trace).data
     first = dict(zip(cached.y, cached.x))
     assert first["└ pattern"] == first["retrieval"] == trace.llm_calls[0].latency_s
     assert first["generation"] == 0.0
