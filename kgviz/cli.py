@@ -103,6 +103,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         known = {f.name for f in fields(reasoner_class(args.method).config_class)}
         settings = {**{k: v for k, v in RECORDING_OPTIONS.items() if k in known}, **settings}
     reasoner = session.reasoner(args.method, **settings)
+    session.warm_up(reasoner.retrieves)  # so that the stage timings are the run's own
     topics = tuple(args.topic) or marked
     if args.json:
         trace = reasoner.run(question, topic_entities=topics)

@@ -22,6 +22,13 @@ class Session:
     llm_reason: str
     reasoners: dict[str, Reasoner] = field(default_factory=dict)
 
+    def warm_up(self, retrieves: bool = True) -> None:
+        """Load what the first question would otherwise load inside its own time: the vector
+        index and the sentence encoder (when a method retrieves) and the LLM."""
+        if retrieves:
+            self.context.index.encoder.encode(["warm-up"])
+        self.context.llm.warm_up()
+
     def reasoner(self, method: str, **config: Any) -> Reasoner:
         """The reasoner for `method`; a configured one is built fresh, a default one is reused."""
         if config:

@@ -124,6 +124,12 @@ class AskPanel(widgets.VBox):
         options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
         self.header.value = message(f"{self.method.value} ({options}) · {session.dataset.name} · "
                                     f"{session.llm_reason}\n{question}")
+        self.controls.status.value = message("loading the models (once) …")
+        started = time.monotonic()
+        session.warm_up(reasoner.retrieves)  # apart from the run, so its timings are its own
+        loaded = time.monotonic() - started
+        if loaded >= 0.5:
+            self.progress.value = message(f"models loaded in {loaded:.1f} s (not part of the run)")
         self.controls.status.value = message(f"{self.method.value} on {session.dataset.name}, "
                                              f"{session.llm_reason}: running …")
         kg = session.dataset.kg

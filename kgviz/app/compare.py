@@ -96,6 +96,8 @@ class ComparePanel(widgets.VBox):
         self.traces = {}
         self.progress.value = self.table.value = ""
         clear_tabs(self.graphs)
+        self.controls.status.value = message("compare: loading the models (once) …")
+        session.warm_up()
         for method in methods:
             self.controls.status.value = message(f"compare: running {method} …")
             options = self.options_for(method)

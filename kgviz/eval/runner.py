@@ -254,8 +254,8 @@ def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARe
     done = {record_key(row["method"], row["qid"]) for row in done_rows}
     todo = [(m, r) for m in methods for r in records if record_key(m, r.qid) not in done]
     workers = max(1, min(workers, session.context.llm.parallel_requests))
-    if todo and any(reasoner.retrieves for reasoner in reasoners.values()):
-        _ = session.context.index  # build or load the vector index now, not inside a question's time
+    if todo:  # load the index, encoder and LLM now, not inside the first question's time
+        session.warm_up(any(reasoner.retrieves for reasoner in reasoners.values()))
     bar = None
     if progress:
         from tqdm.auto import tqdm

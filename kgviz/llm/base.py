@@ -89,6 +89,9 @@ class LLM(ABC):
     def describe(self) -> str:
         return f"{self.name}:{self.model}"
 
+    def warm_up(self) -> None:
+        """Load the model now if this backend loads one (the in-process model does)."""
+
 
 class Backend(LLM):
     """Shared skeleton: option defaults, message checks, a total deadline per request, bounded

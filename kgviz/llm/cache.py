@@ -54,6 +54,9 @@ class CachedLLM(LLM):
     def describe(self) -> str:
         return f"{self.inner.describe()} [cache {self.mode}]"
 
+    def warm_up(self) -> None:
+        self.inner.warm_up()
+
     def entry_path(self, key: str) -> Path:
         return self.path / key[:2] / f"{key}.json"
 

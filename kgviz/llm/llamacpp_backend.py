@@ -139,6 +139,9 @@ class LlamaCppBackend(Backend):
         self._loaded: LoadedModel | None = None
         self._request = threading.local()  # the deadline of this thread's request in flight
 
+    def warm_up(self) -> None:
+        self.load()
+
     def load(self) -> LoadedModel:
         """Verify the model file (size + sha256) and load it if this process has not yet."""
         if self._loaded is None:
