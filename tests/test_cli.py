@@ -64,3 +64,14 @@ def test_doctor_reports_every_part(shared_data):
 def test_bad_arguments_exit_nonzero(args):
     result = run_cli(*args)
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_importing_the_views_loads_no_llm_backend():
+    """`import kgviz.viz` (and the LLM package itself) loads no backend or client library."""
+    code = ("import sys, kgviz.viz; "
+            "print(sorted(m for m in sys.modules if m.endswith('_backend') "
+            "or m in ('ollama', 'xllamacpp', 'httpx')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

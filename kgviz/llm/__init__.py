@@ -1,47 +1,34 @@
 """The LLM layer: one `complete()` interface over Ollama, in-process llama.cpp and
-OpenAI-compatible servers, with a response cache and tolerant JSON parsing."""
+OpenAI-compatible servers, with a response cache and tolerant JSON parsing.
 
-from kgviz.llm.base import LLM, Completion, Message
-from kgviz.llm.cache import CachedLLM
-from kgviz.llm.errors import (
-    LLMCacheMiss,
-    LLMError,
-    LLMOutputError,
-    LLMTimeout,
-    LLMUnavailable,
-    ModelIntegrityError,
-)
-from kgviz.llm.llamacpp_backend import LlamaCppBackend
-from kgviz.llm.model_files import MODELS, ModelSpec, prepare_model, verify_model
-from kgviz.llm.ollama_backend import OllamaBackend
-from kgviz.llm.openai_backend import OpenAIBackend
-from kgviz.llm.parsing import complete_json, extract_json, validate
-from kgviz.llm.select import Choice, choose_llm, describe_choice, doctor_report, make_llm
+Names are imported on first use (PEP 562), so importing `kgviz.llm` (or anything that only needs
+its base types) loads no backend and no client library.
+"""
 
-__all__ = [
-    "LLM",
-    "MODELS",
-    "CachedLLM",
-    "Choice",
-    "Completion",
-    "LLMCacheMiss",
-    "LLMError",
-    "LLMOutputError",
-    "LLMTimeout",
-    "LLMUnavailable",
-    "LlamaCppBackend",
-    "Message",
-    "ModelIntegrityError",
-    "ModelSpec",
-    "OllamaBackend",
-    "OpenAIBackend",
-    "choose_llm",
-    "complete_json",
-    "describe_choice",
-    "doctor_report",
-    "extract_json",
-    "make_llm",
-    "prepare_model",
-    "validate",
-    "verify_model",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "LLM": "base", "Completion": "base", "Message": "base",
+    "CachedLLM": "cache",
+    "LLMCacheMiss": "errors", "LLMError": "errors", "LLMOutputError": "errors",
+    "LLMTimeout": "errors", "LLMUnavailable": "errors", "ModelIntegrityError": "errors",
+    "LlamaCppBackend": "llamacpp_backend",
+    "MODELS": "model_files", "ModelSpec": "model_files", "prepare_model": "model_files",
+    "verify_model": "model_files",
+    "OllamaBackend": "ollama_backend",
+    "OpenAIBackend": "openai_backend",
+    "complete_json": "parsing", "extract_json": "parsing", "validate": "parsing",
+    "Choice": "select", "choose_llm": "select", "describe_choice": "select",
+    "doctor_report": "select", "make_llm": "select",
+}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'kgviz.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"kgviz.llm.{home}"), name)
