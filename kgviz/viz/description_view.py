@@ -24,7 +24,10 @@ def description_view(descriptions: Sequence[Description],
         f"<details open><summary>Graph {number}, around {esc(description.centre)}: "
         f'{description.triples} triple(s)</summary><pre style="{PRE}">{esc(description.text)}'
         f"</pre></details>" for number, description in enumerate(descriptions, 1))
-    return f'{graph}<div style="font:13px sans-serif">{texts}</div>'
+    key = ('<p style="color:#555">Each description is a tree grown from the graph\'s centre: '
+           "<code>-</code> marks a tree edge (indented under the node it grows from), "
+           "<code>+</code> an edge outside the tree (under its head node).</p>")
+    return f'{graph}<div style="font:13px sans-serif">{key}{texts}</div>'
 
 
 def pruned_graph(pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (),

@@ -66,12 +66,14 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
     figure.add_vline(x=threshold, **CUT_LINE, annotation_text=f"gate threshold {threshold:g}")
     budget = f", {over_budget} of them over the triple budget" if over_budget else ""
     figure.update_layout(
-        title=f"GRAG soft pruning: {kept} of {len(edges)} distinct edges kept, "
-              f"{len(edges) - kept} soft-pruned{budget}",
+        title={"text": f"GRAG soft pruning: {kept} of {len(edges)} distinct edges kept, "
+                       f"{len(edges) - kept} soft-pruned{budget}<br><sup>kept edges are "
+                       "described to the LLM; soft-pruned ones are left out</sup>",
+               "y": 0.97, "yanchor": "top", "x": 0.01},
         xaxis={"title": "edge score (mean gate of the edge and its end nodes)", "range": [0, 1]},
         yaxis={"tickvals": list(range(len(rows))), "ticktext": rows, "autorange": "reversed",
                "zeroline": False},
-        height=160 + 80 * len(rows), margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        height=180 + 80 * len(rows), margin={"l": 10, "r": 10, "t": 95, "b": 40},
         legend={"orientation": "h", "y": -0.2})
     return figure
 

@@ -62,7 +62,8 @@ def triple_scores_figure(scores: TripleScores, candidates: CandidateRecord | Non
                          margin={"l": 10, "r": 10, "t": 80, "b": 10},
                          legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right"})
     figure.update_xaxes(title_text="scorer probability", range=[0, 1], row=1, col=1)
-    figure.update_yaxes(title_text="triples", type="log", row=1, col=1)
+    figure.update_yaxes(title_text="triples", type="log", dtick=1, minor={"showgrid": False},
+                        row=1, col=1)  # ticks at 1, 10, 100, … only
     return figure
 
 
