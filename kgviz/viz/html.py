@@ -14,6 +14,7 @@ The iframe is sandboxed (scripts, no same origin), so even a missed case cannot 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,9 +110,15 @@ if ("IntersectionObserver" in window) {
 </script>"""
 
 
+# pyvis's template links bootstrap from a CDN and a vis stylesheet by a relative path; kgviz's
+# graphs need neither (vis-network is inlined), and an offline page must load nothing.
+FETCHED = re.compile(r'<script[^>]*\bsrc="[^"]*"[^>]*>\s*</script>|<link[^>]*\bhref="[^"]*"[^>]*>',
+                     re.IGNORECASE)
+
+
 def framed(document: str) -> str:
-    """A pyvis document with `FRAMING` added before its end."""
-    return document.replace("</body>", FRAMING + "</body>", 1)
+    """A pyvis document without anything fetched from elsewhere, with `FRAMING` added."""
+    return FETCHED.sub("", document).replace("</body>", FRAMING + "</body>", 1)
 
 
 LAYERED = ('{"layout": {"hierarchical": {"enabled": true, "direction": "LR", '

@@ -6,6 +6,7 @@ page loads nothing from the network (`external_scripts` checks that).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 
@@ -24,8 +25,11 @@ STYLE = ("body{font-family:sans-serif;margin:1.5em;max-width:1100px}"
 
 
 def external_scripts(page: str) -> list[str]:
-    """The `src` of every script the page would load from elsewhere (none, for kgviz pages)."""
-    return re.findall(r"<script[^>]*\bsrc=[\"']?([^\"' >]+)", page, flags=re.IGNORECASE)
+    """What the page, or a document inside one of its frames, would load from elsewhere: the
+    `src` of scripts and the `href` of linked stylesheets (none, for kgviz pages)."""
+    pattern = r"<(?:script[^>]*\bsrc|link[^>]*\bhref)=[\"']?([^\"' >]+)"
+    return [found for text in (page, html.unescape(page))
+            for found in re.findall(pattern, text, flags=re.IGNORECASE)]
 
 
 def _answer(trace: Trace, gold: Sequence[str] | None) -> str:

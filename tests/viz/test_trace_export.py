@@ -67,3 +67,14 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
     assert external_scripts(html) == [] and "kgviz-fit" in html and "Search tree" in html
     assert list(stage_views(Trace.load(saved))) == ["pattern", "pools", "search", "subgraphs",
                                                     "prompt", "timing"]
+
+
+def test_graph_documents_fetch_nothing():
+    """pyvis's template links bootstrap from a CDN; kgviz strips it (a page must open offline),
+    and `external_scripts` looks inside the frames' documents too."""
+    from kgviz.viz.html import VisEdge, VisNode, network_html
+
+    graph = network_html([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
+    assert external_scripts(graph) == [] and "kgvizFit" in graph
+    leaky = '<iframe srcdoc="&lt;script src=&quot;https://cdn.example/x.js&quot;&gt;"></iframe>'
+    assert external_scripts(leaky) == ["https://cdn.example/x.js"]
