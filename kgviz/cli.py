@@ -7,7 +7,6 @@ import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from kgviz.errors import KgvizError
@@ -97,11 +96,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"llm: {session.llm_reason}", file=sys.stderr)
     settings = parse_settings(args.set)
     if args.html:  # a page shows every stage: record what the lab records
-        from kgviz.reasoners.registry import reasoner_class
-        from kgviz.viz.page import RECORDING_OPTIONS
+        from kgviz.viz.page import recording_options
 
-        known = {f.name for f in fields(reasoner_class(args.method).config_class)}
-        settings = {**{k: v for k, v in RECORDING_OPTIONS.items() if k in known}, **settings}
+        settings = {**recording_options(args.method), **settings}
     reasoner = session.reasoner(args.method, **settings)
     session.warm_up(reasoner.retrieves)  # so that the stage timings are the run's own
     topics = tuple(args.topic) or marked
@@ -247,15 +244,16 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     from kgviz.atomic import write_text_atomic
     from kgviz.datasets import get_dataset
-    from kgviz.eval.report import load_rows
+    from kgviz.eval.report import require_files
     from kgviz.eval.rescore import rescore_rows
     from kgviz.eval.runner import read_results, summarize
 
     gold = {record.qid: record.answers for name in args.dataset
             for record in get_dataset(name).questions(args.split)}
-    load_rows([Path(p) for p in args.results])  # every file exists and parses
-    for path in map(Path, args.results):
-        rows = rescore_rows(read_results(path), gold)
+    paths = [Path(p) for p in args.results]
+    require_files(paths)
+    rescored = {path: rescore_rows(read_results(path), gold) for path in paths}  # all, or none
+    for path, rows in rescored.items():
         write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n"
                                         for row in rows))
         print(f"{path}: {len(rows)} rows re-scored, hits@1 {summarize(rows)['hits@1']:.3f}",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import fields
 from pathlib import Path
 
 from plotly.offline import get_plotlyjs
@@ -13,11 +12,11 @@ from kgviz.datasets.base import QARecord
 from kgviz.eval.metrics import evidence_recall, score_trace
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.errors import LLMError
-from kgviz.reasoners.registry import method_names, reasoner_class
+from kgviz.reasoners.registry import method_names
 from kgviz.session import open_session
 from kgviz.trace import Trace
 from kgviz.viz.html import esc
-from kgviz.viz.page import RECORDING_OPTIONS, STYLE, trace_sections
+from kgviz.viz.page import STYLE, recording_options, trace_sections
 
 
 def run_demo(llm_spec: str = "auto", per_hop: int = 1,
@@ -70,12 +69,6 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1,
         print(f"\npage: {page.resolve()}")
     print(f"\ndemo finished in {time.perf_counter() - start:.1f}s")
     return 1 if failures else 0
-
-
-def recording_options(method: str) -> dict[str, object]:
-    """The `RECORDING_OPTIONS` that `method` has."""
-    known = {f.name for f in fields(reasoner_class(method).config_class)}
-    return {key: value for key, value in RECORDING_OPTIONS.items() if key in known}
 
 
 def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:

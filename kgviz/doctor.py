@@ -40,7 +40,8 @@ def dataset_rows() -> list[Row]:
         rows.append(_row(f"dataset {name}", True,
                          f"{dataset.root} (splits: {', '.join(dataset.available_splits()) or 'none'})"))
         indexes = cache_root() / "indexes"
-        built = indexes.is_dir() and any(indexes.glob(f"{cache_name(dataset.kg_name or dataset.name)}-*"))
+        stem = cache_name(dataset.kg_name or dataset.name)
+        built = indexes.is_dir() and any(indexes.glob(f"{stem}-*"))
         rows.append(_row(f"index {dataset.kg_name or name}", built,
                          "built" if built else "not built yet (builds on first use)",
                          f"kgviz index build {name}"))

@@ -96,10 +96,14 @@ class Trace:
         return sum((call.latency_s for call in self.llm_calls), 0.0)
 
     @property
+    def replayed_seconds(self) -> float:
+        """What the replies replayed from the cache cost when they were first computed."""
+        return sum((call.latency_s for call in self.llm_calls if call.cached), 0.0)
+
+    @property
     def cost_seconds(self) -> float:
         """The run's total time, each reply replayed from the cache counted at its first cost."""
-        replayed = sum(call.latency_s for call in self.llm_calls if call.cached)
-        return self.timings.get("total", 0.0) + replayed
+        return self.timings.get("total", 0.0) + self.replayed_seconds
 
     def to_json(self) -> dict[str, Any]:
         """The contract JSON of `kgviz ask --json` (plus token counts and warnings)."""

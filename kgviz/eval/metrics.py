@@ -8,8 +8,9 @@ reply that loops over names, or names the gold answer as a rejected option, pass
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.trace import Trace
@@ -65,6 +66,19 @@ def score_answers(reply: str, answers: Sequence[str], gold: Sequence[str]) -> An
         committed=bool(keys),
         precision=precision, recall=recall, f1=f1,
     )
+
+
+def row_value(row: Mapping[str, Any], key: str) -> float:
+    """A results row's `key` as a number, for rows of every vintage: `no_answer` derives from
+    `committed` (or, in older rows, from `answers`), a row without `hit` or `named` counts its
+    `hit1`, and an unrecorded `truncated` is NaN (to be left out of means)."""
+    if key in ("hit", "named") and key not in row:
+        key = "hit1"
+    if key == "no_answer":
+        return float(not row.get("committed", bool(row.get("answers"))))
+    if key == "truncated" and row.get("truncated") is None:
+        return float("nan")
+    return float(row.get(key) or 0)
 
 
 def evidence_recall(evidence: Iterable[tuple[str, str, str]], gold: Iterable[str]) -> bool:

@@ -24,12 +24,17 @@ from kgviz.eval.tables import (
 from kgviz.viz.html import esc
 
 
-def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    """Rows of several results files, in order, each method labelled with its options and, when
-    the rows come from more than one LLM, its LLM (`label_variants`)."""
+def require_files(paths: Sequence[Path]) -> None:
+    """A one-line error naming the results files that do not exist."""
     missing = [str(path) for path in paths if not Path(path).is_file()]
     if missing:
         raise MissingDataError(f"no results file {', '.join(missing)}")
+
+
+def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Rows of several results files, in order, each method labelled with its options and, when
+    the rows come from more than one LLM, its LLM (`label_variants`)."""
+    require_files(paths)
     return label_variants([row for path in paths for row in read_results(Path(path))])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import sys
@@ -16,7 +17,7 @@ from typing import Any
 from kgviz.datasets.base import QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.attribution import STAGES, failed_stage
-from kgviz.eval.metrics import evidence_recall, score_trace
+from kgviz.eval.metrics import evidence_recall, row_value, score_trace
 from kgviz.eval.writer_lock import sole_writer
 from kgviz.llm.base import LLM
 from kgviz.llm.deadline import allow_requests, cancel_requests
@@ -162,13 +163,12 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         def mean(values: Iterable[float]) -> float:
             return round(sum(values) / n, 4) if n else 0.0
 
-        recorded = [bool(r["truncated"]) for r in subset if r.get("truncated") is not None]
+        recorded = [t for t in (row_value(r, "truncated") for r in subset) if not math.isnan(t)]
         return {"hits@1": mean(float(r["hit1"]) for r in subset),
-                "hit": mean(float(r.get("hit", r["hit1"])) for r in subset),
-                "named": mean(float(r.get("named", r["hit1"])) for r in subset),
+                "hit": mean(row_value(r, "hit") for r in subset),
+                "named": mean(row_value(r, "named") for r in subset),
                 "f1": mean(r["f1"] for r in subset),
-                "no_answer": mean(float(not r.get("committed", bool(r.get("answers"))))
-                                  for r in subset),
+                "no_answer": mean(row_value(r, "no_answer") for r in subset),
                 "truncated": round(sum(recorded) / len(recorded), 4) if recorded else None,
                 "reasked": mean(float(bool(r.get("reasked"))) for r in subset),
                 "evidence_recall": mean(float(r["evidence_recall"]) for r in subset),
@@ -197,15 +197,6 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 FATAL = (LLMUnavailable, ModelIntegrityError)
 # Consecutive failed questions after which the run stops (the LLM server is likely down).
 MAX_FAILURES_IN_A_ROW = 3
-
-
-@dataclass
-class Failure:
-    """A question whose run failed: it gets no row, so the next run retries it."""
-
-    method: str
-    qid: str
-    error: str
 
 
 def _answer(reasoner: Reasoner, method: str, record: QARecord, questions: bool) -> dict[str, Any]:
@@ -263,8 +254,7 @@ def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARe
         total = len(methods) * len(records)
         bar = tqdm(total=total, initial=total - len(todo), unit="q", file=sys.stderr,
                    desc=f"eval {session.dataset.name} x{workers}")
-    failures: list[Failure] = []
-    in_a_row = 0
+    failed = in_a_row = 0  # questions that failed (no row: the next run retries them)
     try:
         handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
     except OSError as error:
@@ -293,7 +283,7 @@ def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARe
                     except FATAL:
                         raise
                     except KgvizError as error:
-                        failures.append(Failure(method, qid, str(error)))
+                        failed += 1
                         print(f"kgviz eval: {method} {qid} failed (left for the next run): "
                               f"{error}", file=sys.stderr)
                         in_a_row += 1
@@ -321,5 +311,5 @@ def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARe
                 bar.close()
     keys = {record_key(m, r.qid) for m in methods for r in records}
     summary = summarize([row for row in done_rows if record_key(row["method"], row["qid"]) in keys])
-    summary["failed"] = len(failures)
+    summary["failed"] = failed
     return summary

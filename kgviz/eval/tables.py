@@ -9,6 +9,7 @@ import pandas as pd
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import STAGES
+from kgviz.eval.metrics import row_value
 from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
 
@@ -20,17 +21,6 @@ METRICS = {"hits@1": "hit1", "hit": "hit", "named": "named", "f1": "f1",
            "evidence recall": "evidence_recall", "evidence triples": "evidence_size",
            "prompt tokens": "prompt_tokens", "LLM calls": "llm_calls"}
 
-
-def row_metric(row: dict[str, Any], key: str) -> float:
-    """A row's value of `key` as a number; `no_answer` derives from `committed`, a row without
-    `hit` or `named` counts its `hit1`, and an unrecorded `truncated` is NaN (left out of means)."""
-    if key in ("hit", "named") and key not in row:
-        key = "hit1"
-    if key == "no_answer":
-        return float(not row.get("committed", bool(row.get("answers"))))
-    if key == "truncated" and row.get("truncated") is None:
-        return float("nan")
-    return float(row.get(key) or 0)
 
 
 def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -60,7 +50,7 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """One line per (method, question): numeric metrics and `seconds`, what answering cost."""
     frame = pd.DataFrame([{
         "method": row["method"], "qid": row["qid"], "hops": row.get("hops") or 0,
-        **{name: row_metric(row, key) for name, key in METRICS.items()},
+        **{name: row_value(row, key) for name, key in METRICS.items()},
         "seconds": float(row.get("seconds", 0.0)),
         "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
     } for row in rows])

@@ -101,7 +101,8 @@ class Backend(LLM):
     """
 
     retries_transient = True  # a server's 5xx, drops and timeouts may pass on a retry
-    streams = False  # True: the backend emits tokens itself (else the whole reply at the end)
+    # True: the backend emits tokens and applies the loop guard itself as it streams
+    streams = False
     default_timeout_s: float | None = None  # the backend's own default, else KGVIZ_LLM_TIMEOUT's
 
     def __init__(
@@ -132,11 +133,11 @@ class Backend(LLM):
         resolved = self.options(**options)
         start = time.perf_counter()
         reply = self._generate_with_retries(messages, schema, resolved)
-        if not self.streams:
+        if not self.streams:  # a streaming backend emitted and guarded the reply as it came
             emit(reply.text)
-        if schema is None and resolved["loop_guard"] and not reply.looped:
-            text, looped = cut_loop(reply.text)  # a backend that does not stream it whole
-            reply = reply._replace(text=text, looped=looped)
+            if schema is None and resolved["loop_guard"]:
+                text, looped = cut_loop(reply.text)
+                reply = reply._replace(text=text, looped=looped)
         latency = time.perf_counter() - start
         parsed = None
         if schema is not None:

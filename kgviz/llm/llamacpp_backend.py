@@ -90,7 +90,7 @@ class StreamState:
     error: Any = None
     interrupted: BaseException | None = None
 
-    def take(self, chunk: Any, guarded: bool) -> bool:
+    def take(self, chunk: Any) -> bool:
         """Record one streamed chunk; True to stop (an error, or the guard saw a loop)."""
         if not isinstance(chunk, dict):
             return False
@@ -105,11 +105,8 @@ class StreamState:
             if delta:
                 emit(delta)
                 self.tokens += 1
-                if guarded:
-                    if self.guard.add(delta):
-                        return True
-                else:
-                    self.guard.text += delta
+                if self.guard.add(delta):
+                    return True
         return False
 
 
@@ -170,7 +167,7 @@ class LlamaCppBackend(Backend):
         watch: RequestWatch | None = getattr(self._request, "watch", None)
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
-        guard = LoopGuard() if schema is None and options["loop_guard"] else None
+        guard = LoopGuard(watching=schema is None and options["loop_guard"])
         return self._stream(loaded, body, guard, watch)
 
     @staticmethod
@@ -185,16 +182,16 @@ class LlamaCppBackend(Backend):
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")
         return data
 
-    def _stream(self, loaded: LoadedModel, body: dict[str, Any], guard: LoopGuard | None,
+    def _stream(self, loaded: LoadedModel, body: dict[str, Any], guard: LoopGuard,
                 watch: RequestWatch | None) -> RawReply:
         """Stream the reply, stopping when the loop guard sees a loop or the request expires. A
         stopped stream reports no token counts: a one-token request for the same prompt (its
         prefix is cached, so it costs one token) gives the prompt's."""
-        stream = StreamState(guard or LoopGuard())
+        stream = StreamState(guard)
 
         def on_chunk(chunk: Any) -> bool:
             try:
-                return stream.take(chunk, guard is not None) or bool(watch and watch.expired())
+                return stream.take(chunk) or bool(watch and watch.expired())
             except BaseException as error:  # noqa: BLE001  (Ctrl-C lands here: stop, re-raise)
                 stream.interrupted = error
                 return True

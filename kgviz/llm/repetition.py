@@ -38,13 +38,17 @@ def loop_start(text: str) -> int | None:
 
 @dataclass
 class LoopGuard:
-    """Feeds on a streamed reply; `add` says whether to stop (the text has started to loop)."""
+    """Feeds on a streamed reply; `add` says whether to stop (the text has started to loop).
+    With `watching` off it only collects the text."""
 
+    watching: bool = True
     text: str = ""
     looped: bool = False
 
     def add(self, delta: str) -> bool:
         self.text += delta
+        if not self.watching:
+            return False
         window = self.text[-WINDOW:]
         start = loop_start(window)
         if start is None:

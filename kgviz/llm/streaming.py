@@ -39,7 +39,3 @@ def emit(text: str) -> None:
     listener = getattr(_local, "listener", None)
     if listener is not None and text:
         listener(text)
-
-
-def listening() -> bool:
-    return getattr(_local, "listener", None) is not None

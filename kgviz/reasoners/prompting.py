@@ -25,22 +25,26 @@ def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
+def reask_messages(messages: list[Message], reply: str, reask: str) -> list[Message]:
+    """The conversation so far, the reply that committed to nothing, and the re-ask."""
+    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": reask}]
+
+
 def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens: int,
                     extract: Callable[[str], list[str]], reask: str = NAMES_REASK) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
     A reply that commits to nothing gets one re-ask (`reask`, restating the answer format; the
-    trace records it under the stage `reask`); its reply becomes the answer when it commits. LLM failures
-    propagate as `LLMError` (a `KgvizError` with a one-line message).
+    trace records it under the stage `reask`); its reply becomes the answer when it commits.
+    LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
     with trace.stage("generation"):
         reply = ask_text(trace, "generation", llm, messages, max_tokens=max_tokens).strip()
         answers = extract(reply)
         if not answers:
-            follow_up = [*messages, {"role": "assistant", "content": reply},
-                         {"role": "user", "content": reask}]
-            second = ask_text(trace, REASK_STAGE, llm, follow_up, max_tokens=max_tokens).strip()
+            second = ask_text(trace, REASK_STAGE, llm, reask_messages(messages, reply, reask),
+                              max_tokens=max_tokens).strip()
             answers = extract(second)
             if answers:
                 reply = second

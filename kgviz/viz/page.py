@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import fields
 
 import plotly.graph_objects as go
 
@@ -19,6 +20,14 @@ from kgviz.viz.html import esc
 
 # Options that make a run record what its views draw (SimGRAG's search tree), for pages and the lab.
 RECORDING_OPTIONS: dict[str, object] = {"record_tree": True}
+
+
+def recording_options(method: str) -> dict[str, object]:
+    """The `RECORDING_OPTIONS` that `method`'s config has."""
+    from kgviz.reasoners.registry import reasoner_class
+
+    known = {f.name for f in fields(reasoner_class(method).config_class)}
+    return {key: value for key, value in RECORDING_OPTIONS.items() if key in known}
 STYLE = ("body{font-family:sans-serif;margin:1.5em;max-width:1100px}"
          "section{margin:1.2em 0;border-top:1px solid #ddd}h2{font-size:1.1em}"
          ".answer{font-size:1.05em;background:#f6f8fa;padding:.6em;border-radius:4px}")

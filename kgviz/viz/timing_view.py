@@ -62,7 +62,7 @@ def timing_figure(trace: Trace) -> go.Figure:
                                 orientation="h", name=f"{name} tokens", marker_color=colour,
                                 hoverinfo="x+y+name"), row=1, col=2)
     total = trace.timings.get("total", sum(seconds))
-    cached = sum(cost for stage, cost in replayed.items() if stage != "retrieval")
+    cached = trace.replayed_seconds
     cached_note = f" (+{cached:.1f} s of cached replies at their first cost)" if cached else ""
     figure.update_layout(
         barmode="stack", height=140 + 32 * max(len(stages), len(tokens), 1),

@@ -38,9 +38,10 @@ ANSWER_SCHEMA: dict = {
     "required": ["reason", "answer"],
 }
 # The one re-ask of an answer whose list names no entity of the subgraphs.
-ANSWER_REASK = ("Your answer list names no entity from the subgraphs. Answer again in the same JSON "
-                "form, putting in `answer` the entity names from the subgraphs that answer the "
-                "question, spelled exactly as there. If you are unsure, give the most likely one.")
+ANSWER_REASK = ("Your answer list names no entity from the subgraphs. Answer again in the same "
+                "JSON form, putting in `answer` the entity names from the subgraphs that answer "
+                "the question, spelled exactly as there. If you are unsure, give the most likely "
+                "one.")
 VERIFY_SCHEMA: dict = {
     "type": "object",
     "properties": {"reason": {"type": "string"},

@@ -16,6 +16,7 @@ from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.llm_calls import ask_json
+from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
 from kgviz.reasoners.simgrag.query_pattern import (
@@ -193,8 +194,7 @@ class SimGRAG(Reasoner):
             return
         self._take_answer(trace, question, generation, reply)
         if not trace.answers:  # one re-ask restating the format
-            follow_up = [*messages, {"role": "assistant", "content": trace.llm_calls[-1].text},
-                         {"role": "user", "content": prompts.ANSWER_REASK}]
+            follow_up = reask_messages(messages, trace.llm_calls[-1].text, prompts.ANSWER_REASK)
             try:
                 again = ask_json(trace, REASK_STAGE, self.context.llm, follow_up,
                                  prompts.answer_schema(task))

@@ -62,9 +62,10 @@ def resolved_top_k(top_k: int | Literal["auto"], model: str) -> int:
 
 @dataclass
 class SubgraphRAGConfig(ReasonerConfig):
-    """`top_k` triples (or "auto": sized to the reader, see `resolved_top_k`) to the LLM out of the candidates within `hops` of the topic entities (at
-    most `max_candidates`, hubs above `hub_degree` not walked through); `checkpoint_root` is the
-    folder holding `subgraphrag/` (default: the packaged checkpoints)."""
+    """`top_k` triples (or "auto": sized to the reader, see `resolved_top_k`) to the LLM out of
+    the candidates within `hops` of the topic entities (at most `max_candidates`, hubs above
+    `hub_degree` not walked through); `checkpoint_root` is the folder holding `subgraphrag/`
+    (default: the packaged checkpoints)."""
 
     top_k: int | Literal["auto"] = "auto"
     hops: int = DEFAULTS.hops
