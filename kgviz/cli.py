@@ -240,6 +240,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_rescore(args: argparse.Namespace) -> int:
     import json
+    from contextlib import ExitStack
     from pathlib import Path
 
     from kgviz.atomic import write_text_atomic
@@ -247,17 +248,28 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from kgviz.eval.report import require_files
     from kgviz.eval.rescore import rescore_rows
     from kgviz.eval.runner import read_results, summarize
+    from kgviz.eval.writer_lock import sole_writer
+    from kgviz.reasoners.linking import EntityNames
 
-    gold = {record.qid: record.answers for name in args.dataset
-            for record in get_dataset(name).questions(args.split)}
+    gold: dict[str, list[str]] = {}
+    names: dict[str, EntityNames] = {}
+    for name in args.dataset:
+        dataset = get_dataset(name)
+        kg_names = EntityNames(dataset.kg)
+        for record in dataset.questions(args.split):
+            gold[record.qid], names[record.qid] = list(record.answers), kg_names
     paths = [Path(p) for p in args.results]
     require_files(paths)
-    rescored = {path: rescore_rows(read_results(path), gold) for path in paths}  # all, or none
-    for path, rows in rescored.items():
-        write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n"
-                                        for row in rows))
-        print(f"{path}: {len(rows)} rows re-scored, hits@1 {summarize(rows)['hits@1']:.3f}",
-              file=sys.stderr)
+    with ExitStack() as held:  # one writer: a file a run still writes is refused
+        for path in paths:
+            held.enter_context(sole_writer(path))
+        rescored = {path: rescore_rows(read_results(path), gold, names)  # all, or none
+                    for path in paths}
+        for path, rows in rescored.items():
+            write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n"
+                                            for row in rows))
+            print(f"{path}: {len(rows)} rows re-scored, "
+                  f"hits@1 {summarize(rows)['hits@1']:.3f}", file=sys.stderr)
     return 0
 
 

@@ -2,17 +2,20 @@
 
 Rows written before the committed-answer metrics counted `hit1` as "a gold answer is named
 anywhere in the reply". Each row keeps its reply (`answer`) and committed answers (`answers`),
-so the metrics can be recomputed from them and the gold answers of its question.
+so the metrics can be recomputed from them and the gold answers of its question. A row that
+committed to nothing is given its method's last-resort extraction (`Reasoner.listed_answers`)
+when the KG's names are at hand, as a run of today's code would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import NOT_IN_EVIDENCE, WITHOUT_RETRIEVAL, generation_problem
 from kgviz.eval.metrics import score_answers
+from kgviz.reasoners.answers import NameLookup
 
 
 def inferred_truncation(row: Mapping[str, Any], max_tokens: int | None) -> bool | None:
@@ -26,13 +29,18 @@ def inferred_truncation(row: Mapping[str, Any], max_tokens: int | None) -> bool 
 
 
 def rescore_row(row: Mapping[str, Any], gold: Sequence[str], retrieves: bool = True,
-                max_tokens: int | None = None) -> dict[str, Any]:
+                max_tokens: int | None = None,
+                listed: Callable[[str], list[str]] | None = None) -> dict[str, Any]:
     """`row` with `hit1`, `hit`, `named`, `committed`, precision, recall and F1 recomputed, and a
     miss's stage and reason brought in line (a pattern failure stays one). `truncated` is
-    inferred where the row did not record it (`inferred_truncation`), else stays None."""
-    score = score_answers(row.get("answer", ""), row.get("answers", []), gold)
+    inferred where the row did not record it (`inferred_truncation`), else stays None. `listed`
+    extracts the answers of a row that committed to none (see the module docstring)."""
+    answers = list(row.get("answers") or [])
+    if not answers and listed is not None and not row.get("error"):
+        answers = listed(row.get("answer", ""))
+    score = score_answers(row.get("answer", ""), answers, gold)
     truncated = inferred_truncation(row, max_tokens)
-    rescored = {**row, **score.as_row(), "truncated": truncated,
+    rescored = {**row, "answers": answers, **score.as_row(), "truncated": truncated,
                 "reasked": bool(row.get("reasked", False))}
     if row.get("error") or row.get("failed_stage") == "pattern":
         return rescored
@@ -47,10 +55,11 @@ def rescore_row(row: Mapping[str, Any], gold: Sequence[str], retrieves: bool = T
     return {**rescored, "failed_stage": stage, "failure": reason}
 
 
-def rescore_rows(rows: Sequence[Mapping[str, Any]],
-                 gold_by_qid: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
-    """Every row re-scored against the gold answers of its `qid`. A row whose question is
-    unknown is an error (its score could not be trusted)."""
+def rescore_rows(rows: Sequence[Mapping[str, Any]], gold_by_qid: Mapping[str, Sequence[str]],
+                 names_by_qid: Mapping[str, NameLookup] | None = None) -> list[dict[str, Any]]:
+    """Every row re-scored against the gold answers of its `qid` (and, given the KG names of
+    its question, its method's last-resort extraction). A row whose question is unknown is an
+    error (its score could not be trusted)."""
     from kgviz.reasoners.registry import reasoner_class
 
     missing = sorted({row["qid"] for row in rows if row["qid"] not in gold_by_qid})
@@ -61,5 +70,12 @@ def rescore_rows(rows: Sequence[Mapping[str, Any]],
         config = reasoner_class(row["method"]).config_class(**(row.get("settings") or {}))
         return getattr(config, "max_tokens", None)
 
+    def listed(row: Mapping[str, Any]) -> Callable[[str], list[str]] | None:
+        names = (names_by_qid or {}).get(row["qid"])
+        if names is None:
+            return None
+        extract = reasoner_class(row["method"]).listed_answers
+        return lambda reply: extract(reply, names)
+
     return [rescore_row(row, gold_by_qid[row["qid"]], reasoner_class(row["method"]).retrieves,
-                        answer_limit(row)) for row in rows]
+                        answer_limit(row), listed(row)) for row in rows]

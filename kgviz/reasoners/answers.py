@@ -4,6 +4,10 @@
 - `mentioned_entities`: the candidates a free-text reply names, in order of first mention
   (GNN-RAG, GRAG over their evidence; SimGRAG over the names in its JSON `answer` list).
 - SubgraphRAG's `ans:` lines: `kgviz.reasoners.subgraphrag.prompt.committed_answers`.
+- `listed_names`: every QA method's last resort, once a re-ask committed to nothing either: the
+  KG names a list-like reply consists of, the question's own entities included. A reply that
+  answers with the topic entity, or with a KG entity outside the evidence, has committed to a
+  (wrong) answer; a refusal ("None", "Unknown") has not.
 """
 
 from __future__ import annotations
@@ -58,3 +62,22 @@ def answer_entities(answer_text: str, names: NameLookup) -> list[str]:
             if name is not None:
                 found.setdefault(name)
     return list(found)
+
+
+REFUSALS = frozenset({"none", "unknown", "n/a", "na", "no answer", "no answer found", "not found",
+                      "not available", "not mentioned", "not provided", "not applicable"})
+
+
+class RefusalAwareNames:
+    """A `NameLookup` that never reads a refusal as a name (MetaQA has a film called Unknown)."""
+
+    def __init__(self, names: NameLookup) -> None:
+        self.names = names
+
+    def canonical(self, text: str) -> str | None:
+        return None if text.casefold().strip() in REFUSALS else self.names.canonical(text)
+
+
+def listed_names(reply: str, names: NameLookup) -> list[str]:
+    """The KG names a list-like reply consists of, in order, refusals aside (`answer_entities`)."""
+    return answer_entities(reply, RefusalAwareNames(names))

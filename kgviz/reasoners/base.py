@@ -15,6 +15,7 @@ from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.trace import Trace
 
 
@@ -134,6 +135,12 @@ class Reasoner(ABC):
     def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:
         return Trace(method=self.name, question=question.strip(),
                      dataset=self.context.dataset.name, listener=listener)
+
+    @staticmethod
+    def listed_answers(reply: str, names: NameLookup) -> list[str]:
+        """The last resort of answer extraction, once a re-ask committed to nothing either: the
+        KG names the reply lists (`answers.listed_names`). `kgviz rescore` applies it too."""
+        return listed_names(reply, names)
 
     @abstractmethod
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Any:

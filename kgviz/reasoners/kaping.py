@@ -11,7 +11,7 @@ import numpy as np
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.answers import answer_entities
+from kgviz.reasoners.answers import listed_names
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import answer_messages, generate_answer
@@ -100,7 +100,8 @@ class Kaping(Reasoner):
         messages = answer_messages(found.question, [verbalise(t) for t in trace.evidence])
         names, topics = entity_names(self.context), set(found.names)
         generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
-                        lambda reply: [n for n in answer_entities(reply, names) if n not in topics])
+                        lambda reply: [n for n in listed_names(reply, names) if n not in topics],
+                        fallback=lambda reply: self.listed_answers(reply, names))
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
         """Cosine similarity of each text to the question (the encoder's vectors are unit)."""

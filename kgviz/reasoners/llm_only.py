@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgviz.reasoners.answers import answer_entities
+from kgviz.reasoners.answers import listed_names
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
@@ -33,4 +33,4 @@ class LLMOnly(Reasoner):
     def generate(self, trace: Trace, question: str, found: None) -> None:
         names = entity_names(self.context)
         generate_answer(trace, self.context.llm, answer_messages(question), self.config.max_tokens,
-                        lambda reply: answer_entities(reply, names))
+                        lambda reply: listed_names(reply, names))

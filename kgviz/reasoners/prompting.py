@@ -31,12 +31,14 @@ def reask_messages(messages: list[Message], reply: str, reask: str) -> list[Mess
 
 
 def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens: int,
-                    extract: Callable[[str], list[str]], reask: str = NAMES_REASK) -> str:
+                    extract: Callable[[str], list[str]], reask: str = NAMES_REASK,
+                    fallback: Callable[[str], list[str]] | None = None) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
     A reply that commits to nothing gets one re-ask (`reask`, restating the answer format; the
     trace records it under the stage `reask`); its reply becomes the answer when it commits.
+    When neither commits, `fallback` (the names the kept reply lists, `listed_names`) decides.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
     with trace.stage("generation"):
@@ -48,5 +50,7 @@ def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens:
             answers = extract(second)
             if answers:
                 reply = second
+        if not answers and fallback is not None:
+            answers = fallback(reply)
     trace.answer, trace.answers = reply, answers
     return reply

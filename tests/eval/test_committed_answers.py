@@ -6,8 +6,11 @@ import pytest
 
 from kgviz.datasets.base import QARecord
 from kgviz.eval.metrics import score_answers
+from kgviz.eval.rescore import rescore_rows
 from kgviz.eval.runner import result_row, summarize
+from kgviz.reasoners.answers import listed_names
 from kgviz.reasoners.subgraphrag.prompt import committed_answers
+from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAG
 from kgviz.trace import LLMCall, Trace
 
 EVIDENCE = [("Forrest Gump", "directed_by", "Robert Zemeckis"),
@@ -72,3 +75,39 @@ def test_summary_rates():
     assert summary["hits@1"] == pytest.approx(1 / 3, abs=1e-4) and summary["hit"] == pytest.approx(2 / 3, abs=1e-4)
     assert summary["named"] == 1.0 and summary["no_answer"] == pytest.approx(1 / 3, abs=1e-4)
     assert summary["truncated"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+class Names:
+    """The KG names of EVIDENCE plus a film called Unknown (MetaQA has one), looked up exactly."""
+
+    names = {name for head, _, tail in EVIDENCE for name in (head, tail)} | {"Unknown", "1994"}
+
+    def canonical(self, text: str) -> str | None:
+        return text if text in self.names else None
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("Tom Hanks", ["Tom Hanks"]),                    # the topic entity: a wrong, committed answer
+    ("1994", ["1994"]),                              # a KG entity outside the evidence
+    ("- Ron Howard\n- Tom Hanks", ["Ron Howard", "Tom Hanks"]),
+    ("Unknown", []), ("None", []), ("N/A.", []),     # refusals, though a film is called Unknown
+    ("The director is Ron Howard.", []),             # prose is not a list
+])
+def test_the_last_resort_reads_only_list_like_replies(reply, expected):
+    assert listed_names(reply, Names()) == expected
+
+
+def test_subgraphrag_lists_only_its_ans_lines():
+    assert SubgraphRAG.listed_answers("Tom Hanks\nans: Tom Hanks", Names()) == ["Tom Hanks"]
+    assert SubgraphRAG.listed_answers("Tom Hanks\nans: not available", Names()) == []
+
+
+def test_rescore_applies_the_last_resort_to_rows_that_committed_to_nothing():
+    uncommitted = {**row_for("Robert Zemeckis, Ron Howard"), "method": "kaping"}
+    uncommitted["answers"] = []
+    names = {RECORD.qid: Names()}
+    rescored = rescore_rows([uncommitted], {RECORD.qid: RECORD.answers}, names)[0]
+    assert rescored["answers"] == ["Robert Zemeckis", "Ron Howard"]
+    assert rescored["committed"] and rescored["hit1"] and rescored["failed_stage"] is None
+    without_names = rescore_rows([uncommitted], {RECORD.qid: RECORD.answers})[0]
+    assert not without_names["committed"] and without_names["answers"] == []

@@ -50,6 +50,17 @@ def test_a_second_eval_on_the_same_file_is_refused(tmp_path, fault_server):
     assert "Traceback" not in result.stderr and not out.exists()
 
 
+def test_rescore_leaves_a_file_a_run_still_writes(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"qid": "demo/dev/1", "method": "llm-only", "answer": "x", "answers": []}\n')
+    before = out.read_text()
+    command = [sys.executable, "-m", "kgviz", "rescore", str(out), "--dataset", "demo"]
+    with sole_writer(out):
+        result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "is being written by" in result.stderr
+    assert "Traceback" not in result.stderr and out.read_text() == before
+
+
 def test_transient_503s_leave_no_error_rows(tmp_path, fault_server):
     server = fault_server(lambda n, _: (503, b"busy", 0) if n < 2 else (200, reply("Tom Hanks"), 0))
     out = tmp_path / "r.jsonl"

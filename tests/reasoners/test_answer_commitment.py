@@ -35,3 +35,8 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
     trace = Trace(method="llm-only", question="who directed Forrest Gump")
     generate_answer(trace, llm, answer_messages(trace.question), 32, lambda reply: [reply])
     assert not trace.reasked and len(trace.llm_calls) == 1
+    # the last resort decides only once the re-ask committed to nothing either
+    trace = Trace(method="llm-only", question="who directed Forrest Gump")
+    generate_answer(trace, llm, answer_messages(trace.question), 32, nothing_commits,
+                    fallback=lambda reply: ["listed"])
+    assert trace.reasked and trace.answers == ["listed"] and len(trace.llm_calls) == 2

@@ -44,7 +44,7 @@ from kgviz.reasoners.gnnrag.retrieval import (
     topic_mask,
 )
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
-from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
@@ -129,7 +129,8 @@ class GNNRAG(Reasoner):
         messages = path_messages(linking.question, [path.text for path in found.paths])
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
         generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
-                        lambda reply: mentioned_entities(reply, names))
+                        lambda reply: mentioned_entities(reply, names),
+                        fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)))
 
     def _gnn_paths(self, trace: Trace, model: GNNReasoner, card: dict[str, Any],
                    linking: EntityLinking, settings: RetrievalSettings) -> list[ReasoningPath]:

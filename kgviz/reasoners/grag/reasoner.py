@@ -17,7 +17,7 @@ from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import prune
 from kgviz.reasoners.grag.records import Description, EgoRetrieval, PrunedEgoGraph, RetrievedEgo
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
-from kgviz.reasoners.linking import link_topic_entities
+from kgviz.reasoners.linking import entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.trace import StringTriple, Trace
 
@@ -161,7 +161,8 @@ class GRAG(Reasoner):
             return
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.topics)
         generate_answer(trace, self.context.llm, qa_messages(found.question, described),
-                        self.config.max_tokens, lambda reply: mentioned_entities(reply, names))
+                        self.config.max_tokens, lambda reply: mentioned_entities(reply, names),
+                        fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)))
 
     def _retrieval_record(self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str,
                           candidates: int) -> EgoRetrieval:

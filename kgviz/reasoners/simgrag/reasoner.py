@@ -15,6 +15,7 @@ from kgviz.errors import KgvizError
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
@@ -184,7 +185,8 @@ class SimGRAG(Reasoner):
             trace.warnings.append(f"generation: {error}; the raw reply is used as the answer")
             generation.raw = error.raw
             trace.answer = error.raw.strip()
-            trace.answers = self._answer_entities(trace, question, trace.answer)
+            trace.answers = (self._answer_entities(trace, question, trace.answer)
+                             or self.listed_answers(trace.answer, entity_names(self.context)))
             return
         if task == "verify":
             generation.reason = str(reply.get("reason", "")).strip()
@@ -200,8 +202,11 @@ class SimGRAG(Reasoner):
                                  prompts.answer_schema(task))
             except LLMOutputError as error:
                 trace.warnings.append(f"generation re-ask: {error}")
-                return
-            self._take_answer(trace, question, generation, again)
+            else:
+                self._take_answer(trace, question, generation, again)
+        if not trace.answers:  # the last resort of every method (`listed_names`)
+            trace.answers = self.listed_answers("\n".join(generation.answer),
+                                                entity_names(self.context))
 
     def _take_answer(self, trace: Trace, question: str, generation: Generation,
                      reply: dict[str, Any]) -> None:

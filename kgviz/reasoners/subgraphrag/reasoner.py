@@ -18,8 +18,9 @@ import torch
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
+from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
-from kgviz.reasoners.linking import EntityLinking, link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.subgraphrag.prompt import (
     ANS_REASK,
@@ -135,13 +136,19 @@ class SubgraphRAG(Reasoner):
                                   f"out (max_candidates {config.max_candidates})")
         return linking
 
+    @staticmethod
+    def listed_answers(reply: str, names: NameLookup) -> list[str]:
+        """The KG names the reply's `ans:` lines list (prose commits to nothing)."""
+        return listed_names("\n".join(split_reply(reply)[1]), names)
+
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         """One LLM call (and one re-ask when no `ans:` line commits); the answers are the
         evidence entities (topic entities aside) that its `ans:` lines name."""
         messages = reasoning_messages(found.question, trace.evidence)
         reply = generate_answer(
             trace, self.context.llm, messages, self.config.max_tokens,
-            lambda text: committed_answers(text, trace.evidence, found.names), ANS_REASK)
+            lambda text: committed_answers(text, trace.evidence, found.names), ANS_REASK,
+            lambda text: self.listed_answers(text, entity_names(self.context)))
         explanation, lines = split_reply(reply)
         if not trace.answers:
             trace.warnings.append("subgraphrag: the reply commits to no answer in an `ans:` line")
