@@ -5,7 +5,8 @@ latency, and the time to build the ego-graph index.
 Latency is the reasoner's `retrieval` stage (topic entities given): question embedding, top-N
 ego-graphs, gating, description. Index build: pooling every entity's ego-graph from cached
 name vectors (embedding the names is not counted).
-Usage: python bench/bench_grag.py [--data ../shared/data] [--per-hop 100] [--threshold 0.5]
+Usage: python bench/bench_grag.py [--data ../shared/data] [--per-hop 100] [--tokens 1000]
+       [--top-n 3,10]
 """
 
 from __future__ import annotations
@@ -58,7 +59,10 @@ def main() -> None:
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--per-hop", type=int, default=100,
                         help="first N held-aside questions per hop")
-    parser.add_argument("--threshold", type=float, default=GRAGConfig.gate_threshold)
+    parser.add_argument("--tokens", type=int, default=GRAGConfig.description_tokens,
+                        help="description token budget")
+    parser.add_argument("--top-n", default=str(GRAGConfig.top_n),
+                        help="ego-graphs retrieved, comma-separated settings to compare")
     args = parser.parse_args()
     torch.set_num_threads(1)
 
@@ -66,7 +70,7 @@ def main() -> None:
     for hops in (1, 2, 3):
         dataset = MetaQA(hops, Path(args.data))
         records += split_records(dataset.questions("dev"))["heldout"][:args.per_hop]
-    config = GRAGConfig(gate_threshold=args.threshold)
+    config = GRAGConfig(description_tokens=args.tokens)
     start = time.perf_counter()
     build_ego_index(dataset.kg, config.hops, config.max_degree, persist=False)
     build_s = time.perf_counter() - start
@@ -76,9 +80,11 @@ def main() -> None:
           f"{config.max_degree}) built in {build_s:.1f}s")
     print(f"{'setting':<24} {'part':<6} {'n':>4} {'AR ego':>6} {'AR':>6} {'triples':>7} "
           f"{'chars':>6} {'lat ms':>7} {'p95 ms':>7}")
-    for label, scope in ((f"top-{config.top_n}, topic scope", config.scope_hops),
-                         (f"top-{config.top_n}, whole KG", None)):
-        reasoner = GRAG(context, GRAGConfig(gate_threshold=args.threshold, scope_hops=scope))
+    settings = [(f"top-{n}, {where}", n, scope) for n in map(int, args.top_n.split(","))
+                for where, scope in (("topic scope", config.scope_hops), ("whole KG", None))]
+    for label, top_n, scope in settings:
+        reasoner = GRAG(context, GRAGConfig(description_tokens=args.tokens, top_n=top_n,
+                                            scope_hops=scope))
         reasoner.retrieve_only(records[0].question, records[0].topic_entities)
         for group, row in measure(reasoner, records).items():
             times = sorted(row["ms"])

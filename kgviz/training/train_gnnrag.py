@@ -1,9 +1,10 @@
 """Train GNN-RAG's question-conditioned GNN on MetaQA dev (`kgviz train gnnrag [options]`).
 
-Node classification: every node of a question's dense subgraph (k-hop, PageRank-pruned) is an
-answer or not; the loss is binary cross entropy over the nodes (a few questions per step,
-questions whose subgraph holds no gold answer skipped). Training stops early when the
-validation Hits@1 stops improving, and the best epoch is saved with a card.
+The paper's node classification: a softmax over each question's dense subgraph (k-hop,
+PageRank-pruned) gives an answer distribution, trained by cross entropy against the uniform
+distribution over the gold answers in the subgraph (a few questions per step; questions whose
+subgraph holds no gold answer skipped). Training stops early when the validation Hits@1 stops
+improving, and the best epoch is saved with a card.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape
+from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, distribution_loss
 from kgviz.reasoners.gnnrag.model import CHECKPOINT
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, graph_inputs
 from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
@@ -36,7 +37,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=5e-3)
     parser.add_argument("--batch", type=int, default=8, help="questions per optimiser step")
     parser.add_argument("--hidden", type=int, default=shape.hidden)
-    parser.add_argument("--layers", type=int, default=shape.layers)
+    parser.add_argument("--layers", type=int, default=shape.layers, help="steps per round")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="reasoning rounds (ReaRev's adaptive instruction update between them)")
     parser.add_argument("--no-names", action="store_true",
                         help="do not seed nodes with name vectors")
     parser.add_argument("--hops", type=int, default=defaults.hops, help="subgraph radius")
@@ -58,7 +61,7 @@ def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: Text
         inputs = graph_inputs(text, [s.subgraph for s in chosen], [s.question for s in chosen],
                               model.shape.use_names)
         labels = torch.from_numpy(np.concatenate([s.labels for s in chosen])).float()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(inputs), labels)
+        loss = distribution_loss(model(inputs), labels, inputs.graph)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -72,7 +75,8 @@ def main(argv: list[str]) -> int:
     data = prepare(args)
     rng, started = data.rng, data.started
     settings = RetrievalSettings(hops=args.hops, max_nodes=args.max_nodes)
-    shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names)
+    shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names,
+                     rounds=args.rounds)
     kg = data.dataset.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, data.train, settings, True, "train questions")
@@ -110,7 +114,8 @@ def main(argv: list[str]) -> int:
                           train_with_answers_in_subgraph=len(labelled)),
         "labels": "subgraph nodes that are gold answers",
         "training": {
-            "loss": "binary cross entropy with logits, mean over a question's subgraph nodes",
+            "loss": "cross entropy of the softmax over a question's subgraph nodes against the "
+                    "uniform distribution over its gold answers, mean over questions",
             "optimizer": "Adam", "lr": args.lr, "batch_questions": args.batch, "seed": args.seed,
             "epochs_max": args.epochs, "epochs_run": len(history), "best_epoch": best_epoch,
             "patience": args.patience, "early_stopping": f"val {METRIC}", "threads": args.threads,

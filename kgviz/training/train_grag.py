@@ -42,8 +42,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=4, help="questions per optimiser step")
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--hidden", type=int, default=GateShape.hidden)
-    parser.add_argument("--threshold", type=float, default=0.5,
-                        help="keep threshold of the val metrics")
     return parser.parse_args(argv)
 
 
@@ -85,12 +83,11 @@ def train_epoch(pruner: SoftPruner, optimizer: torch.optim.Optimizer, index: Ego
     return float(np.mean(losses))
 
 
-def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[Sample], threshold: float,
-            budget: int) -> dict:
-    scores = {"all": evaluate(pruner, index, samples, threshold, budget)}
+def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[Sample], budget: int) -> dict:
+    scores = {"all": evaluate(pruner, index, samples, budget)}
     for hops in HOPS:
         part = [s for s in samples if s.record.hops == hops]
-        scores[f"{hops}-hop"] = evaluate(pruner, index, part, threshold, budget)
+        scores[f"{hops}-hop"] = evaluate(pruner, index, part, budget)
     return scores
 
 
@@ -110,7 +107,7 @@ def main(argv: list[str]) -> int:
     history, best, best_state, best_epoch, stale = [], None, None, 0, 0
     for epoch in range(1, args.epochs + 1):
         loss = train_epoch(pruner, optimizer, index, train, args.batch, rng, f"epoch {epoch}")
-        scores = evaluate(pruner, index, val, args.threshold, settings.max_triples)
+        scores = evaluate(pruner, index, val, settings.description_tokens)
         history.append({"epoch": epoch, "loss": round(loss, 5), **scores})
         print(f"epoch {epoch}: loss {loss:.4f}, val {scores}")
         if best is None or scores["triple_ap"] > best["triple_ap"]:
@@ -139,8 +136,8 @@ def main(argv: list[str]) -> int:
             "patience": args.patience, "early_stopping": "val triple_ap", "threads": args.threads,
             "prepare_s": round(prepared, 1), "time_s": round(elapsed, 1), "history": history,
         },
-        "validation": {"threshold": args.threshold,
-                       **per_hop(pruner, index, val, args.threshold, settings.max_triples)},
+        "validation": {"description_tokens": settings.description_tokens,
+                       **per_hop(pruner, index, val, settings.description_tokens)},
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train grag " + shlex.join(argv),
     }

@@ -58,7 +58,7 @@ def pruned_graph(pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (),
 
 
 def _node(node: GatedNode, centre: str | None, is_answer: bool) -> VisNode:
-    verdict = "kept" if node.kept else "below the threshold"
+    verdict = "described" if node.kept else "in no described triple"
     title = f"{node.name}\ngate {node.gate:.3f}, {verdict}"
     if centre is not None:
         return VisNode(node.name, node.name, f"{title}\n{centre}", ROOT_STYLE)

@@ -1,5 +1,5 @@
 """GRAG: the retrieved ego-graphs by similarity to the question, and the gate scores of their
-edges against the soft-pruning threshold."""
+edges, kept best first while the description fits its token budget."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
                 retrieval: EgoRetrieval | None = None) -> go.Figure:
     """One row per ego-graph (at least one; its similarity and counts), one dot per edge at its
     score (the mean gate of the edge and its end nodes), kept dark and soft-pruned light, the
-    threshold dashed."""
-    threshold = pruned[0].threshold
+    lowest kept score dashed (where the budget cut the gate order)."""
+    budget = pruned[0].budget
     similarity = [ego.score for ego in retrieval.retrieved] if retrieval is not None else []
     rows: list[str] = []
     points: dict[bool, tuple[list[float], list[float], list[str]]] = {True: ([], [], []),
@@ -52,10 +52,10 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
             x, y, hover = points[edge.kept]
             x.append(edge.score)
             y.append(row + JITTER * ((index * GOLDEN) % 1.0 - 0.5))
-            hover.append(_hover(edge, threshold))
+            hover.append(_hover(edge))
     edges = {(e.head, e.relation, e.tail): e for graph in pruned for e in graph.edges}
     kept = sum(edge.kept for edge in edges.values())
-    over_budget = sum(not e.kept and e.score >= threshold for e in edges.values())
+    kept_scores = [e.score for e in edges.values() if e.kept]
     figure = go.Figure()
     for is_kept, (x, y, hover) in points.items():
         figure.add_trace(go.Scatter(
@@ -63,12 +63,14 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
             name="kept" if is_kept else "soft-pruned",
             marker={"color": KEPT if is_kept else LEFT_OUT, "size": 8,
                     "line": {"width": 0.5, "color": "#555555"}}))
-    figure.add_vline(x=threshold, **CUT_LINE, annotation_text=f"gate threshold {threshold:g}")
-    budget = f", {over_budget} of them over the triple budget" if over_budget else ""
+    if kept_scores and kept < len(edges):
+        figure.add_vline(x=min(kept_scores), **CUT_LINE,
+                         annotation_text=f"budget cut {min(kept_scores):.3f}")
     figure.update_layout(
         title={"text": f"GRAG soft pruning: {kept} of {len(edges)} distinct edges kept, "
-                       f"{len(edges) - kept} soft-pruned{budget}<br><sup>kept edges are "
-                       "described to the LLM; soft-pruned ones are left out</sup>",
+                       f"{len(edges) - kept} soft-pruned<br><sup>the best-scoring edges are "
+                       f"described to the LLM while they fit {budget:,} tokens; the others are "
+                       "left out</sup>",
                "y": 0.97, "yanchor": "top", "x": 0.01},
         xaxis={"title": "edge score (mean gate of the edge and its end nodes)", "range": [0, 1]},
         yaxis={"tickvals": list(range(len(rows))), "ticktext": rows, "autorange": "reversed",
@@ -78,12 +80,7 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
     return figure
 
 
-def _hover(edge: GatedEdge, threshold: float) -> str:
-    if edge.kept:
-        verdict = "kept"
-    elif edge.score >= threshold:
-        verdict = "over the threshold, left out by the triple budget"
-    else:
-        verdict = "soft-pruned"
+def _hover(edge: GatedEdge) -> str:
+    verdict = "kept" if edge.kept else "soft-pruned (outside the description budget)"
     return (f"<b>{plotly_text(triple_text((edge.head, edge.relation, edge.tail)))}</b><br>"
             f"score {edge.score:.4f}, edge gate {edge.gate:.4f}<br>{verdict}")

@@ -1,30 +1,31 @@
-"""GNN-RAG: the GNN's most probable answers, the candidates it passed on, and its threshold."""
+"""GNN-RAG: the GNN's most probable answers and the candidates it passed on (the most probable
+until they cover the probability mass asked for)."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
 from kgviz.reasoners.gnnrag.records import NodeScores, SubgraphRecord
-from kgviz.viz.triples_view import CUT_LINE, ranked_bars_figure
+from kgviz.viz.triples_view import ranked_bars_figure
 
 
 def node_scores_figure(scores: NodeScores, subgraph: SubgraphRecord | None = None,
                        limit: int = 20) -> go.Figure:
     """The `limit` most probable entities (topic entities aside) as bars, the answer candidates
-    dark, the threshold dashed; hover: PageRank from the topic entities."""
+    dark; the title gives the probability mass they cover; hover: PageRank from the topic
+    entities."""
     nodes = [node for node in scores.nodes if not node.topic]
     chosen = sum(node.candidate for node in nodes)
-    above = sum(node.probability >= scores.threshold for node in nodes)
+    covered = sum(node.probability for node in nodes if node.candidate)
     sizes = "" if subgraph is None else (
         f"subgraph: {subgraph.nodes} of {subgraph.khop_nodes} nodes within {subgraph.hops} hops "
         f"(PageRank-pruned), {subgraph.triples} triples; ")
     figure = ranked_bars_figure(
         [node.name for node in nodes], [node.probability for node in nodes],
         [node.candidate for node in nodes], [f"PageRank {node.ppr:.4f}" for node in nodes],
-        f"GNN-RAG: {chosen} answer candidate(s) of {len(nodes)} entities, {above} at or above "
-        f"the threshold", "answer probability", limit, ("answer candidate", "not a candidate"),
+        f"GNN-RAG: {chosen} answer candidate(s) of {len(nodes)} entities, covering "
+        f"{covered:.0%} of the answer probability (taken until {scores.mass:.0%})",
+        "answer probability", limit, ("answer candidate", "not a candidate"),
         f"{sizes}topic entities left out")
-    figure.add_vline(x=scores.threshold, **CUT_LINE,
-                     annotation_text=f"threshold {scores.threshold:g}")
     figure.update_xaxes(range=[0, 1])
     return figure

@@ -14,9 +14,16 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
-from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, GraphInputs
+from kgviz.reasoners.gnnrag.gnn import (
+    GNNReasoner,
+    GNNShape,
+    GraphInputs,
+    answer_distribution,
+    distribution_loss,
+)
 from kgviz.reasoners.gnnrag.paths import candidate_paths, evidence_paths, walk
 from kgviz.reasoners.gnnrag.records import NodeScores, PathRecord, SubgraphRecord
+from kgviz.reasoners.gnnrag.retrieval import candidates_by_mass
 from kgviz.reasoners.gnnrag.subgraph import dense_subgraph, personalized_pagerank
 from kgviz.reasoners.registry import make_reasoner
 
@@ -147,8 +154,8 @@ def test_missing_checkpoint_names_the_training_command(tmp_path, demo):
 def test_config_is_checked_and_the_method_registered(demo):
     with pytest.raises(KgvizError, match="max_nodes"):
         make_reasoner("gnnrag", demo, max_nodes=0)
-    with pytest.raises(KgvizError, match="threshold"):
-        make_reasoner("gnnrag", demo, threshold=1.5)
+    with pytest.raises(KgvizError, match="mass"):
+        make_reasoner("gnnrag", demo, mass=1.5)
 
 
 def test_augmentation_borrows_evidence_without_an_llm_call(demo):
@@ -189,6 +196,7 @@ def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
     assert len(scores.nodes) == sizes.nodes
     probabilities = [n.probability for n in scores.nodes]
     assert probabilities == sorted(probabilities, reverse=True)
+    assert sum(probabilities) == pytest.approx(1.0, abs=1e-3)  # one answer distribution
     paths: PathRecord = trace.stages["paths"]
     assert paths.paths and all(p.start == "Forrest Gump" for p in paths.paths)
     path_triples = {t for p in paths.paths for t in p.triples}
@@ -234,3 +242,31 @@ def test_trained_gnn_finds_heldout_metaqa_answers(shared_data):
                             s.record.answers) for s in samples]
     assert scores["questions"] == 36
     assert scores["recall"] >= 0.65 and scores["hits@1"] >= 0.7 and np.mean(hits) >= 0.75
+
+
+@pytest.mark.parametrize("probabilities, excluded, mass, cap, expected", [
+    # taken until the sum reaches the mass, the node that crosses it included
+    ([0.5, 0.3, 0.15, 0.05], [], 0.95, 10, [0, 1, 2]),
+    ([0.05, 0.15, 0.3, 0.5], [], 0.95, 10, [3, 2, 1]),
+    ([0.97, 0.02, 0.01], [], 0.95, 10, [0]),               # a sure GNN hands over one
+    ([0.25, 0.25, 0.25, 0.25], [], 0.95, 3, [0, 1, 2]),   # an unsure one many, up to the cap
+    ([0.25, 0.25, 0.25, 0.25], [], 0.5, 10, [0, 1]),      # exactly at the mass: stop there
+    ([0.9, 0.06, 0.04], [0], 0.95, 10, [1, 2]),            # topic entities never count
+    ([0.9, 0.1], [0, 1], 0.95, 10, []),
+])
+def test_candidates_follow_the_papers_cumulative_probability_rule(probabilities, excluded, mass,
+                                                                   cap, expected):
+    mask = np.isin(np.arange(len(probabilities)), excluded)
+    chosen = candidates_by_mass(np.array(probabilities), mask, mass, cap)
+    assert chosen.tolist() == expected
+
+
+def test_the_loss_is_cross_entropy_against_each_questions_gold_distribution():
+    logits = torch.tensor([2.0, 0.0, 0.0, 1.0, 1.0])
+    graph = torch.tensor([0, 0, 0, 1, 1])
+    labels = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0])
+    first = -0.5 * (torch.log_softmax(logits[:3], 0)[0] + torch.log_softmax(logits[:3], 0)[2])
+    second = -torch.log_softmax(logits[3:], 0)[1]
+    assert distribution_loss(logits, labels, graph).item() == pytest.approx(
+        ((first + second) / 2).item(), rel=1e-6)
+    assert answer_distribution(logits, graph)[:3].sum().item() == pytest.approx(1.0)

@@ -17,9 +17,14 @@ from kgviz.llm import make_llm
 from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.describe import describe_graph, parse_description
-from kgviz.reasoners.grag.ego_index import build_ego_index, ego_graph, pooled_ego_embeddings
+from kgviz.reasoners.grag.ego_index import (
+    build_ego_index,
+    ego_graph,
+    most_relevant,
+    pooled_ego_embeddings,
+)
 from kgviz.reasoners.grag.gate import SoftPruner
-from kgviz.reasoners.grag.pruning import PrunedEgoGraph
+from kgviz.reasoners.grag.pruning import PrunedEgoGraph, keep_within_budget
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
 from kgviz.reasoners.grag.samples import RetrievalSettings, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
@@ -102,6 +107,33 @@ def test_mean_pooling_on_a_hand_made_graph(chain):
         ("b", "s", "c"), ("c", "r", "d"), ("h", "s", "c")]
 
 
+def test_a_hub_expands_through_the_half_edges_most_relevant_to_the_question(chain):
+    ids = {name: chain.entity_id(name) for name in "abcdh"}
+    prefer_c = {ids["c"]: 3.0, ids["a"]: 2.0}  # scores of the neighbour each half-edge reaches
+
+    def relevance(positions):
+        return np.array([prefer_c.get(int(n), 0.0) for n in chain.adj.neighbor[positions]])
+
+    first = ego_graph(chain, ids["h"], hops=1, max_degree=2)
+    relevant = ego_graph(chain, ids["h"], hops=1, max_degree=2, relevance=relevance)
+    assert sorted(chain.entities[n] for n in first.nodes) == ["a", "b", "h"]  # storage order
+    assert sorted(chain.entities[n] for n in relevant.nodes) == ["a", "c", "h"]
+    assert most_relevant(0, 5, 2, lambda p: np.zeros(len(p))).tolist() == [0, 1]  # ties: first
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40),
+       st.lists(st.integers(1, 30), min_size=40, max_size=40), st.integers(1, 300))
+def test_the_budget_keeps_a_prefix_of_the_gate_order(scores, tokens, budget):
+    scores, tokens = np.array(scores), np.array(tokens[:len(scores)])
+    kept = keep_within_budget(scores, tokens, budget)
+    order = np.argsort(-scores, kind="stable")
+    count = int(kept.sum())
+    assert kept[order[:count]].all() and not kept[order[count:]].any()  # the gate order's prefix
+    assert tokens[kept].sum() <= budget  # within the budget
+    assert count == len(scores) or tokens[kept].sum() + tokens[order[count]] > budget  # maximal
+
+
 def test_bulk_pooling_matches_each_walked_ego_graph(tmp_cache):
     kg = get_dataset("demo").kg
     index = build_ego_index(kg, hops=2, max_degree=8)
@@ -134,7 +166,8 @@ def test_gate_training_data_shapes(tmp_cache):
 
 @pytest.mark.parametrize("option, value, message", [
     ("top_n", 0, "top_n must be at least 1"), ("scope_hops", -1, "scope_hops must be 0 or more"),
-    ("gate_threshold", 1.5, "between 0 and 1"), ("task", "chat", "one of auto, qa, stance"),
+    ("description_tokens", 0, "description_tokens must be at least 1"),
+    ("task", "chat", "one of auto, qa, stance"),
     ("hops", 2.5, "hops must be int, not 2.5")])
 def test_config_is_checked(option, value, message):
     context = ReasonerContext(get_dataset("demo"), llm=None)

@@ -191,7 +191,7 @@ def gnnrag_trace() -> Trace:
                            NodeScore(EVIL, 0.6, 0.5, True, False),
                            NodeScore("Tom", 0.3, 0.2, False, False),
                            NodeScore("Other", 0.01, 0.2, False, False)], 0.5, "kgviz train gnnrag"),
-        "candidates": GNNCandidates([JANE], [0.8], 0.5, 1, 10),
+        "candidates": GNNCandidates([JANE], [0.8], 0.5, 0.8, 10),
         "paths": PathRecord([path], [path.text], ["Tom"], 2)},
         timings={"retrieval": 0.1, "total": 0.1}, evidence=path.triples)
 
@@ -199,10 +199,10 @@ def gnnrag_trace() -> Trace:
 def grag_trace() -> Trace:
     """GRAG's records: two ego-graphs; one edge kept, one soft-pruned, one over the budget."""
     kept = GatedEdge(EVIL, "directed_by", JANE, 0.9, 0.8, True)
-    pruned = [PrunedEgoGraph(EVIL, 0.5, [GatedNode(EVIL, 0.7, True), GatedNode(JANE, 0.6, True),
+    pruned = [PrunedEgoGraph(EVIL, 20, [GatedNode(EVIL, 0.7, True), GatedNode(JANE, 0.6, True),
                                          GatedNode("Tom", 0.1, False)],
                              [kept, GatedEdge(EVIL, "starred_actors", "Tom", 0.2, 0.3, False)]),
-              PrunedEgoGraph("Other", 0.5, [GatedNode("Other", 0.4, False),
+              PrunedEgoGraph("Other", 20, [GatedNode("Other", 0.4, False),
                                             GatedNode(JANE, 0.6, True)],
                              [GatedEdge("Other", "directed_by", JANE, 0.9, 0.6, False)])]
     triple = (EVIL, "directed_by", JANE)
@@ -409,9 +409,9 @@ def test_node_scores_rank_candidates_without_topic_entities():
     assert list(bars.y) == [f"1. {plotly_text(JANE)}", "2. Tom", "3. Other"]
     assert list(bars.marker.color) == [KEPT, LEFT_OUT, LEFT_OUT]
     assert "PageRank 0.1000<br>answer candidate" in bars.hovertext[0]
-    assert figure.layout.shapes[0].x0 == 0.5
     title = figure.layout.title.text
-    assert "1 answer candidate(s) of 3 entities, 1 at or above the threshold" in title
+    assert ("1 answer candidate(s) of 3 entities, covering 80% of the answer probability "
+            "(taken until 50%)") in title
     assert "subgraph: 4 of 4 nodes within 3 hops" in title
 
 
@@ -439,7 +439,7 @@ def test_augmented_paths_get_their_own_view_and_no_generic_evidence():
     assert "kaping: 2 evidence triples as 2 paths, 1 not among the GNN" in views["augmentation"]
 
 
-def test_ego_ranking_and_gates_against_the_threshold():
+def test_ego_ranking_and_gates_cut_by_the_budget():
     views = stage_views(grag_trace())
     (bars,) = views["ego_graphs"].data
     assert list(bars.x) == [0.6, 0.4] and "3 nodes, 2 edges" in bars.hovertext[0]
@@ -447,13 +447,13 @@ def test_ego_ranking_and_gates_against_the_threshold():
     figure = views["pruning"]
     kept, pruned = figure.data
     assert list(kept.x) == [0.8] and sorted(pruned.x) == [0.3, 0.6]
-    assert "left out by the triple budget" in pruned.hovertext[1]
-    assert figure.layout.shapes[0].x0 == 0.5
+    assert "outside the description budget" in pruned.hovertext[1]
+    assert figure.layout.shapes[0].x0 == 0.8  # the lowest kept score: where the budget cut
     assert list(figure.layout.yaxis.ticktext) == [
         f"#1 {ESCAPED} · similarity 0.600<br>1 kept, 1 soft-pruned",
         "#2 Other · similarity 0.400<br>0 kept, 1 soft-pruned"]
-    assert ("1 of 3 distinct edges kept, 2 soft-pruned, 1 of them over the triple budget"
-            in figure.layout.title.text)
+    assert "1 of 3 distinct edges kept, 2 soft-pruned" in figure.layout.title.text
+    assert "while they fit 20 tokens" in figure.layout.title.text
 
 
 def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
@@ -463,7 +463,7 @@ def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
     by_label = {n["label"]: n for n in nodes}
     assert set(by_label) == {EVIL, JANE, "Tom"}  # "Other" kept no edge: not drawn
     assert by_label[EVIL]["shape"] == "box" and "centre of ego-graph #1" in by_label[EVIL]["title"]
-    assert by_label["Tom"]["color"] == score_colour(0.1) and "below the threshold" in (
+    assert by_label["Tom"]["color"] == score_colour(0.1) and "in no described triple" in (
         by_label["Tom"]["title"])
     kept, faded = edges
     assert kept["color"] == score_colour(0.8) and not kept.get("dashes")

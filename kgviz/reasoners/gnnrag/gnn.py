@@ -12,7 +12,12 @@ question step by step from its topic entities, and a per-node answer logit.
 - States: a message is the sender's state joined with the relation, scaled by the sender's `p`
   and the gate; messages are summed and combined with the receiver's state.
 - Logit: `s · logit(reachability mixed over layers by weights from the question)` plus an MLP
-  over the final state and its product with the question (zero at first).
+  over the final state and its product with the question (zero at first). A softmax over each
+  subgraph's nodes turns the logits into the answer distribution the paper trains and reads.
+- Rounds (ReaRev's adaptive reasoning): after a round of `layers` steps, the question vector is
+  updated from the entities the round found (its states weighted by the answer distribution),
+  the instructions are read again from the question's tokens with it, and reasoning restarts
+  from the topic entities. The last round's logits are the answer.
 """
 
 from __future__ import annotations
@@ -23,17 +28,19 @@ from typing import Any
 import torch
 from torch import nn
 from torch_geometric.nn import MessagePassing
-from torch_geometric.utils import scatter
+from torch_geometric.utils import scatter, softmax
 
 
 @dataclass(frozen=True)
 class GNNShape:
-    """Text vector size, hidden width, number of layers, and whether entity names seed the nodes."""
+    """Text vector size, hidden width, steps per round, whether entity names seed the nodes, and
+    reasoning rounds (each re-reads the question with what the last one found)."""
 
     text_dim: int = 384
     hidden: int = 64
     layers: int = 3
     use_names: bool = True
+    rounds: int = 1
 
     def to_card(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,6 +119,9 @@ class GNNReasoner(nn.Module):
         assert isinstance(last, nn.Linear)
         nn.init.zeros_(last.weight)  # start from the reachability alone
         self.reach_scale = nn.Parameter(torch.tensor(1.0))
+        self.reread = nn.Linear(2 * h, h)  # question and found entities -> the next round's query
+        nn.init.zeros_(self.reread.weight)
+        nn.init.zeros_(self.reread.bias)
 
     def standardise_questions(self, questions: torch.Tensor) -> None:
         """Centre and scale question vectors by these (training) questions' statistics: sentence
@@ -134,19 +144,32 @@ class GNNReasoner(nn.Module):
         return found
 
     def forward(self, inputs: GraphInputs) -> torch.Tensor:
-        """Answer logits `(n,)`, one per node."""
+        """Answer logits `(n,)`, one per node (`answer_distribution` normalises them)."""
         x, graph = inputs, inputs.graph
         topic = x.topic_mask.float()
-        h = topic.unsqueeze(1) * self.topic
+        start = topic.unsqueeze(1) * self.topic
         if self.names is not None:
-            h = h + self.names(x.names)
-        p = topic / scatter(topic, graph, reduce="sum").clamp(min=1)[graph]
+            start = start + self.names(x.names)
         heads, rels, tails = x.triples[:, 0], x.triples[:, 1], x.triples[:, 2]
         edge_index = torch.cat([torch.stack([heads, tails]), torch.stack([tails, heads])], dim=1)
         words = torch.tanh(self.tokens(x.relations))[rels]  # in the question tokens' space
         relation = torch.cat([words + self.directions[0], words + self.directions[1]])
-        edge_graph = graph[edge_index[0]]
         q = self.question((x.questions - self.question_mean) / self.question_std)
+        logits, states = self._round(x, start, edge_index, relation, q)
+        for _ in range(self.shape.rounds - 1):
+            found = scatter(answer_distribution(logits, graph).unsqueeze(1) * states, graph,
+                            dim=0, dim_size=len(q), reduce="sum")
+            q = q + torch.tanh(self.reread(torch.cat([q, found], dim=-1)))
+            logits, states = self._round(x, start, edge_index, relation, q)
+        return logits
+
+    def _round(self, x: GraphInputs, h: torch.Tensor, edge_index: torch.Tensor,
+               relation: torch.Tensor, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """One reasoning round from the topic entities under question vector `q`: the logits and
+        the final node states."""
+        graph, topic = x.graph, x.topic_mask.float()
+        p = topic / scatter(topic, graph, reduce="sum").clamp(min=1)[graph]
+        edge_graph = graph[edge_index[0]]
         reached = []
         for instruction, conv in zip(self.instructions(q, x.tokens, x.token_mask), self.convs):
             h, p = conv(h, p, edge_index, relation, instruction[edge_graph])
@@ -154,4 +177,21 @@ class GNNReasoner(nn.Module):
         hop = torch.softmax(self.hop_weights(q), dim=-1)[graph]  # how many steps the question takes
         reach = (torch.stack(reached, dim=1) * hop).sum(dim=1).clamp(1e-4, 1 - 1e-4)
         refine = self.readout(torch.cat([h, h * q[graph]], dim=-1)).squeeze(-1)
-        return self.reach_scale * torch.logit(reach) + refine
+        return self.reach_scale * torch.logit(reach) + refine, h
+
+
+def answer_distribution(logits: torch.Tensor, graph: torch.Tensor) -> torch.Tensor:
+    """The softmax of the logits over each question's own nodes (`graph` names the question)."""
+    return softmax(logits, graph)
+
+
+def distribution_loss(logits: torch.Tensor, labels: torch.Tensor,
+                      graph: torch.Tensor) -> torch.Tensor:
+    """The paper's training loss: cross entropy between each question's answer distribution and
+    the uniform distribution over its gold answers, averaged over the questions (each must hold
+    at least one gold answer)."""
+    peak = scatter(logits.detach(), graph, reduce="max")[graph]
+    log_norm = torch.log(scatter(torch.exp(logits - peak), graph, reduce="sum"))[graph] + peak
+    target = labels / scatter(labels, graph, reduce="sum")[graph]
+    questions = int(graph.max()) + 1
+    return -(target * (logits - log_norm)).sum() / questions

@@ -54,30 +54,34 @@ DEFAULTS = RetrievalSettings()
 
 @dataclass
 class GNNRAGConfig(ReasonerConfig):
-    """Candidates: answer probability at least `threshold` (always the best node), at most
-    `max_candidates`; subgraph: `hops` around the topic entities cut to `max_nodes` by PageRank;
-    paths: `paths_per_candidate`, at most `max_paths`; `augment_with` names a method whose evidence
-    is added as paths (GNN-RAG+RA); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
+    """Candidates: the most probable nodes until their answer probability sums to `mass` (the
+    paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
+    `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `augment_with`
+    names a method whose first `augment_triples` evidence triples are added as paths (GNN-RAG+RA;
+    `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
+    augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
 
-    threshold: float = DEFAULTS.threshold
+    mass: float = DEFAULTS.mass
     max_candidates: int = DEFAULTS.max_candidates
     hops: int = DEFAULTS.hops
     max_nodes: int = DEFAULTS.max_nodes
     paths_per_candidate: int = DEFAULTS.paths_per_candidate
     max_paths: int = DEFAULTS.max_paths
     augment_with: str | None = None
+    augment_triples: int = 15
     max_tokens: int = 128
     checkpoint_root: str | None = None
 
     def __post_init__(self) -> None:
         self.require_positive("gnnrag", "max_candidates", "hops", "max_nodes",
-                              "paths_per_candidate", "max_paths", "max_tokens")
-        if not 0.0 <= self.threshold <= 1.0:
-            raise KgvizError("gnnrag: threshold must be between 0 and 1")
+                              "paths_per_candidate", "max_paths", "max_tokens",
+                              "augment_triples")
+        if not 0.0 < self.mass <= 1.0:
+            raise KgvizError("gnnrag: mass must be above 0 and at most 1")
 
     @property
     def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(self.hops, self.max_nodes, DEFAULTS.alpha, self.threshold,
+        return RetrievalSettings(self.hops, self.max_nodes, DEFAULTS.alpha, self.mass,
                                  self.max_candidates, self.paths_per_candidate, self.max_paths)
 
 
@@ -146,16 +150,15 @@ class GNNRAG(Reasoner):
             cache = EmbeddingCache(text.encoder.model_name)
             question = encode_questions(text, [linking.question], cache)[0]
             probabilities = node_probabilities(model, text, question, subgraph)
-            candidates = select_candidates(subgraph, probabilities, settings.threshold,
+            candidates = select_candidates(subgraph, probabilities, settings.mass,
                                            settings.max_candidates)
             trace.record("gnn", node_scores(kg.entities, subgraph, probabilities, candidates,
-                                            settings.threshold, card.get("command", "")))
+                                            settings.mass, card.get("command", "")))
         with trace.stage("candidates"):
             trace.record("candidates", CandidateRecord(
                 [kg.entities[int(subgraph.nodes[i])] for i in candidates],
-                [round(float(probabilities[i]), 5) for i in candidates], settings.threshold,
-                int((probabilities[~topic_mask(subgraph)] >= settings.threshold).sum()),
-                settings.max_candidates))
+                [round(float(probabilities[i]), 5) for i in candidates], settings.mass,
+                round(float(probabilities[candidates].sum()), 5), settings.max_candidates))
         with trace.stage("paths"):
             found = gnn_paths(kg, subgraph, probabilities, candidates, settings)
             kept, reached = found[:settings.max_paths], {path.end for path in found}
@@ -171,7 +174,8 @@ class GNNRAG(Reasoner):
         method = self.config.augment_with or ""
         with trace.stage("augmentation"):
             started = time.perf_counter()
-            borrowed = borrowed_evidence(self.augmenter, linking.question, linking.names)
+            borrowed = borrowed_evidence(self.augmenter, linking.question,
+                                         linking.names)[:self.config.augment_triples]
             extra = evidence_paths(borrowed, linking.names, self.config.hops, method)
             seen = {tuple(path.triples) for path in paths}
             added = [path for path in extra if tuple(path.triples) not in seen]
@@ -182,10 +186,10 @@ class GNNRAG(Reasoner):
 
 
 def node_scores(names, subgraph: DenseSubgraph, probabilities: np.ndarray, candidates: np.ndarray,
-                threshold: float, command: str) -> NodeScores:
+                mass: float, command: str) -> NodeScores:
     """Every subgraph node with its probability and PageRank, most probable first."""
     chosen, topics = set(candidates.tolist()), topic_mask(subgraph)
     order = np.argsort(-probabilities, kind="stable").tolist()
     return NodeScores([NodeScore(names[int(subgraph.nodes[i])], round(float(probabilities[i]), 5),
                                  round(float(subgraph.ppr[i]), 6), bool(topics[i]), i in chosen)
-                       for i in order], threshold, command)
+                       for i in order], mass, command)

@@ -36,18 +36,19 @@ class NodeScores:
     """The `"gnn"` record: every subgraph node, most probable answer first."""
 
     nodes: list[NodeScore] = field(default_factory=list)
-    threshold: float = 0.5
+    mass: float = 0.95  # candidates are taken until their probability sums to this
     checkpoint: str = ""  # the command that trained the GNN
 
 
 @dataclass
 class CandidateRecord:
-    """The `"candidates"` record: answer candidates, best first; how many passed the threshold."""
+    """The `"candidates"` record: answer candidates, best first; the probability mass they cover
+    (`covered`) against the `mass` asked for (less when `max_candidates` cut them)."""
 
     names: list[str]
     probabilities: list[float]
-    threshold: float
-    above_threshold: int
+    mass: float
+    covered: float
     max_candidates: int
 
 

@@ -23,13 +23,14 @@ from kgviz.reasoners.text_features import TextEmbeddings
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    """Subgraph (`hops`, `max_nodes`, PageRank restart `alpha`), candidates (probability at least
-    `threshold`, at most `max_candidates`, always the best one) and the path caps."""
+    """Subgraph (`hops`, `max_nodes`, PageRank restart `alpha`), candidates (the most probable
+    nodes until their answer probability sums to `mass`, at most `max_candidates`) and the path
+    caps."""
 
     hops: int = 3
     max_nodes: int = 1000
     alpha: float = 0.15
-    threshold: float = 0.5
+    mass: float = 0.95
     max_candidates: int = 10
     paths_per_candidate: int = 2
     max_paths: int = 30
@@ -91,18 +92,27 @@ def gnn_logits(model: GNNReasoner, text: TextEmbeddings, question: Question,
 
 def node_probabilities(model: GNNReasoner, text: TextEmbeddings, question: Question,
                        subgraph: DenseSubgraph) -> np.ndarray:
+    """The answer distribution over the subgraph's nodes (they sum to 1)."""
     with torch.no_grad():
-        return torch.sigmoid(gnn_logits(model, text, question, subgraph)).numpy()
+        return torch.softmax(gnn_logits(model, text, question, subgraph), dim=0).numpy()
 
 
-def select_candidates(subgraph: DenseSubgraph, probabilities: np.ndarray, threshold: float,
+def select_candidates(subgraph: DenseSubgraph, probabilities: np.ndarray, mass: float,
                       max_candidates: int) -> np.ndarray:
-    """Non-topic nodes with probability at least `threshold`, best first: at least the best one,
-    at most `max_candidates`."""
+    """The paper's rule (App. C): non-topic nodes, most probable first, until their probability
+    sums to at least `mass` (the node that crosses it included); at most `max_candidates`."""
+    return candidates_by_mass(probabilities, topic_mask(subgraph), mass, max_candidates)
+
+
+def candidates_by_mass(probabilities: np.ndarray, excluded: np.ndarray, mass: float,
+                       max_candidates: int) -> np.ndarray:
+    """Positions of the most probable nodes not `excluded`, best first, until their
+    probabilities sum to at least `mass`: at least one (when any is left), at most
+    `max_candidates`."""
     order = np.argsort(-probabilities, kind="stable")
-    order = order[~topic_mask(subgraph)[order]]
-    above = int((probabilities[order] >= threshold).sum())
-    return order[:min(max(above, 1), max_candidates)]
+    order = order[~excluded[order]]
+    below = int(np.searchsorted(np.cumsum(probabilities[order]), mass, side="left"))
+    return order[:min(below + 1, max_candidates)]
 
 
 def gnn_paths(kg: KnowledgeGraph, subgraph: DenseSubgraph, probabilities: np.ndarray,
@@ -123,7 +133,7 @@ def retrieve(kg: KnowledgeGraph, model: GNNReasoner, text: TextEmbeddings, quest
     """All retrieval steps for one question whose topic entities are `topics` (KG ids)."""
     subgraph = dense_subgraph(kg, topics, settings.hops, settings.max_nodes, settings.alpha)
     probabilities = node_probabilities(model, text, question, subgraph)
-    candidates = select_candidates(subgraph, probabilities, settings.threshold,
+    candidates = select_candidates(subgraph, probabilities, settings.mass,
                                    settings.max_candidates)
     paths = gnn_paths(kg, subgraph, probabilities, candidates, settings)
     return Retrieval(subgraph, probabilities, candidates, paths[:settings.max_paths])

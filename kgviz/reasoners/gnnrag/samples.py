@@ -65,7 +65,7 @@ def node_metrics(model: GNNReasoner, text: TextEmbeddings, samples: Sequence[Sam
     rows: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     for sample in samples:
         probabilities = node_probabilities(model, text, sample.question, sample.subgraph)
-        chosen = select_candidates(sample.subgraph, probabilities, settings.threshold,
+        chosen = select_candidates(sample.subgraph, probabilities, settings.mass,
                                    settings.max_candidates)
         hit = float(sample.labels[chosen[0]]) if len(chosen) else 0.0
         row = (hit, sample.labels[chosen].sum() / len(sample.answers), len(chosen),

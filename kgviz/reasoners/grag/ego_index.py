@@ -2,14 +2,18 @@
 text vectors (node text: the entity name; edge text: the relation), persisted per graph.
 
 Ego-graph of a centre `c`: walk `hops` undirected steps from `c`; each node is expanded through
-at most `max_degree` of its half-edges (the first ones in CSR order), so hubs (genres, years)
-join an ego-graph but do not flood it. Its nodes are those reached, its edges those walked. The
-whole index is built with sparse matrix products over the CSR (no per-entity Python loop).
+at most `max_degree` of its half-edges, so hubs (genres, years) join an ego-graph but do not
+flood it. Its nodes are those reached, its edges those walked. A question's ego-graphs expand a
+hub through the half-edges most relevant to the question (relation and neighbour text vectors
+against the question's); the index, built before any question, pools each hub's first
+`max_degree` half-edges in CSR order. The whole index is built with sparse matrix products over
+the CSR (no per-entity Python loop).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +28,8 @@ from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
 
 CHUNK_ROWS = 4096  # centres pooled per sparse product (bounds memory on hub-rich graphs)
+SCORE_CHUNK = 65_536  # a hub's half-edges scored at once (bounds memory on huge hubs)
+Relevance = Callable[[np.ndarray], np.ndarray]  # adjacency positions -> relevance scores
 
 
 @dataclass(frozen=True)
@@ -35,20 +41,43 @@ class EgoGraph:
     edges: np.ndarray
 
 
-def capped_positions(kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int) -> np.ndarray:
-    """Positions in `kg.adj` of the first `max_degree` half-edges of each node."""
-    starts = kg.adj.ptr[nodes]
-    return concat_ranges(starts, np.minimum(kg.adj.ptr[nodes + 1], starts + max_degree))
+def capped_positions(kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int,
+                     relevance: Relevance | None = None) -> np.ndarray:
+    """Positions in `kg.adj` of at most `max_degree` half-edges of each node: the most relevant
+    ones given `relevance`, else the first ones."""
+    starts, ends = kg.adj.ptr[nodes], kg.adj.ptr[nodes + 1]
+    if relevance is None:
+        return concat_ranges(starts, np.minimum(ends, starts + max_degree))
+    small = ends - starts <= max_degree
+    kept = [concat_ranges(starts[small], ends[small])]
+    for start, end in zip(starts[~small].tolist(), ends[~small].tolist()):
+        kept.append(most_relevant(start, end, max_degree, relevance))
+    return np.concatenate(kept)
 
 
-def ego_graph(kg: KnowledgeGraph, centre: int, hops: int, max_degree: int) -> EgoGraph:
-    """The ego-graph of `centre` (the module docstring defines it)."""
+def most_relevant(start: int, end: int, count: int, relevance: Relevance) -> np.ndarray:
+    """The `count` positions in `[start, end)` that `relevance` scores highest, scored in chunks
+    (ties: the earlier position)."""
+    best = np.zeros(0, dtype=np.int64)
+    best_scores = np.zeros(0, dtype=np.float32)
+    for chunk in range(start, end, SCORE_CHUNK):
+        positions = np.concatenate([best, np.arange(chunk, min(chunk + SCORE_CHUNK, end))])
+        scores = np.concatenate([best_scores, relevance(positions[len(best):])])
+        top = np.lexsort((positions, -scores))[:count]
+        best, best_scores = positions[top], scores[top]
+    return np.sort(best)
+
+
+def ego_graph(kg: KnowledgeGraph, centre: int, hops: int, max_degree: int,
+              relevance: Relevance | None = None) -> EgoGraph:
+    """The ego-graph of `centre` (the module docstring defines it); hubs expand through their
+    most relevant half-edges given `relevance`, else their first ones."""
     seen = np.zeros(kg.num_entities, dtype=bool)
     seen[centre] = True
     frontier = np.array([centre], dtype=np.int64)
     walked: list[np.ndarray] = []
     for _ in range(hops):
-        positions = capped_positions(kg, frontier, max_degree)
+        positions = capped_positions(kg, frontier, max_degree, relevance)
         walked.append(kg.adj.edge[positions])
         reached = kg.adj.neighbor[positions]
         frontier = np.unique(reached[~seen[reached]]).astype(np.int64)
@@ -110,8 +139,23 @@ class EgoIndex:
     relation_vectors: np.ndarray
     ego_vectors: np.ndarray
 
-    def ego_graph(self, centre: int) -> EgoGraph:
-        return ego_graph(self.kg, centre, self.hops, self.max_degree)
+    def ego_graph(self, centre: int, question_vector: np.ndarray | None = None) -> EgoGraph:
+        """`centre`'s ego-graph; hubs expand through the half-edges most relevant to the question
+        when its vector is given."""
+        relevance = None if question_vector is None else self.relevance(question_vector)
+        return ego_graph(self.kg, centre, self.hops, self.max_degree, relevance)
+
+    def relevance(self, question_vector: np.ndarray) -> Relevance:
+        """Scores adjacency positions by the question's similarity to the walked relation's and
+        the reached neighbour's text vectors (their mean)."""
+        adj, relations = self.kg.adj, self.kg.triples[:, 1]
+
+        def score(positions: np.ndarray) -> np.ndarray:
+            walked = self.relation_vectors[relations[adj.edge[positions]]]
+            reached = self.node_vectors[adj.neighbor[positions]]
+            return ((walked + reached) @ question_vector / 2.0).astype(np.float32)
+
+        return score
 
     def embed_question(self, question: str) -> np.ndarray:
         return self.encoder.encode([question])[0]

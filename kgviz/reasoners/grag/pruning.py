@@ -1,17 +1,20 @@
 """Soft pruning of retrieved ego-graphs: a gate value per node and edge, and the triples kept.
 
-A triple's score is the mean gate of its edge and its two end nodes; it is kept when the score
-reaches the threshold, best scores first up to a budget of triples. (The mean ranks the weak
-labels far better than the minimum: edges are gated by relation text alone, so every edge of
-the asked relation shares one value, and node gates separate the entities.)
+A triple's score is the mean gate of its edge and its two end nodes. The gate orders, the budget
+cuts: triples are kept best score first while their description fits a token budget, so a
+question whose gate is unsure still sees its best triples instead of none. (The mean ranks the
+weak labels far better than the minimum: edges are gated by relation text alone, so every edge
+of the asked relation shares one value, and node gates separate the entities.)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grag.ego_index import EgoIndex
 from kgviz.reasoners.grag.gate import SoftPruner
 from kgviz.reasoners.grag.records import GatedEdge, GatedNode, PrunedEgoGraph
@@ -35,29 +38,42 @@ def triple_scores(kg_triples: np.ndarray, node_gate: dict[int, float],
     return (edge_gate + heads + tails) / 3.0
 
 
-def keep_mask(scores: np.ndarray, threshold: float, max_triples: int) -> np.ndarray:
-    """Triples scoring at least `threshold`, the `max_triples` best of them."""
-    order = np.argsort(-scores, kind="stable")[:max_triples]
+CHARS_PER_TOKEN = 4  # English text under a BPE tokenizer, roughly
+LINE_CHARS = 14  # a description line's indent, marker, brackets, quotes and commas
+
+
+def triple_tokens(kg: KnowledgeGraph, rows: np.ndarray) -> np.ndarray:
+    """Estimated tokens of each triple row's line in the description (`describe_graph`)."""
+    chars = [sum(map(len, kg.triple_names(int(row)))) + LINE_CHARS for row in rows.tolist()]
+    return np.array([math.ceil(c / CHARS_PER_TOKEN) for c in chars], dtype=np.int64)
+
+
+def keep_within_budget(scores: np.ndarray, tokens: np.ndarray, budget: int) -> np.ndarray:
+    """The best-scoring triples whose lines fit `budget` tokens together: a prefix of the gate
+    order (the first triple that would overflow ends it)."""
+    order = np.argsort(-scores, kind="stable")
+    fitting = int((np.cumsum(tokens[order]) <= budget).sum())  # tokens > 0: a prefix
     mask = np.zeros(len(scores), dtype=bool)
-    mask[order[scores[order] >= threshold]] = True
+    mask[order[:fitting]] = True
     return mask
 
 
 def prune(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
-          retrieved: Sequence[Retrieved], threshold: float,
-          max_triples: int) -> list[PrunedEgoGraph]:
-    """Gate every node and edge of the retrieved ego-graphs once, and keep the best triples."""
+          retrieved: Sequence[Retrieved], budget: int) -> list[PrunedEgoGraph]:
+    """Gate every node and edge of the retrieved ego-graphs once, and keep the best triples
+    within `budget` description tokens."""
     kg = index.kg
     nodes = np.unique(np.concatenate([r.ego.nodes for r in retrieved]))
     edges = np.unique(np.concatenate([r.ego.edges for r in retrieved]))
     node_gate, edge_p = gate_elements(pruner, index, question_vector, nodes, edges)
     scores = triple_scores(kg.triples[edges], node_gate, edge_p)
-    kept = keep_mask(scores, threshold, max_triples)
+    kept = keep_within_budget(scores, triple_tokens(kg, edges), budget)
     by_edge = {e: (round(g, 4), round(float(s), 4), k) for e, g, s, k in
                zip(edges.tolist(), edge_p.tolist(), scores.tolist(), kept.tolist())}
+    described = set(kg.triples[edges[kept]][:, [0, 2]].ravel().tolist())
     return [PrunedEgoGraph(
-        kg.entities[item.ego.centre], threshold,
-        [GatedNode(kg.entities[n], round(node_gate[n], 4), node_gate[n] >= threshold)
+        kg.entities[item.ego.centre], budget,
+        [GatedNode(kg.entities[n], round(node_gate[n], 4), n in described)
          for n in item.ego.nodes.tolist()],
         [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()])
         for item in retrieved]

@@ -39,28 +39,27 @@ class Found:
 
 @dataclass
 class GRAGConfig(ReasonerConfig):
-    """Ego-graphs of `hops` hops (hubs expanded through `max_degree` half-edges); the `top_n` most
-    similar to the question among those centred within `scope_hops` of the topic entities (None:
-    the whole KG); triples kept when their gate score reaches `gate_threshold`, at most
-    `max_triples`. `task`: "qa", "stance" (ExplaGraphs: support or counter over the question's own
-    graph), or "auto" (stance on commonsense datasets, else qa)."""
+    """Ego-graphs of `hops` hops (hubs expanded through their `max_degree` half-edges most
+    relevant to the question); the `top_n` most similar to the question (the paper's 10) among
+    those centred within `scope_hops` of the topic entities (None: the whole KG); their triples
+    kept best gate score first while the description fits `description_tokens`. `task`: "qa",
+    "stance" (ExplaGraphs: support or counter over the question's own graph), or "auto" (stance
+    on commonsense datasets, else qa)."""
 
     hops: int = 2
     max_degree: int = 50
-    top_n: int = 3
+    top_n: int = 10
     scope_hops: int | None = 1
-    gate_threshold: float = 0.5
-    max_triples: int = 100
+    description_tokens: int = 1000
     task: Literal["auto", "qa", "stance"] = "auto"
     checkpoint: str = CHECKPOINT
     max_tokens: int = 128
 
     def __post_init__(self) -> None:
-        self.require_positive("grag", "hops", "max_degree", "top_n", "max_triples", "max_tokens")
+        self.require_positive("grag", "hops", "max_degree", "top_n", "description_tokens",
+                              "max_tokens")
         if self.scope_hops is not None and self.scope_hops < 0:
             raise KgvizError("grag: scope_hops must be 0 or more (or None for the whole KG)")
-        if not 0.0 <= self.gate_threshold <= 1.0:
-            raise KgvizError("grag: gate_threshold must be between 0 and 1")
 
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:
@@ -123,8 +122,8 @@ class GRAG(Reasoner):
             count = index.kg.num_entities if centres is None else len(centres)
             trace.record("ego_graphs", self._retrieval_record(index.kg, retrieved, scope, count))
         with trace.stage("pruning"):
-            pruned = prune(pruner, index, vector, retrieved, config.gate_threshold,
-                           config.max_triples) if retrieved else []
+            pruned = prune(pruner, index, vector, retrieved,
+                           config.description_tokens) if retrieved else []
             trace.record("pruning", pruned)
         with trace.stage("description"):
             descriptions = self._describe(pruned)

@@ -53,11 +53,12 @@ class GatedEdge:
 
 @dataclass
 class PrunedEgoGraph:
-    """One retrieved ego-graph after pruning (the `"pruning"` record holds one per ego-graph);
-    `threshold` is the gate threshold its nodes and triples were kept at."""
+    """One retrieved ego-graph after pruning (the `"pruning"` record holds one per ego-graph):
+    its triples were kept best gate score first within `budget` description tokens; a node is
+    kept when a kept triple names it."""
 
     centre: str
-    threshold: float
+    budget: int
     nodes: list[GatedNode] = field(default_factory=list)
     edges: list[GatedEdge] = field(default_factory=list)
 

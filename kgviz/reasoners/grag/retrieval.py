@@ -54,4 +54,5 @@ def retrieve(index: EgoIndex, question_vector: np.ndarray, topics: Sequence[int]
         similarity = index.ego_vectors[centres] @ question_vector
         order = np.argsort(-similarity, kind="stable")[:top_n]
         ids, scores = centres[order], similarity[order]
-    return [Retrieved(index.ego_graph(int(c)), float(s)) for c, s in zip(ids, scores)]
+    return [Retrieved(index.ego_graph(int(c), question_vector), float(s))
+            for c, s in zip(ids, scores)]

@@ -12,7 +12,7 @@ import torch
 from kgviz.datasets.base import QARecord
 from kgviz.reasoners.grag.ego_index import EgoIndex
 from kgviz.reasoners.grag.gate import SoftPruner
-from kgviz.reasoners.grag.pruning import keep_mask, triple_scores
+from kgviz.reasoners.grag.pruning import keep_within_budget, triple_scores, triple_tokens
 from kgviz.reasoners.grag.retrieval import retrieve
 from kgviz.training.weak_labels import resolve, shortest_path_edges
 
@@ -23,9 +23,9 @@ class RetrievalSettings:
 
     hops: int = 2
     max_degree: int = 50
-    top_n: int = 3
+    top_n: int = 10
     scope_hops: int = 1
-    max_triples: int = 100
+    description_tokens: int = 1000
 
 
 @dataclass
@@ -82,15 +82,15 @@ def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[Sample], threshold: float,
-             max_triples: int) -> dict[str, float]:
+def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[Sample],
+             budget: int) -> dict[str, float]:
     """Triple average precision, answer recall of the kept triples, and kept-triple counts."""
     ap, recall, kept_sizes, sizes = [], [], [], []
     for sample in samples:
         node_p, edge_p = pruner.probabilities(*(t.numpy() for t in sample_tensors(index, sample)))
         rows = index.kg.triples[sample.edges]
         scores = triple_scores(rows, dict(zip(sample.nodes.tolist(), node_p.tolist())), edge_p)
-        kept = rows[keep_mask(scores, threshold, max_triples)]
+        kept = rows[keep_within_budget(scores, triple_tokens(index.kg, sample.edges), budget)]
         ap.append(average_precision(scores, sample.edge_labels))
         recall.append(bool(sample.answers & set(kept[:, [0, 2]].ravel().tolist())))
         kept_sizes.append(len(kept))
