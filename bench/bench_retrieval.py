@@ -18,7 +18,6 @@ from pathlib import Path
 
 from kgviz.datasets import get_dataset
 from kgviz.eval.metrics import evidence_recall
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.training.splits import split_records

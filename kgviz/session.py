@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets import Dataset, get_dataset
 from kgviz.embed.index import IndexKind
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 

@@ -1,4 +1,6 @@
-"""Method names (the CLI contract) mapped to Reasoner classes, imported only when asked for."""
+"""Method names (the CLI contract) mapped to Reasoner classes, imported only when asked for.
+
+The built-in methods are known from the start; `register_method` adds others (plugins)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,14 @@ from typing import Any
 from kgviz.errors import UnknownNameError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 
-_METHODS: dict[str, str] = {}
+_METHODS: dict[str, str] = {
+    "simgrag": "kgviz.reasoners.simgrag.reasoner:SimGRAG",
+    "llm-only": "kgviz.reasoners.llm_only:LLMOnly",
+    "kaping": "kgviz.reasoners.kaping:Kaping",
+    "subgraphrag": "kgviz.reasoners.subgraphrag.reasoner:SubgraphRAG",
+    "grag": "kgviz.reasoners.grag.reasoner:GRAG",
+    "gnnrag": "kgviz.reasoners.gnnrag.reasoner:GNNRAG",
+}
 
 
 def register_method(name: str, target: str) -> None:

@@ -9,7 +9,6 @@ import pytest
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
 from kgviz.llm import LLMUnavailable, make_llm
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.answers import answer_entities
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.kaping import TripleRanking, candidate_edges, verbalise

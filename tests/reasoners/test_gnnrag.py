@@ -11,7 +11,6 @@ import torch
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.gnn import (

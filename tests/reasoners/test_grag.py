@@ -14,7 +14,6 @@ from kgviz.datasets.metaqa import MetaQA
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm import make_llm
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.describe import describe_graph, parse_description
 from kgviz.reasoners.grag.ego_index import (

@@ -12,7 +12,6 @@ from kgviz.datasets.metaqa import MetaQA
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm import make_llm
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import make_reasoner, method_names

@@ -12,7 +12,6 @@ from kgviz.datasets.registry import get_dataset
 from kgviz.embed.kg_index import KGIndex
 from kgviz.errors import KgvizError
 from kgviz.llm.base import LLM, Completion
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag import prompts
@@ -98,8 +97,23 @@ def test_pattern_prompt_prefix_is_byte_stable_and_the_question_last(family):
     two = prompts.pattern_messages(family, "what genre is Alien")
     assert json.dumps(one[:-1]) == json.dumps(two[:-1])
     assert one[-1] == {"role": "user", "content": "question: who directed Heat"}
-    for turn in one[2:-1:2]:  # every few-shot answer is a valid, parseable pattern
-        parse_pattern(json.loads(turn["content"]), 6)
+    shots = one[2:-1:2]
+    assert len(shots) == 12  # as the paper uses on MetaQA
+    for turn in shots:  # every few-shot answer is a well-formed pattern, one triple per phrase
+        assert not parse_pattern(json.loads(turn["content"]), 6).malformed
+
+
+def test_what_a_reask_should_fix_is_marked_malformed():
+    reply = {"phrases": ["a", "b", "c"],
+             "triples": [["X", "r", "Y"], ["X", "r", "Y"], ["Z", "s", "Z"]]}
+    pattern = parse_pattern(reply, 6)
+    assert pattern.malformed == ["triple 2 repeats an earlier triple",
+                                 "triple 3 links 'Z' to itself",
+                                 "there are 3 phrases but 1 usable triple(s)"]
+    assert pattern.triples() == [("X", "r", "Y")]  # the repaired pattern, used if a re-ask fails
+    dropped_by_cap = {"phrases": ["a", "b"], "triples": [["X", "r", "Y"], ["Y", "s", "W"]]}
+    assert parse_pattern(dropped_by_cap, 1).malformed == [
+        "there are 2 phrases but 1 usable triple(s)"]
 
 
 def test_answer_prompts_verbalize_each_graph():
@@ -161,7 +175,8 @@ def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
                           ).run("who directed Forrest Gump")
     assert trace.stages["pattern"] is None and trace.evidence == []
     assert trace.warnings[0].startswith("pattern:") and trace.warnings[1].startswith("generation:")
-    assert trace.answer == "Robert Zemeckis?" and trace.answers == []
+    # no evidence to name, but the raw reply lists a KG name: the last resort commits to it
+    assert trace.answer == "Robert Zemeckis?" and trace.answers == ["Robert Zemeckis"]
 
     nowhere = json.dumps({"phrases": [], "triples": [["Forrest Gump", "directed by", "Heat"],
                                                      ["Heat", "directed by", "Forrest Gump"]]})

@@ -15,7 +15,6 @@ from kgviz.datasets.custom import CustomDataset
 from kgviz.datasets.registry import get_dataset
 from kgviz.embed.kg_index import Neighbour
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.paths import walk
 from kgviz.reasoners.gnnrag.records import (

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgviz.errors import KgvizError
-from kgviz.reasoners import catalog  # noqa: F401  (registers the methods)
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.trace import StringTriple

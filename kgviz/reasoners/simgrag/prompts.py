@@ -42,6 +42,15 @@ ANSWER_REASK = ("Your answer list names no entity from the subgraphs. Answer aga
                 "JSON form, putting in `answer` the entity names from the subgraphs that answer "
                 "the question, spelled exactly as there. If you are unsure, give the most likely "
                 "one.")
+
+
+def pattern_reask(problems: list[str]) -> str:
+    """The re-ask of a malformed pattern, quoting what is wrong with it."""
+    listed = "\n".join(f"- {problem}" for problem in problems)
+    return (f"Your pattern has problems:\n{listed}\nWrite it again in the same JSON form: one "
+            "triple per phrase, each triple linking two different nodes, no triple twice.")
+
+
 VERIFY_SCHEMA: dict = {
     "type": "object",
     "properties": {"reason": {"type": "string"},

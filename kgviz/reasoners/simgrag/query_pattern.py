@@ -68,6 +68,7 @@ class QueryPattern:
     nodes: list[PatternNode]
     edges: list[PatternEdge]
     repairs: list[str] = field(default_factory=list)
+    malformed: list[str] = field(default_factory=list)  # worth a re-ask (see `parse_pattern`)
 
     def triples(self) -> list[tuple[str, str, str]]:
         return [(self.nodes[e.head].text, e.relation, self.nodes[e.tail].text) for e in self.edges]
@@ -135,7 +136,9 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
 
     Repairs, each recorded: malformed or non-text triples dropped, over-long texts cut, exact
     duplicates and self-loops dropped, triples past `max_triples` dropped (the first ones are kept,
-    as the reply lists the question's facts in order).
+    as the reply lists the question's facts in order). Self-loops, duplicates and fewer triples
+    than phrases (a fact of the question left out) also go into `malformed`: the LLM is asked to
+    fix those before the repaired pattern is used.
     """
     if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
         raise PatternError("the LLM reply has no list of triples")
@@ -147,6 +150,7 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
     keys: dict[str, int] = {}
     edges: list[PatternEdge] = []
     seen: set[tuple[int, str, int]] = set()
+    malformed: list[str] = []
 
     def node(text: str) -> int:
         key = text.casefold()
@@ -169,10 +173,12 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         head, tail = node(head_text), node(tail_text)
         if head == tail:
             repairs.append(f"triple {position} dropped: self-loop on {head_text!r}")
+            malformed.append(f"triple {position} links {head_text!r} to itself")
             continue
         key = (head, relation.casefold(), tail)
         if key in seen:
             repairs.append(f"triple {position} dropped: duplicate")
+            malformed.append(f"triple {position} repeats an earlier triple")
             continue
         if len(edges) == max_triples:
             repairs.append(f"triple {position} dropped: more than {max_triples} triples")
@@ -182,8 +188,10 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
     if not edges:
         raise PatternError("the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})"
                                                                      if repairs else ""))
+    if len(edges) < len(phrases):
+        malformed.append(f"there are {len(phrases)} phrases but {len(edges)} usable triple(s)")
     used = sorted({n for e in edges for n in (e.head, e.tail)})
     renumber = {old: new for new, old in enumerate(used)}
     edges = [PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown)
              for e in edges]
-    return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs)
+    return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs, malformed)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgviz.errors import KgvizError
+from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
@@ -33,6 +34,7 @@ from kgviz.trace import REASK_STAGE, StringTriple, Trace
 Algorithm = Literal["optimized", "algorithm1"]
 ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
 TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
+PATTERN_REASK_STAGE = "pattern_reask"
 
 
 @dataclass
@@ -133,9 +135,27 @@ class SimGRAG(Reasoner):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
             return None, []
+        if pattern.malformed:
+            pattern = self._reask_pattern(trace, messages, pattern)
         parts = pattern.searchable()
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
         return pattern, parts
+
+    def _reask_pattern(self, trace: Trace, messages: list[Message],
+                       first: QueryPattern) -> QueryPattern:
+        """One re-ask quoting what is malformed (stage `pattern_reask`); the new pattern unless
+        it is worse (more problems) or unusable, when the first is repaired instead."""
+        trace.warnings.append("pattern re-asked: " + "; ".join(first.malformed))
+        follow_up = reask_messages(messages, trace.llm_calls[-1].text,
+                                   prompts.pattern_reask(first.malformed))
+        try:
+            reply = ask_json(trace, PATTERN_REASK_STAGE, self.context.llm, follow_up,
+                             prompts.PATTERN_SCHEMA)
+            again = parse_pattern(reply, self.config.max_triples)
+        except (LLMOutputError, PatternError) as error:
+            trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
+            return first
+        return again if len(again.malformed) <= len(first.malformed) else first
 
     def _search(self, trace: Trace, pattern: QueryPattern, parts: list[Component],
                 pools: PatternPools) -> list[subgraphs.Subgraph]:

@@ -3,10 +3,10 @@
 A match maps the pattern nodes injectively to KG entities and each pattern edge to one KG triple
 joining the two mapped entities, in either direction, whose relation is in the edge's pool (any
 relation when unknown). Its GSD is the sum of the pool distances of the known nodes and known
-relations (unknown elements count 0). A match is the pair (node map, edge map), as Algorithm 1
-enumerates them: parallel KG triples between the same two entities give distinct matches, each with
-its own relation distance, and parallel pattern edges must map to distinct triples. A symmetric
-pattern can therefore return the same triple set twice under two node maps.
+relations (unknown elements count 0). A subgraph is its node map (Def. 2): parallel KG triples
+between the same two entities are alternatives inside one match, whose edge map is the closest
+choice, so they never fill the top-k with near-duplicates. Parallel pattern edges must map to
+distinct triples. A symmetric pattern can return the same triple set twice under two node maps.
 
 Matches are ranked by the key `(gsd, nodes, edges)`, where `gsd` is the exactly rounded
 `math.fsum` of the element distances, so every search returns the same list, ties included.
@@ -291,11 +291,18 @@ class _Search:
         return nbr[idx], rows[idx], rel_d[idx], node_d
 
     def _complete(self, record: int) -> None:
-        """Algorithm 1, lines 12-14: push a full match into the top-k."""
+        """Algorithm 1, lines 12-14: push a full match into the top-k, where a node map already
+        there keeps only its better edge map. (Pruning stays exact: an edge map that would
+        improve a kept node map scores below the k-th best, so no bound discards it.)"""
         key = (math.fsum(self.node_d + self.edge_d), tuple(self.ent), tuple(self.erow))
         if self.tree is not None:
             self.tree.mark(record, "completed")
-        if len(self.best) == self.k and key >= self.best[-1][0]:
+        same = next((i for i, (kept, _) in enumerate(self.best) if kept[1] == key[1]), None)
+        if same is not None:
+            if key >= self.best[same][0]:
+                return
+            del self.best[same]
+        elif len(self.best) == self.k and key >= self.best[-1][0]:
             return
         bisect.insort(self.best, (key, record), key=lambda entry: entry[0])
         if len(self.best) > self.k:
@@ -389,5 +396,8 @@ def brute_force_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: Candidate
                 gsd = math.fsum([d for _, d in combo] + [d for _, d in chosen])
                 keys.append((gsd, nodes, edges))
     keys.sort()
-    return SearchResult([Match(*key) for key in keys[:k]], "complete", assignments, 0,
+    best: dict[tuple[int, ...], tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
+    for key in keys:  # each node map with its best edge map, best first
+        best.setdefault(key[1], key)
+    return SearchResult([Match(*key) for key in list(best.values())[:k]], "complete", assignments, 0,
                         time.monotonic() - began)

@@ -1,0 +1,70 @@
+"""A malformed SimGRAG pattern gets one re-ask quoting its problems before any repair drops a
+triple. The LLM here is a stub on loopback replaying recorded replies (it says so), driven
+through kgviz's real OpenAI-protocol backend; the search runs on the demo KG."""
+
+from __future__ import annotations
+
+import json
+
+from kgviz.datasets import get_dataset
+from kgviz.llm.openai_backend import OpenAIBackend
+from kgviz.reasoners.base import ReasonerContext
+from kgviz.reasoners.registry import make_reasoner
+from kgviz.reasoners.simgrag.reasoner import PATTERN_REASK_STAGE
+
+QUESTION = "who directed the films that Tom Hanks acted in"
+PHRASES = ["a film has Tom Hanks among its starred actors", "that film was directed by someone"]
+SELF_LOOP = {"phrases": PHRASES,
+             "triples": [["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
+                         ["UNKNOWN person 1", "directed by", "UNKNOWN person 1"]]}
+FIXED = {"phrases": PHRASES,
+         "triples": [["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
+                     ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"]]}
+ANSWER = {"reason": "Graph 1 links his film to its director.", "answer": ["Robert Zemeckis"]}
+
+
+def reply(content: dict) -> bytes:
+    return json.dumps({"choices": [{"message": {"content": json.dumps(content)},
+                                    "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 10, "completion_tokens": 20}}).encode()
+
+
+def run(fault_server, replies: list[dict]):
+    bodies: list[str] = []
+
+    def script(number: int, body: str):
+        bodies.append(body)
+        return 200, reply(replies[min(number, len(replies) - 1)]), 0
+
+    server = fault_server(script)
+    dataset = get_dataset("demo")
+    context = ReasonerContext(dataset, OpenAIBackend(server.url + "/v1", "m"))
+    return make_reasoner("simgrag", context).run(QUESTION, ["Tom Hanks"]), bodies
+
+
+def test_a_self_loop_is_reasked_and_the_fixed_pattern_searched(fault_server, tmp_cache):
+    trace, bodies = run(fault_server, [SELF_LOOP, FIXED, ANSWER])
+    assert [call.stage for call in trace.llm_calls] == ["pattern", PATTERN_REASK_STAGE,
+                                                        "generation"]
+    reask = json.loads(bodies[1])["messages"][-1]["content"]
+    assert "links 'UNKNOWN person 1' to itself" in reask and "one triple per phrase" in reask
+    pattern = trace.stages["pattern"]
+    assert pattern.triples() == [tuple(t) for t in FIXED["triples"]] and not pattern.malformed
+    assert any(w.startswith("pattern re-asked: triple 2 links") for w in trace.warnings)
+    assert ("Forrest Gump", "directed_by", "Robert Zemeckis") in trace.evidence
+    assert not trace.reasked  # the answer itself needed no re-ask
+
+
+def test_a_worse_reply_keeps_the_first_pattern_repaired(fault_server, tmp_cache):
+    worse = {"phrases": PHRASES, "triples": [["Tom Hanks", "starred actors", "Tom Hanks"]]}
+    trace, _ = run(fault_server, [SELF_LOOP, worse, ANSWER])
+    pattern = trace.stages["pattern"]
+    assert pattern.triples() == [("UNKNOWN movie 1", "starred actors", "Tom Hanks")]
+    assert "triple 2 dropped: self-loop on 'UNKNOWN person 1'" in pattern.repairs
+    assert "pattern re-ask: the LLM reply has no usable triple" in " ".join(trace.warnings)
+
+
+def test_a_well_formed_pattern_is_not_reasked(fault_server, tmp_cache):
+    trace, bodies = run(fault_server, [FIXED, ANSWER])
+    assert [call.stage for call in trace.llm_calls] == ["pattern", "generation"]
+    assert len(bodies) == 2
