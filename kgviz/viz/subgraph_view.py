@@ -36,7 +36,8 @@ def subgraphs_graph(subgraphs: Sequence[Subgraph]) -> str:
     for graph in subgraphs:
         prefix = f"s{graph.rank}"
         nodes.append(VisNode(prefix, f"#{graph.rank} · GSD {graph.gsd:.3f}",
-                             f"subgraph #{graph.rank}, component {graph.component}", HEADER_STYLE))
+                             f"subgraph #{graph.rank}, {components_text(graph.components)}",
+                             HEADER_STYLE))
         for match in graph.nodes:
             colour = node_colour(match.pattern_node)
             elements.setdefault(f"node {match.pattern_node}: {match.text}", colour)
@@ -110,3 +111,10 @@ def _entity_node(name: str, is_answer: bool, score: float | None) -> VisNode:
     style = {"color": ANSWER if is_answer else EVIDENCE, "size": node_size(score)}
     title = name if score is None else f"{name}\nscore {score:.3f}"
     return VisNode(name, name, title, style)
+
+
+def components_text(components: tuple[int, ...]) -> str:
+    """`component 0`, or `components 0 + 1` for a subgraph joined from several."""
+    if len(components) == 1:
+        return f"component {components[0]}"
+    return "components " + " + ".join(map(str, components))

@@ -79,8 +79,9 @@ def test_disconnected_parts_are_searched_apart_and_unanchored_ones_skipped():
     assert [[p.nodes[n].text for n in c.nodes] for c in parts] == [
         ["Heat", f"{U} person 1"], ["Alien", f"{U} tag 1"]]
     assert parts[0].graph.edges == ((0, 1),)
-    assert p.repairs == [("pattern has 3 disconnected parts: each is searched on its own; "
-                          "1 part(s) without a named entity skipped")]
+    assert p.repairs == [("pattern has 3 disconnected parts: each is searched on its own and a "
+                          "subgraph joins a match of each; 1 part(s) without a named entity "
+                          "skipped")]
 
 
 def test_a_pattern_of_unknowns_only_still_searches_its_largest_part():

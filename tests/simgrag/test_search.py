@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
+from kgviz.reasoners.simgrag.joint import WIDTH_CAP, widened_topk
 from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search import (
     algorithm1_topk,
@@ -268,3 +270,66 @@ def test_tree_cap_keeps_a_prefix(random_kg):
     assert set(columns["outcome"]) >= {"expanded", "in_topk", "pruned_bound"}
     roots = [i for i, depth in enumerate(columns["depth"]) if depth == 0]
     assert all(columns["parent"][i] == -1 for i in roots)
+
+
+# ----------------------------------------------------------------- disconnected patterns
+@st.composite
+def two_components(draw):
+    """A problem as above plus a second component (a one- or two-edge path) over the same KG."""
+    kg, first, first_pools, k = draw(problems(max_entities=8, max_triples=14,
+                                              max_assignments=400))
+    second = PatternGraph(3, ((0, 1), (1, 2))) if draw(st.booleans()) else PatternGraph(
+        2, ((0, 1),))
+    distance = st.integers(0, 24).map(lambda x: x / 8)
+
+    def pool(size: int):
+        ids = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=min(size, 4),
+                            unique=True))
+        return Pool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
+
+    second_pools = CandidatePools(tuple(pool(kg.num_entities) for _ in range(second.num_nodes)),
+                                  tuple(pool(kg.num_relations) if draw(st.booleans()) else None
+                                        for _ in second.edges))
+    return kg, [(first, first_pools), (second, second_pools)], k
+
+
+def joint_brute_force(kg, parts, k):
+    """Every match of every component (brute force), joined where node maps are disjoint."""
+    lists = [brute_force_topk(kg, pattern, pools, 10**9).matches for pattern, pools in parts]
+    joined = sorted(math.fsum(m.gsd for m in combo) for combo in itertools.product(*lists)
+                    if len({e for m in combo for e in m.nodes}) == sum(len(m.nodes)
+                                                                        for m in combo))
+    return joined[:k]
+
+
+@FAST
+@given(two_components())
+def test_the_joint_top_k_of_two_components_equals_brute_force(problem):
+    kg, parts, k = problem
+
+    def search(part, width):
+        pattern, pools = parts[part]
+        return optimized_topk(kg, pattern, pools, width, **UNBOUNDED)
+
+    results, found, width = widened_topk(search, len(parts), k)
+    assert [joint.gsd for joint in found] == joint_brute_force(kg, parts, k)
+    for joint in found:  # each a valid joint match: its components' node maps disjoint
+        picked = [results[i].matches[pick] for i, pick in enumerate(joint.picks)]
+        assert len({e for m in picked for e in m.nodes}) == sum(len(m.nodes) for m in picked)
+    assert width <= WIDTH_CAP * k
+
+
+def test_a_clash_between_components_widens_their_lists():
+    """The best matches of two components share an entity: the joint top-1 needs a second match."""
+    kg = KnowledgeGraph.from_triples([("a", "r", "b"), ("a", "r", "c"), ("a", "s", "d"),
+                                      ("d", "s", "e")])
+    a = kg.entity_id("a")
+    one = (PatternGraph(2, ((0, 1),)), CandidatePools((([a], [0.0]), None), (None,)))
+    other = (PatternGraph(2, ((0, 1),)),
+             CandidatePools(((np.array([a, kg.entity_id("d")]), np.array([0.0, 1.0])), None),
+                            (None,)))
+    results, found, width = widened_topk(
+        lambda part, w: optimized_topk(kg, *[one, other][part], w, **UNBOUNDED), 2, 1)
+    assert width > 1 and len(found) == 1 and found[0].gsd == 1.0
+    picked = [results[i].matches[p] for i, p in enumerate(found[0].picks)]
+    assert picked[1].nodes == (kg.entity_id("d"), kg.entity_id("e"))

@@ -132,10 +132,10 @@ def simgrag_trace() -> Trace:
     tree.add(root, 1, 0, 1, 1, 0, 0.1, 0.1, "in_topk")
     tree.add(-1, 0, -1, 0, 3, -1, 0.5, 0.6, "pruned_bound", 1)
     tree.add(-1, 0, -1, 0, 2, -1, 0.7, 0.8, "pruned_bound")  # past the cap: dropped
-    search = SearchRecord("optimized", [ComponentSearch(0, (0, 1), (0,), "complete", 2, 1, 0.002,
+    search = SearchRecord("optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 2, 1, 0.002,
                                                         1, tree)])
     triple = (EVIL, "directed_by", JANE)
-    found = [Subgraph(1, 0, 0.1, [triple], [NodeMatch(0, EVIL, 0, EVIL, 0.0),
+    found = [Subgraph(1, (0,), 0.1, [triple], [NodeMatch(0, EVIL, 0, EVIL, 0.0),
                                             NodeMatch(1, "UNKNOWN person 1", 1, JANE, 0.0)],
                       [EdgeMatch(0, "directed by", 0, triple, 0.1)])]
     calls = [LLMCall("pattern", [{"role": "user", "content": f"question: who directed {EVIL}"}],
@@ -309,7 +309,7 @@ def test_search_tree_with_thousands_of_records_stays_quick():
     root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
     for i in range(4999):
         tree.add(root, 1, 0, 1, i % 4, 0, 0.1, 0.2, "pruned_bound" if i % 3 else "completed", 2)
-    search = SearchRecord("optimized", [ComponentSearch(0, (0, 1), (0,), "complete", 5000, 9000,
+    search = SearchRecord("optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 5000, 9000,
                                                         0.5, 10, tree)])
     start = time.perf_counter()
     figure = search_tree_figure(search, trace.stages["pattern"], hand_kg())

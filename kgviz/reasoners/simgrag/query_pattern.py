@@ -4,8 +4,8 @@ The reply holds `phrases` (the question segmented, one phrase per fact) and `tri
 `[head, relation, tail]` texts; `UNKNOWN <type> <n>` stands for an entity or relation the question
 does not name. Every text is plain data: it is never interpreted, only trimmed and length-capped.
 
-Disconnected patterns: each connected component is searched on its own and the top-k subgraphs of
-all searched components are pooled. A component is searched only if it names at least one entity,
+Disconnected patterns: each connected component is searched on its own, and a subgraph joins one
+match of each searched component (`joint.py`). A component is searched only if it names at least one entity,
 since a component of UNKNOWN nodes alone matches arbitrary KG edges and would only add noise; when
 no component names an entity, the largest one is still searched so the run shows what happened.
 """
@@ -107,7 +107,8 @@ class QueryPattern:
         anchored = [c for c in parts if self.known_count(c) > 0]
         if len(parts) > 1:
             skipped = len(parts) - len(anchored) if anchored else len(parts) - 1
-            self._note(f"pattern has {len(parts)} disconnected parts: each is searched on its own"
+            self._note(f"pattern has {len(parts)} disconnected parts: each is searched on its own "
+                       "and a subgraph joins a match of each"
                        + (f"; {skipped} part(s) without a named entity skipped" if skipped else ""))
         return anchored or parts[:1]
 

@@ -20,6 +20,7 @@ from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
+from kgviz.reasoners.simgrag.joint import widened_topk
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
 from kgviz.reasoners.simgrag.query_pattern import (
     Component,
@@ -80,8 +81,20 @@ class ComponentSearch:
 
 @dataclass
 class SearchRecord:
+    """The search stage: its algorithm, the matches asked of each component (`width`: k, or
+    more when a disconnected pattern's joint top-k needed longer lists) and each search."""
+
     algorithm: str
+    width: int
     components: list[ComponentSearch] = field(default_factory=list)
+
+
+@dataclass
+class SearchBudget:
+    """What one question's searches may still spend: expansions, and a monotonic deadline."""
+
+    expansions: int
+    deadline: float
 
 
 @dataclass
@@ -159,39 +172,54 @@ class SimGRAG(Reasoner):
 
     def _search(self, trace: Trace, pattern: QueryPattern, parts: list[Component],
                 pools: PatternPools) -> list[subgraphs.Subgraph]:
-        """Search each component within one shared expansion budget and deadline."""
-        record = SearchRecord(self.config.algorithm)
-        found: list[subgraphs.Subgraph] = []
-        deadline = time.monotonic() + self.config.time_limit_s
-        budget = self.config.max_expansions
-        for number, part in enumerate(parts):
-            result = self._search_one(part, pools, budget, max(0.0, deadline - time.monotonic()))
-            budget = max(0, budget - result.expanded)
+        """The top-k subgraphs within one expansion budget and deadline: of the one component,
+        or joined from a match of each (`joint.py`), each component's list widened until the
+        joint top-k is exact (`widened_topk`)."""
+        budget = SearchBudget(self.config.max_expansions,
+                              time.monotonic() + self.config.time_limit_s)
+        results, found, width = widened_topk(
+            lambda part, width: self._search_one(parts[part], pools, width, budget),
+            len(parts), self.config.k)
+        self._record_search(trace, parts, results, width)
+        described = [[subgraphs.describe(self.context.kg, pattern, pools, number, part, match)
+                      for match in result.matches]
+                     for number, (part, result) in enumerate(zip(parts, results))]
+        if not found:
+            trace.warnings.append("search: no KG subgraph matches the pattern")
+        return subgraphs.ranked([subgraphs.joined([described[i][pick]
+                                                   for i, pick in enumerate(joint.picks)],
+                                                  joint.gsd) for joint in found])
+
+    def _record_search(self, trace: Trace, parts: list[Component], results: list[SearchResult],
+                       width: int) -> None:
+        record = SearchRecord(self.config.algorithm, width)
+        for number, (part, result) in enumerate(zip(parts, results)):
             record.components.append(ComponentSearch(
                 number, part.nodes, part.edges, result.status, result.expanded, result.pruned,
                 result.elapsed_s, len(result.matches), result.tree))
-            found += [subgraphs.describe(self.context.kg, pattern, pools, number, part, match)
-                      for match in result.matches]
             if result.status != "complete":
                 trace.warnings.append(
                     f"search stopped by its {result.status.replace('_', ' ')} after "
                     f"{result.expanded:,} expansions; using the best {len(result.matches)} "
                     f"match(es) found so far")
         trace.record("search", record)
-        if not found:
-            trace.warnings.append("search: no KG subgraph matches the pattern")
-        return subgraphs.ranked(found)
 
-    def _search_one(self, part: Component, pools: PatternPools, budget: int,
-                    seconds: float) -> SearchResult:
+    def _search_one(self, part: Component, pools: PatternPools, k: int,
+                    budget: SearchBudget) -> SearchResult:
+        """The top-k of one component, charged to the run's shared `budget`."""
         config, kg = self.config, self.context.kg
         search_pools = pools.for_component(part)
+        seconds = max(0.0, budget.deadline - time.monotonic())
         if config.algorithm == "algorithm1":
-            return algorithm1_topk(kg, part.graph, search_pools, config.k, max_expansions=budget,
-                                   time_limit_s=seconds)
-        return optimized_topk(kg, part.graph, search_pools, config.k, max_expansions=budget,
-                              time_limit_s=seconds, record_tree=config.record_tree,
-                              max_tree_nodes=config.max_tree_nodes)
+            result = algorithm1_topk(kg, part.graph, search_pools, k,
+                                     max_expansions=budget.expansions, time_limit_s=seconds)
+        else:
+            result = optimized_topk(kg, part.graph, search_pools, k,
+                                    max_expansions=budget.expansions, time_limit_s=seconds,
+                                    record_tree=config.record_tree,
+                                    max_tree_nodes=config.max_tree_nodes)
+        budget.expansions = max(0, budget.expansions - result.expanded)
+        return result
 
     def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
         task = self.config.task

@@ -37,10 +37,11 @@ class EdgeMatch:
 
 @dataclass
 class Subgraph:
-    """One retrieved subgraph: its rank over all searched components, GSD and mappings."""
+    """One retrieved subgraph: its rank, the searched components it matches (one match each, for
+    a disconnected pattern), its GSD (summed over them) and its mappings."""
 
     rank: int
-    component: int
+    components: tuple[int, ...]
     gsd: float
     triples: list[StringTriple]
     nodes: list[NodeMatch]
@@ -58,7 +59,15 @@ def describe(kg: KnowledgeGraph, pattern: QueryPattern, pools: PatternPools, com
         relation = int(kg.triples[row][1])
         edges.append(EdgeMatch(e, pattern.edges[e].relation, row, kg.triple_names(row),
                                pools.relations[e].distance_of(relation)))
-    return Subgraph(-1, component, match.gsd, [edge.names for edge in edges], nodes, edges)
+    return Subgraph(-1, (component,), match.gsd, [edge.names for edge in edges], nodes, edges)
+
+
+def joined(parts: Sequence[Subgraph], gsd: float) -> Subgraph:
+    """One subgraph of a disconnected pattern from a match of each component (rank set later)."""
+    return Subgraph(-1, tuple(c for part in parts for c in part.components), gsd,
+                    [t for part in parts for t in part.triples],
+                    [n for part in parts for n in part.nodes],
+                    [e for part in parts for e in part.edges])
 
 
 def ranked(subgraphs: Sequence[Subgraph]) -> list[Subgraph]:
