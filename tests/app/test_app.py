@@ -77,7 +77,7 @@ def test_params_follow_the_config_dataclass():
     form = ParamForm(SimGRAGConfig)
     assert set(form.fields) == {"k", "k_nodes", "k_relations", "max_triples", "max_expansions",
                                 "time_limit_s", "record_tree", "max_tree_nodes", "algorithm",
-                                "task"}
+                                "task", "relation_hint"}
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["time_limit_s"], widgets.FloatText)
     assert form.fields["algorithm"].options == ("optimized", "algorithm1")

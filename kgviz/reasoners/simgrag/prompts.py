@@ -110,8 +110,8 @@ def _dumps(value: object) -> str:
 
 
 @cache
-def _pattern_prefix(family: str) -> tuple[Message, ...]:
-    hint = FAMILY_HINTS[family]
+def _pattern_prefix(family: str, relation_hint: bool) -> tuple[Message, ...]:
+    hint = FAMILY_HINTS[family] if relation_hint else ""
     system = PATTERN_INSTRUCTIONS + (f"\n{hint}" if hint else "")
     turns: list[Message] = [{"role": "system", "content": system}]
     for question, phrases, triples in PATTERN_EXAMPLES[family]:
@@ -121,9 +121,11 @@ def _pattern_prefix(family: str) -> tuple[Message, ...]:
     return tuple(turns)
 
 
-def pattern_messages(family: str, question: str) -> list[Message]:
-    """The question-to-pattern prompt for a dataset family."""
-    return [*map(dict, _pattern_prefix(family_of(family))),
+def pattern_messages(family: str, question: str, relation_hint: bool = True) -> list[Message]:
+    """The question-to-pattern prompt for a dataset family; `relation_hint` adds the family's
+    relation vocabulary to the instructions (an addition to the paper, which leaves it to
+    future work)."""
+    return [*map(dict, _pattern_prefix(family_of(family), relation_hint)),
             {"role": "user", "content": f"question: {question}"}]
 
 

@@ -40,7 +40,8 @@ PATTERN_REASK_STAGE = "pattern_reask"
 
 @dataclass
 class SimGRAGConfig(ReasonerConfig):
-    """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task."""
+    """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
+    `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
 
     k: int = 3
     k_nodes: int = 16
@@ -52,6 +53,7 @@ class SimGRAGConfig(ReasonerConfig):
     max_tree_nodes: int = 5000
     algorithm: Algorithm = "optimized"
     task: prompts.Task = "qa"
+    relation_hint: bool = True
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -141,7 +143,8 @@ class SimGRAG(Reasoner):
     def _pattern(self, trace: Trace,
                  question: str) -> tuple[QueryPattern | None, list[Component]]:
         """The parsed pattern and the components to search; (None, []) with a warning on failure."""
-        messages = prompts.pattern_messages(self.context.dataset.family, question)
+        messages = prompts.pattern_messages(self.context.dataset.family, question,
+                                            self.config.relation_hint)
         try:
             reply = ask_json(trace, "pattern", self.context.llm, messages, prompts.PATTERN_SCHEMA)
             pattern = parse_pattern(reply, self.config.max_triples)
