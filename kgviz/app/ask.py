@@ -20,7 +20,7 @@ from kgviz.app.render import (
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import score_trace
 from kgviz.llm.streaming import streaming_to
-from kgviz.reasoners.registry import method_names, reasoner_class
+from kgviz.reasoners.registry import method_label, method_names, reasoner_class
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
 from kgviz.viz.html import esc
@@ -77,7 +77,8 @@ class AskPanel(widgets.VBox):
     def __init__(self, controls: Controls, method: str = "simgrag") -> None:
         self.controls = controls
         names = method_names()
-        self.method = widgets.Dropdown(options=names, value=method if method in names else names[0],
+        self.method = widgets.Dropdown(options=[(method_label(n), n) for n in names],
+                                       value=method if method in names else names[0],
                                        description="method")
         self.params = widgets.Box()
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")

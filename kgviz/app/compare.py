@@ -10,7 +10,7 @@ from kgviz.app.controls import Controls, run_guarded
 from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import score_trace
-from kgviz.reasoners.registry import method_names
+from kgviz.reasoners.registry import method_label, method_names
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
 from kgviz.viz.html import esc
@@ -30,7 +30,7 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
         latency += f" (cached; {trace.cost_seconds:.1f} first)"
-    return (trace.method, trace.answer, ", ".join(trace.answers) or "(none)", *verdicts,
+    return (method_label(trace.method), trace.answer, ", ".join(trace.answers) or "(none)", *verdicts,
             str(len(trace.evidence)),
             str(trace.prompt_tokens), latency)
 
@@ -63,8 +63,9 @@ class ComparePanel(widgets.VBox):
         self.controls = controls
         self.options_for = options_for or (lambda method: {})
         chosen = set(method_names() if methods is None else methods)
-        self.checks = {name: widgets.Checkbox(value=name in chosen, description=name,
-                                              indent=False, layout=widgets.Layout(width="130px"))
+        self.checks = {name: widgets.Checkbox(value=name in chosen,
+                                              description=method_label(name), indent=False,
+                                              layout=widgets.Layout(width="170px"))
                        for name in method_names()}
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
         self.progress = widgets.HTML()

@@ -12,6 +12,7 @@ from kgviz.eval.attribution import STAGES
 from kgviz.eval.metrics import row_value
 from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
+from kgviz.reasoners.registry import method_label
 
 # Table column -> row field. hits@1 (the first committed answer is gold) leads; `hit` (some
 # committed answer is gold) and `named` (a gold answer named anywhere, SimGRAG's lenient check)
@@ -31,7 +32,7 @@ def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     def label(row: dict[str, Any]) -> str:
         options = settings_label(row.get("settings") or {})
         llm = f" · {row.get('llm') or 'unrecorded LLM'}" if several_llms else ""
-        return row["method"] + (f" [{options}]" if options else "") + llm
+        return method_label(row["method"]) + (f" [{options}]" if options else "") + llm
 
     return [{**row, "method": label(row)} for row in rows]
 

@@ -173,6 +173,28 @@ class KnowledgeGraph:
             dist[frontier] = depth
         return dist
 
+    def shortest_path_edges(self, sources: Iterable[int], targets: Iterable[int],
+                            max_hops: int = 4) -> np.ndarray:
+        """Sorted rows of every triple on some shortest undirected path from a source to a target
+        (targets beyond `max_hops` contribute none), without enumerating the paths: walking down
+        the distance gradient from every target at once, a triple is on such a path exactly when
+        it steps from a reached node to a node one hop nearer the sources."""
+        dist = self.distances_from(sources, max_hops)
+        frontier = np.unique(np.fromiter(targets, dtype=np.int64))
+        frontier = frontier[dist[frontier] > 0]
+        reached = np.zeros(self.num_entities, dtype=bool)
+        reached[frontier] = True
+        rows: list[np.ndarray] = []
+        while frontier.size:
+            positions = concat_ranges(self.adj.ptr[frontier], self.adj.ptr[frontier + 1])
+            owners = np.repeat(frontier, np.diff(self.adj.ptr)[frontier])
+            nearer = positions[dist[self.adj.neighbor[positions]] == dist[owners] - 1]
+            rows.append(self.adj.edge[nearer])
+            below = np.unique(self.adj.neighbor[nearer])
+            frontier = below[(dist[below] > 0) & ~reached[below]]
+            reached[frontier] = True
+        return np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
+
     def shortest_paths(self, sources: Iterable[int], targets: Iterable[int], max_hops: int = 4,
                        max_paths: int = 64) -> list[list[int]]:
         """All shortest undirected paths from any source to each target, as lists of edge rows.

@@ -19,6 +19,16 @@ _METHODS: dict[str, str] = {
     "gnnrag": "kgviz.reasoners.gnnrag.reasoner:GNNRAG",
 }
 
+# How tables and views name a method where the name alone would overstate it.
+_LABELS: dict[str, str] = {
+    "grag": "grag (hard prompt)",  # the paper's graph-token soft prompt needs a white-box LLM
+}
+
+
+def method_label(name: str) -> str:
+    """The name tables and views show for method `name`."""
+    return _LABELS.get(name, name)
+
 
 def register_method(name: str, target: str) -> None:
     """Register `name` as `"package.module:ClassName"`."""

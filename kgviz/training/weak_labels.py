@@ -13,10 +13,7 @@ def resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[int]:
 
 
 def shortest_path_edges(kg: KnowledgeGraph, topics: Iterable[int], answers: Iterable[int],
-                        max_hops: int = 3, max_paths: int = 32) -> set[int]:
-    """Triple rows lying on some shortest undirected path from a topic entity to an answer."""
-    topic_list = list(topics)
-    edges: set[int] = set()
-    for path in kg.shortest_paths(topic_list, answers, max_hops=max_hops, max_paths=max_paths):
-        edges.update(path)
-    return edges
+                        max_hops: int = 3) -> set[int]:
+    """Triple rows lying on some shortest undirected path from a topic entity to an answer:
+    every one of them, however many paths there are (`KnowledgeGraph.shortest_path_edges`)."""
+    return set(kg.shortest_path_edges(topics, answers, max_hops).tolist())

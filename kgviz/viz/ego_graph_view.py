@@ -28,7 +28,7 @@ def ego_ranking_figure(retrieval: EgoRetrieval, limit: int = 30) -> go.Figure:
     return ranked_bars_figure(
         [ego.centre for ego in egos], [ego.score for ego in egos], None,
         [f"{ego.nodes} nodes, {ego.edges} edges" for ego in egos],
-        f"GRAG: top {len(egos)} of {retrieval.candidates} ego-graphs by similarity to the question",
+        f"GRAG (hard prompt): top {len(egos)} of {retrieval.candidates} ego-graphs by similarity to the question",
         "cosine similarity", limit, None,
         f"{retrieval.hops}-hop ego-graphs centred on: {retrieval.scope}")
 
@@ -67,7 +67,7 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
         figure.add_vline(x=min(kept_scores), **CUT_LINE,
                          annotation_text=f"budget cut {min(kept_scores):.3f}")
     figure.update_layout(
-        title={"text": f"GRAG soft pruning: {kept} of {len(edges)} distinct edges kept, "
+        title={"text": f"GRAG (hard prompt) soft pruning: {kept} of {len(edges)} distinct edges kept, "
                        f"{len(edges) - kept} soft-pruned<br><sup>the best-scoring edges are "
                        f"described to the LLM while they fit {budget:,} tokens; the others are "
                        "left out</sup>",

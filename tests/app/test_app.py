@@ -248,7 +248,10 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
 def test_new_methods_appear_automatically(monkeypatch, demo_sessions):
     monkeypatch.setitem(registry._METHODS, "llm-only-2", "kgviz.reasoners.llm_only:LLMOnly")
     app = make_lab(demo_sessions)
-    assert "llm-only-2" in app.ask_panel.method.options and "llm-only-2" in app.compare_panel.checks
+    assert ("llm-only-2", "llm-only-2") in app.ask_panel.method.options
+    assert "llm-only-2" in app.compare_panel.checks
+    assert ("grag (hard prompt)", "grag") in app.ask_panel.method.options  # labelled as it is
+    assert app.compare_panel.checks["grag"].description == "grag (hard prompt)"
     app.ask_panel.method.value = "llm-only-2"
     assert set(app.ask_panel.form.fields) == {"max_tokens"}
 

@@ -148,3 +148,11 @@ def test_accuracy_chart_draws_each_bars_wilson_interval():
     assert list(bar.y) == [0.75]
     assert bar.error_y.array[0] == pytest.approx(high - 0.75)
     assert bar.error_y.arrayminus[0] == pytest.approx(0.75 - low)
+
+
+def test_tables_name_grag_by_what_it_runs(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps({**r, "method": "grag"}) + "\n" for r in ROWS[:1]))
+    from kgviz.eval.report import load_rows
+
+    assert [r["method"] for r in load_rows([path])] == ["grag (hard prompt)"]

@@ -148,3 +148,15 @@ def test_csr_order_equals_lexsort_with_ties_and_when_too_big_to_pack():
     expected = np.lexsort((dst, rel, src))
     assert (csr_order(50, src, rel, dst) == expected).all()  # many exact ties: stable like lexsort
     assert (csr_order(2**31, src, rel, dst) == expected).all()  # 2**62 * 7 > int64: lexsort path
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_shortest_path_edges_are_those_of_every_shortest_path(seed):
+    """The gradient walk finds exactly the triples of the enumerated shortest paths, uncapped,
+    for several sources and targets at once (targets beyond the limit, or sources, add none)."""
+    kg, _ = random_graph(seed, n=40, m=90)
+    sources, targets = [0, 3], list(range(5, 40, 3)) + [3]
+    for max_hops in (1, 2, 4):
+        enumerated = {edge for path in kg.shortest_paths(sources, targets, max_hops, 10**6)
+                      for edge in path}
+        assert set(kg.shortest_path_edges(sources, targets, max_hops).tolist()) == enumerated
