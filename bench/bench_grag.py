@@ -21,12 +21,12 @@ import numpy as np
 import torch
 
 from kgviz.datasets.metaqa import MetaQA
+from kgviz.datasets.splits import split_records
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.ego_index import build_ego_index
 from kgviz.reasoners.grag.prompt import qa_messages
 from kgviz.reasoners.grag.reasoner import GRAG, GRAGConfig
 from kgviz.trace import Trace
-from kgviz.training.splits import split_records
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from kgviz.datasets.splits import metaqa_heldout
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import answer_recall, build_samples, evaluate, ranking
 from kgviz.reasoners.subgraphrag.scorer import load_scorer
 from kgviz.reasoners.text_features import kg_text_embeddings
-from kgviz.training.splits import metaqa_heldout
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))

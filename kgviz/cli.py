@@ -107,7 +107,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     else:
         trace = run_streaming(reasoner, question, topics)
     if args.trace:
-        trace.save(args.trace)
+        from kgviz.trace_io import save_trace
+
+        save_trace(trace, args.trace)
         print(f"trace written to {args.trace}", file=sys.stderr)
     if args.html:
         from kgviz.atomic import write_text_atomic
@@ -222,9 +224,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kgviz.datasets import get_dataset
-    from kgviz.eval.report import load_rows, write_report
     from kgviz.eval.runner import attach_questions
     from kgviz.eval.tables import common_questions
+    from kgviz.viz.report import load_rows, write_report
 
     rows = load_rows([Path(p) for p in args.results])
     if args.common:
@@ -245,11 +247,11 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     from kgviz.atomic import write_text_atomic
     from kgviz.datasets import get_dataset
-    from kgviz.eval.report import require_files
     from kgviz.eval.rescore import rescore_rows
     from kgviz.eval.runner import read_results, summarize
     from kgviz.eval.writer_lock import sole_writer
     from kgviz.reasoners.linking import EntityNames
+    from kgviz.viz.report import require_files
 
     gold: dict[str, list[str]] = {}
     names: dict[str, EntityNames] = {}
@@ -312,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a method option, e.g. --set k=5 (repeatable)")
     ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
-    ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (Trace.load)")
+    ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (kgviz.trace_io.load_trace)")
     ask.add_argument("--html", metavar="FILE",
                      help="write a self-contained page with the answer and every stage view")
     ask.set_defaults(handler=cmd_ask)

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -121,19 +120,6 @@ class Trace:
             "reasked": self.reasked,
             "warnings": list(self.warnings),
         }
-
-    def save(self, path: str | Path) -> None:
-        """Write this trace as versioned JSON (`kgviz.trace_io`); `Trace.load` reads it back."""
-        from kgviz.trace_io import save_trace
-
-        save_trace(self, path)
-
-    @staticmethod
-    def load(path: str | Path) -> Trace:
-        """A trace that `Trace.save` wrote, with every stage record rebuilt."""
-        from kgviz.trace_io import load_trace
-
-        return load_trace(path)
 
     def stage_json(self, name: str) -> Any:
         """A stage's record as plain JSON-able data (dataclasses, also inside lists, become dicts)."""

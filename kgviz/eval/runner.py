@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kgviz.datasets.base import QARecord
+from kgviz.datasets.splits import PARTS, split_records
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.attribution import STAGES, failed_stage
 from kgviz.eval.metrics import evidence_recall, row_value, score_trace
@@ -25,7 +26,6 @@ from kgviz.llm.errors import LLMUnavailable, ModelIntegrityError
 from kgviz.reasoners.base import Reasoner
 from kgviz.session import Session
 from kgviz.trace import Trace
-from kgviz.training.splits import PARTS, split_records
 
 
 @dataclass(frozen=True)

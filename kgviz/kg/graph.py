@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -248,19 +247,6 @@ class KnowledgeGraph:
         rows_t = torch.from_numpy(rows.astype(np.int64))
         return Data(edge_index=rows_t[:, [0, 2]].t().contiguous(), edge_type=rows_t[:, 1],
                     num_nodes=self.num_entities)
-
-    # ----------------------------------------------------------------- persistence
-    def save(self, path: str | Path) -> None:
-        """Write the processed binary form (numpy `.npz`, no pickle), atomically."""
-        from kgviz.kg.store import save_graph
-
-        save_graph(self, Path(path))
-
-    @classmethod
-    def load(cls, path: str | Path) -> KnowledgeGraph:
-        from kgviz.kg.store import load_graph
-
-        return load_graph(Path(path))
 
 
 def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ _HOMES = {
     "verify_model": "model_files",
     "OllamaBackend": "ollama_backend",
     "OpenAIBackend": "openai_backend",
-    "complete_json": "parsing", "extract_json": "parsing", "validate": "parsing",
+    "complete_json": "json_completion", "extract_json": "parsing", "validate": "parsing",
     "Choice": "select", "choose_llm": "select", "describe_choice": "select",
     "doctor_report": "select", "make_llm": "select",
 }

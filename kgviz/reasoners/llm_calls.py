@@ -6,7 +6,7 @@ from typing import Any
 
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMOutputError
-from kgviz.llm.parsing import complete_json
+from kgviz.llm.json_completion import complete_json
 from kgviz.llm.streaming import begin_call
 from kgviz.trace import LLMCall, Trace
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.metaqa import MetaQA
+from kgviz.datasets.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 from kgviz.errors import KgvizError
-from kgviz.training.splits import SplitPlan, hop_counts, metaqa_training_parts, require_metaqa
 
 
 @dataclass

@@ -18,13 +18,13 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
+from kgviz.checkpoint_store import save_checkpoint
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, distribution_loss
 from kgviz.reasoners.gnnrag.model import CHECKPOINT
 from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, graph_inputs
 from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
-from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.run import data_card, prepare
 
 METRIC = "hits@1"

@@ -19,7 +19,9 @@ import numpy as np
 import torch
 from torch.nn.functional import binary_cross_entropy_with_logits
 
+from kgviz.checkpoint_store import save_checkpoint
 from kgviz.datasets.base import QARecord
+from kgviz.datasets.splits import HOPS
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, GateShape, SoftPruner
@@ -31,9 +33,7 @@ from kgviz.reasoners.grag.samples import (
     sample_tensors,
 )
 from kgviz.training.arguments import trainer_parser
-from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.run import data_card, prepare
-from kgviz.training.splits import HOPS
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from kgviz.checkpoint_store import save_checkpoint
 from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate
 from kgviz.reasoners.subgraphrag.scorer import (
@@ -27,7 +28,6 @@ from kgviz.reasoners.subgraphrag.scorer import (
 )
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
-from kgviz.training.checkpoints import save_checkpoint
 from kgviz.training.run import data_card, prepare
 
 

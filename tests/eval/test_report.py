@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from kgviz.errors import KgvizError
-from kgviz.eval.report import html_report, markdown_report
 from kgviz.eval.tables import attribution_table, hits_by_hop, method_hop_table, rows_frame
+from kgviz.viz.report import html_report, markdown_report
 
 
 def row(method, qid, hops, hit, stage=None, error=None, answer="", seconds=1.0):
@@ -111,7 +111,7 @@ def test_common_questions_keeps_what_every_method_answered():
 
 
 def test_rows_of_two_llms_are_labelled_not_pooled(tmp_path):
-    from kgviz.eval.report import load_rows
+    from kgviz.viz.report import load_rows
 
     small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
     for path, llm in ((small, "llamacpp:qwen2.5-coder-0.5b"), (large, "ollama:llama3.1:8b")):
@@ -153,6 +153,6 @@ def test_accuracy_chart_draws_each_bars_wilson_interval():
 def test_tables_name_grag_by_what_it_runs(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps({**r, "method": "grag"}) + "\n" for r in ROWS[:1]))
-    from kgviz.eval.report import load_rows
+    from kgviz.viz.report import load_rows
 
     assert [r["method"] for r in load_rows([path])] == ["grag (hard prompt)"]

@@ -159,9 +159,9 @@ def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
 def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
     """`settings` reach the reasoner and every row; resuming with other options is refused."""
     from kgviz.errors import KgvizError
-    from kgviz.eval.report import load_rows
     from kgviz.eval.runner import run_eval
     from kgviz.session import open_session
+    from kgviz.viz.report import load_rows
 
     session = open_session("demo", "local", cache_mode="rw")
     plan, out = EvalPlan("dev", limit=2), tmp_path / "top1.jsonl"

@@ -6,6 +6,7 @@ import pytest
 
 from kgviz.errors import UnknownNameError
 from kgviz.kg import KnowledgeGraph
+from kgviz.kg.store import load_graph, save_graph
 
 TRIPLES = [
     ("Forrest Gump", "directed_by", "Robert Zemeckis"),
@@ -131,8 +132,8 @@ def test_exports(kg):
 
 
 def test_save_load_roundtrip(kg, tmp_path):
-    kg.save(tmp_path / "g.npz")
-    loaded = KnowledgeGraph.load(tmp_path / "g.npz")
+    save_graph(kg, tmp_path / "g.npz")
+    loaded = load_graph(tmp_path / "g.npz")
     assert list(loaded.entities) == list(kg.entities)
     assert list(loaded.relations) == list(kg.relations)
     assert np.array_equal(loaded.triples, kg.triples)

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgviz.llm.errors import LLMOutputError
-from kgviz.llm.parsing import MAX_CHARS, complete_json, extract_json, repair, validate
+from kgviz.llm.json_completion import complete_json
+from kgviz.llm.parsing import MAX_CHARS, extract_json, repair, validate
 
 TRIPLES = {"triples": [{"head": "Tom Hanks", "relation": "acted_in", "tail": "UNKNOWN_1"}]}
 

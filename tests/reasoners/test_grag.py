@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kgviz.datasets import get_dataset
 from kgviz.datasets.explagraphs import ExplaGraphs
 from kgviz.datasets.metaqa import MetaQA
+from kgviz.datasets.splits import split_records
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm import make_llm
@@ -27,7 +28,6 @@ from kgviz.reasoners.grag.pruning import PrunedEgoGraph, keep_within_budget
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
 from kgviz.reasoners.grag.samples import RetrievalSettings, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
-from kgviz.training.splits import split_records
 
 # ------------------------------------------------------------------ lossless description
 NAMES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)

@@ -9,6 +9,7 @@ import torch
 
 from kgviz.datasets import get_dataset
 from kgviz.datasets.metaqa import MetaQA
+from kgviz.datasets.splits import split_records
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm import make_llm
@@ -23,7 +24,6 @@ from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgr
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate, weak_labels
 from kgviz.reasoners.subgraphrag.scorer import ScorerShape, TripleScorer, load_scorer, triple_inputs
 from kgviz.reasoners.text_features import kg_text_embeddings
-from kgviz.training.splits import split_records
 
 # Measured with the committed checkpoint on the first 10 held-aside questions of each hop: mean
 # triple recall@100 was 0.795 (an untrained scorer: about 0.45); bench/bench_subgraphrag.py

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kgviz.checkpoint_store import load_checkpoint
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape
-from kgviz.training.checkpoints import load_checkpoint
 
 CHECKPOINT = "gnnrag"
 TRAIN_COMMAND = "kgviz train gnnrag"

@@ -12,6 +12,7 @@ import numpy as np
 from kgviz.datasets.base import QARecord
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.kg.weak_labels import resolve
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.retrieval import (
     Question,
@@ -22,7 +23,6 @@ from kgviz.reasoners.gnnrag.retrieval import (
 )
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
 from kgviz.reasoners.text_features import TextEmbeddings
-from kgviz.training.weak_labels import resolve
 
 
 @dataclass

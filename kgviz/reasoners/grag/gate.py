@@ -9,8 +9,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from kgviz.checkpoint_store import load_checkpoint
 from kgviz.errors import KgvizError
-from kgviz.training.checkpoints import load_checkpoint
 
 CHECKPOINT = "grag"
 TRAIN_COMMAND = "kgviz train grag"

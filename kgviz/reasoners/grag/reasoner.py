@@ -40,7 +40,8 @@ class Found:
 @dataclass
 class GRAGConfig(ReasonerConfig):
     """Ego-graphs of `hops` hops (hubs expanded through their `max_degree` half-edges most
-    relevant to the question); the `top_n` most similar to the question (the paper's 10) among
+    relevant to the question); the `top_n` most similar to the question (the paper uses 10; 5
+    keeps more evidence recall within the budget, see the GRAG README) among
     those centred within `scope_hops` of the topic entities (None: the whole KG); their triples
     kept best gate score first while the description fits `description_tokens`. `task`: "qa",
     "stance" (ExplaGraphs: support or counter over the question's own graph), or "auto" (stance
@@ -48,7 +49,7 @@ class GRAGConfig(ReasonerConfig):
 
     hops: int = 2
     max_degree: int = 50
-    top_n: int = 10
+    top_n: int = 5
     scope_hops: int | None = 1
     description_tokens: int = 1000
     task: Literal["auto", "qa", "stance"] = "auto"

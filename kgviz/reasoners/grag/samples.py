@@ -10,11 +10,11 @@ import numpy as np
 import torch
 
 from kgviz.datasets.base import QARecord
+from kgviz.kg.weak_labels import resolve, shortest_path_edges
 from kgviz.reasoners.grag.ego_index import EgoIndex
 from kgviz.reasoners.grag.gate import SoftPruner
 from kgviz.reasoners.grag.pruning import keep_within_budget, triple_scores, triple_tokens
 from kgviz.reasoners.grag.retrieval import retrieve
-from kgviz.training.weak_labels import resolve, shortest_path_edges
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class RetrievalSettings:
 
     hops: int = 2
     max_degree: int = 50
-    top_n: int = 10
+    top_n: int = 5
     scope_hops: int = 1
     description_tokens: int = 1000
 

@@ -14,6 +14,7 @@ import torch
 from kgviz.datasets.base import QARecord
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.kg.weak_labels import resolve, shortest_path_edges
 from kgviz.reasoners.subgraphrag.retrieval import (
     RetrievalSettings,
     Subgraph,
@@ -22,7 +23,6 @@ from kgviz.reasoners.subgraphrag.retrieval import (
 )
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer
 from kgviz.reasoners.text_features import TextEmbeddings
-from kgviz.training.weak_labels import resolve, shortest_path_edges
 
 
 @dataclass

@@ -10,8 +10,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from kgviz.checkpoint_store import load_checkpoint
 from kgviz.reasoners.subgraphrag.dde import dde_width
-from kgviz.training.checkpoints import load_checkpoint
 
 CHECKPOINT = "subgraphrag"
 TRAIN_COMMAND = "kgviz train subgraphrag"

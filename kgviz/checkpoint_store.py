@@ -9,7 +9,7 @@ from typing import Any
 from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import KgvizError
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
 
 def checkpoint_dir(name: str, root: Path | None = None) -> Path:

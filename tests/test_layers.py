@@ -1,0 +1,78 @@
+"""The package's shape: no import cycle between kgviz modules, and no import from a layer above.
+
+Every `import` is counted, the ones inside functions included (a lazy import is still an arrow),
+read from the source with `ast`, so the check needs nothing imported."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kgviz"
+# lowest first; a module may import from its own layer or a lower one
+LAYERS = [
+    {"errors", "paths", "atomic", "cache_repair", "checkpoint_store"},
+    {"kg"},
+    {"embed", "llm", "datasets"},
+    {"trace", "trace_io"},
+    {"reasoners"},
+    {"session", "training"},
+    {"eval"},
+    {"viz"},
+    {"app", "demo", "doctor", "cli", "__main__", "__init__"},
+]
+
+
+def module_name(path: Path) -> str:
+    return ".".join(("kgviz", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(
+        ".__init__")
+
+
+def imports_of(path: Path) -> set[str]:
+    """The kgviz modules `path` imports (`from a.b import c` names `a.b.c` when that is one)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.startswith("kgviz.")}
+
+
+def import_graph() -> nx.DiGraph:
+    modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+    def resolve(name: str) -> str:
+        while name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        for target in map(resolve, imports_of(path)):
+            if target != name and not name.startswith(target + "."):  # a package's own parent
+                graph.add_edge(name, target)
+    return graph
+
+
+def layer_of(module: str) -> int:
+    top = module.split(".")[1] if "." in module else "__init__"
+    return next(i for i, layer in enumerate(LAYERS) if top in layer)
+
+
+def test_no_import_cycle():
+    assert list(nx.simple_cycles(import_graph())) == []
+
+
+def test_no_import_from_a_layer_above():
+    upward = sorted(f"{a} -> {b}" for a, b in import_graph().edges if layer_of(b) > layer_of(a))
+    assert upward == []
+
+
+def test_every_top_level_module_has_a_layer():
+    for path in PACKAGE.iterdir():
+        if path.suffix == ".py" or (path / "__init__.py").exists():
+            layer_of(f"kgviz.{path.stem}")  # raises StopIteration for a module left out
