@@ -7,7 +7,7 @@ import os
 import zipfile
 from pathlib import Path
 
-log = logging.getLogger("kgviz")
+log = logging.getLogger(__name__)
 
 # What reading a torn, truncated or tampered cache file raises (numpy, zip, faiss, JSON, types).
 CORRUPT = (OSError, ValueError, KeyError, EOFError, IndexError, TypeError, RuntimeError,

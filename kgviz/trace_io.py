@@ -52,9 +52,9 @@ def _record_type(name: str) -> type:
         target: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
             target = getattr(target, part)
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError) as error:
         raise KgvizError(f"trace names an unknown record type {name!r} "
-                         "(saved by another kgviz version?)") from None
+                         "(saved by another kgviz version?)") from error
     if not (isinstance(target, type) and dataclasses.is_dataclass(target)):
         raise KgvizError(f"trace names {name!r}, which is not a record type")
     return target
@@ -115,7 +115,7 @@ def trace_from_json(data: Any, where: str = "trace") -> Trace:
                      warnings=[str(w) for w in data["warnings"]])
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise KgvizError(f"{where} is not a readable kgviz trace ({type(error).__name__}: "
-                         f"{error})") from None
+                         f"{error})") from error
 
 
 def save_trace(trace: Trace, path: str | Path) -> None:
@@ -129,7 +129,7 @@ def load_trace(path: str | Path) -> Trace:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise KgvizError(f"cannot read trace {path}: {error.strerror}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise KgvizError(f"{path} is not a JSON trace") from None
+        raise KgvizError(f"cannot read trace {path}: {error.strerror}") from error
+    except (ValueError, UnicodeDecodeError) as error:
+        raise KgvizError(f"{path} is not a JSON trace") from error
     return trace_from_json(data, str(path))

@@ -36,7 +36,7 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise DataFormatError(path, number, f"invalid JSON ({error.msg})") from None
+            raise DataFormatError(path, number, f"invalid JSON ({error.msg})") from error
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             raise DataFormatError(path, number, "expected an object with a 'question' string")
         qid = str(item.get("id", f"{dataset_name}/{path.stem}/{number}"))

@@ -47,7 +47,7 @@ def numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
                     yield start, row
                 start = reader.line_num + 1
         except csv.Error as error:
-            raise DataFormatError(path, start, f"bad CSV quoting in this row ({error})") from None
+            raise DataFormatError(path, start, f"bad CSV quoting in this row ({error})") from error
         except UnicodeDecodeError:
             raise DataFormatError(path, start, "not UTF-8 text; save the file as UTF-8") from None
 

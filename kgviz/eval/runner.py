@@ -258,7 +258,7 @@ def _run_locked(session: Session, methods: Sequence[str], records: Sequence[QARe
     try:
         handle = open(out, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
     except OSError as error:
-        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
+        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from error
     pool = ThreadPoolExecutor(workers)
     with handle:
         pending = enumerate(todo)

@@ -27,7 +27,7 @@ def sole_writer(out: Path) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as error:
-        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from None
+        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from error
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

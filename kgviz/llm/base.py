@@ -131,8 +131,12 @@ class Backend(LLM):
     ) -> Completion:
         check_messages(messages)
         resolved = self.options(**options)
+        if log.isEnabledFor(logging.DEBUG):  # prompts only at debug level: they can be long
+            log.debug("%s prompt:\n%s", self.describe(),
+                      "\n".join(f"[{m['role']}] {m['content']}" for m in messages))
         start = time.perf_counter()
         reply = self._generate_with_retries(messages, schema, resolved)
+        log.debug("%s reply (%d tokens): %s", self.describe(), reply.completion_tokens, reply.text)
         if not self.streams:  # a streaming backend emitted and guarded the reply as it came
             emit(reply.text)
             if schema is None and resolved["loop_guard"]:

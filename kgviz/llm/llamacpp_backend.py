@@ -59,10 +59,10 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
         if key not in _LOADED:
             try:
                 import xllamacpp
-            except ImportError:
+            except ImportError as exc:
                 raise LLMUnavailable(
                     "xllamacpp is not installed: pip install xllamacpp==2026.10.11549"
-                ) from None
+                ) from exc
             params = xllamacpp.CommonParams()
             params.model.path = str(path)
             params.n_ctx = n_ctx
@@ -74,7 +74,7 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
             try:
                 server = xllamacpp.Server(params)
             except BINDING_ERRORS as exc:
-                raise LLMError(f"llama.cpp could not load {path}: {exc}") from None
+                raise LLMError(f"llama.cpp could not load {path}: {exc}") from exc
             _LOADED[key] = LoadedModel(server, threading.Lock(), time.perf_counter() - start)
         return _LOADED[key]
 
@@ -177,7 +177,7 @@ class LlamaCppBackend(Backend):
             data = (loaded.server.handle_chat_completions(body) if on_chunk is None
                     else loaded.server.handle_chat_completions(body, on_chunk))
         except BINDING_ERRORS as exc:  # invalid request, context overflow, ...
-            raise LLMError(f"llama.cpp rejected the request: {exc}") from None
+            raise LLMError(f"llama.cpp rejected the request: {exc}") from exc
         if isinstance(data, dict) and "error" in data:
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")
         return data

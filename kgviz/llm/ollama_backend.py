@@ -137,12 +137,12 @@ class OllamaBackend(Backend):
             if exc.status_code == 404 or "not found" in str(exc.error).lower():
                 raise LLMUnavailable(
                     f"{where} has no model {self.model!r}: run `ollama pull {self.model}`"
-                ) from None
-            raise status_error(exc.status_code, str(exc.error).encode(), where) from None
+                ) from exc
+            raise status_error(exc.status_code, str(exc.error).encode(), where) from exc
         except httpx.HTTPError as exc:
             raise transport_error(exc, where, self.timeout_s) from exc
-        except json.JSONDecodeError:
-            raise LLMError(f"malformed reply from {where}: not JSON") from None
+        except json.JSONDecodeError as exc:
+            raise LLMError(f"malformed reply from {where}: not JSON") from exc
         except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON of the wrong shape
             first_line = (str(exc) or type(exc).__name__).splitlines()[0]
-            raise LLMError(f"malformed reply from {where}: {first_line}") from None
+            raise LLMError(f"malformed reply from {where}: {first_line}") from exc

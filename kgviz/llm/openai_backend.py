@@ -76,16 +76,16 @@ class OpenAIBackend(Backend):
             raise status_error(status, body, url)
         try:
             return json.loads(body)
-        except ValueError:
-            raise LLMError(f"malformed reply from {url}: not JSON") from None
+        except ValueError as exc:
+            raise LLMError(f"malformed reply from {url}: not JSON") from exc
 
     def list_models(self) -> list[str]:
         """Model ids the server lists at /models."""
         data = self._request("GET", "/models")
         try:
             return sorted(item["id"] for item in data["data"])
-        except (KeyError, TypeError):
-            raise LLMError(f"malformed reply from {self.base_url}/models") from None
+        except (KeyError, TypeError) as exc:
+            raise LLMError(f"malformed reply from {self.base_url}/models") from exc
 
     def _generate(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any]

@@ -45,4 +45,4 @@ def parse_chat_reply(data: Any, where: str) -> RawReply:
             truncated=choice.get("finish_reason") == "length",
         )
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        raise LLMError(f"malformed reply from {where}: not a chat completion ({exc})") from None
+        raise LLMError(f"malformed reply from {where}: not a chat completion ({exc})") from exc

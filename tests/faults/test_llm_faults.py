@@ -4,6 +4,7 @@ retried, every request has a total deadline, and Ctrl-C or a cancellation stops 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -128,3 +129,14 @@ def test_ctrl_c_stops_eval_within_two_seconds(fault_server, tmp_path):
     assert time.monotonic() - interrupted < 2.0
     assert process.returncode == 130 and "Traceback" not in stderr
     assert not out.exists() or out.read_text() == ""
+
+
+def test_prompts_are_logged_at_debug_level_only(fault_server, caplog):
+    server = fault_server(lambda n, _: (200, openai_reply("Robert Zemeckis"), 0))
+    backend = OpenAIBackend(server.url + "/v1", "m")
+    with caplog.at_level(logging.INFO, logger="kgviz"):
+        backend.complete(MESSAGES)
+    assert "who directed Forrest Gump" not in caplog.text
+    with caplog.at_level(logging.DEBUG, logger="kgviz"):
+        backend.complete(MESSAGES)
+    assert "[user] who directed Forrest Gump" in caplog.text and "Robert Zemeckis" in caplog.text

@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
+from kgviz.llm.json_completion import complete_json
 from kgviz.llm.llamacpp_backend import LlamaCppBackend
 from kgviz.llm.ollama_backend import OllamaBackend
 from kgviz.llm.openai_backend import OpenAIBackend
-from kgviz.llm.parsing import complete_json
 from kgviz.llm.select import choose_llm
 
 pytestmark = pytest.mark.slow
