@@ -51,7 +51,7 @@ class GRAGConfig(ReasonerConfig):
     max_degree: int = 50
     top_n: int = 5
     scope_hops: int | None = 1
-    description_tokens: int = 1000
+    description_tokens: int = 1500
     task: Literal["auto", "qa", "stance"] = "auto"
     checkpoint: str = CHECKPOINT
     max_tokens: int = 128

@@ -25,7 +25,7 @@ class RetrievalSettings:
     max_degree: int = 50
     top_n: int = 5
     scope_hops: int = 1
-    description_tokens: int = 1000
+    description_tokens: int = 1500
 
 
 @dataclass
