@@ -107,9 +107,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     else:
         trace = run_streaming(reasoner, question, topics)
     if args.trace:
-        from kgviz.trace_io import save_trace
-
-        save_trace(trace, args.trace)
+        trace.save(args.trace)
         print(f"trace written to {args.trace}", file=sys.stderr)
     if args.html:
         from kgviz.atomic import write_text_atomic
@@ -314,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a method option, e.g. --set k=5 (repeatable)")
     ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
-    ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (kgviz.trace_io.load_trace)")
+    ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (Trace.load)")
     ask.add_argument("--html", metavar="FILE",
                      help="write a self-contained page with the answer and every stage view")
     ask.set_defaults(handler=cmd_ask)

@@ -6,7 +6,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from kgviz.errors import KgvizError
 
 if TYPE_CHECKING:
     from kgviz.llm.base import Completion
@@ -120,6 +123,39 @@ class Trace:
             "reasked": self.reasked,
             "warnings": list(self.warnings),
         }
+
+    def save(self, path: str | Path) -> None:
+        """Write this trace as versioned JSON (`kgviz.trace_io`); `Trace.load` reads it back."""
+        from kgviz.trace_io import saved_trace, write_trace
+
+        plain = {"method": self.method, "question": self.question, "dataset": self.dataset,
+                  "timings": dict(self.timings),
+                  "evidence": [list(triple) for triple in self.evidence],
+                  "answer": self.answer, "answers": list(self.answers),
+                  "warnings": list(self.warnings)}
+        write_trace(saved_trace(plain, self.stages, self.llm_calls), path)
+
+    @staticmethod
+    def load(path: str | Path) -> Trace:
+        """A trace that `Trace.save` wrote, with every stage record rebuilt; a clear error for
+        any other file."""
+        from kgviz.trace_io import read_saved, read_trace, unreadable
+
+        where = str(path)
+        plain, stages, calls = read_saved(read_trace(path), where)
+        if not all(isinstance(call, LLMCall) for call in calls):
+            raise KgvizError(f"{where}: llm_calls must hold LLM call records")
+        try:
+            return Trace(method=str(plain["method"]), question=str(plain["question"]),
+                         dataset=str(plain.get("dataset", "")), stages=stages,
+                         timings={str(k): float(v) for k, v in plain["timings"].items()},
+                         llm_calls=calls,
+                         evidence=[(str(h), str(r), str(t)) for h, r, t in plain["evidence"]],
+                         answer=str(plain["answer"]),
+                         answers=[str(a) for a in plain["answers"]],
+                         warnings=[str(w) for w in plain["warnings"]])
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise unreadable(where, error) from error
 
     def stage_json(self, name: str) -> Any:
         """A stage's record as plain JSON-able data (dataclasses, also inside lists, become dicts)."""

@@ -1,8 +1,9 @@
 """Traces as versioned JSON: save a run, load it back later or elsewhere, and draw it again.
 
-Stage records are dataclasses of kgviz's own modules. Each is written with its type
-(`{"__record__": "kgviz.reasoners....:Class", ...fields}`), numpy arrays with their dtype, and
-tuples as tagged lists, so that `load_trace` rebuilds the same records for `stage_views`. Only
+`Trace.save` and `Trace.load` use this module. Stage records are dataclasses of kgviz's own
+modules. Each is written with its type (`{"__record__": "kgviz.reasoners....:Class",
+...fields}`), numpy arrays with their dtype, and tuples as tagged lists, so that `Trace.load`
+rebuilds the same records for `stage_views`. Only
 types under `kgviz.` are rebuilt: a trace file cannot make kgviz import anything else.
 """
 
@@ -18,7 +19,6 @@ import numpy as np
 
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import KgvizError
-from kgviz.trace import LLMCall, Trace
 
 FORMAT = "kgviz-trace"
 VERSION = 1
@@ -82,54 +82,47 @@ def _decode(value: Any) -> Any:
     return {key: _decode(item) for key, item in value.items()}
 
 
-def trace_json(trace: Trace) -> dict[str, Any]:
-    """Everything `trace` recorded, as JSON-able data with its format and version."""
-    return {"format": FORMAT, "version": VERSION, "method": trace.method,
-            "question": trace.question, "dataset": trace.dataset,
-            "stages": {name: _encode(record) for name, record in trace.stages.items()},
-            "timings": dict(trace.timings),
-            "llm_calls": [_encode(call) for call in trace.llm_calls],
-            "evidence": [list(triple) for triple in trace.evidence], "answer": trace.answer,
-            "answers": list(trace.answers), "warnings": list(trace.warnings)}
+def saved_trace(fields: dict[str, Any], stages: dict[str, Any],
+                llm_calls: list[Any]) -> dict[str, Any]:
+    """A trace's plain `fields` with its stage records and LLM calls encoded, format and version
+    added: JSON-able data for `write_trace`."""
+    return {"format": FORMAT, "version": VERSION, **fields,
+            "stages": {name: _encode(record) for name, record in stages.items()},
+            "llm_calls": [_encode(call) for call in llm_calls]}
 
 
-def trace_from_json(data: Any, where: str = "trace") -> Trace:
-    """The `Trace` that `trace_json` wrote."""
+def read_saved(data: Any, where: str = "trace") -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+    """`saved_trace`'s data checked and decoded: (plain fields, stage records, LLM calls)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise KgvizError(f"{where} is not a kgviz trace")
     if data.get("version") != VERSION:
         raise KgvizError(f"{where} is a version {data.get('version')} trace; this kgviz reads "
                          f"version {VERSION}")
     try:
+        stages = {str(name): _decode(record) for name, record in data["stages"].items()}
         calls = [_decode(call) for call in data["llm_calls"]]
-        if not all(isinstance(call, LLMCall) for call in calls):
-            raise KgvizError(f"{where}: llm_calls must hold LLM call records")
-        return Trace(method=str(data["method"]), question=str(data["question"]),
-                     dataset=str(data.get("dataset", "")),
-                     stages={str(name): _decode(record)
-                             for name, record in data["stages"].items()},
-                     timings={str(k): float(v) for k, v in data["timings"].items()},
-                     llm_calls=calls,
-                     evidence=[(str(h), str(r), str(t)) for h, r, t in data["evidence"]],
-                     answer=str(data["answer"]), answers=[str(a) for a in data["answers"]],
-                     warnings=[str(w) for w in data["warnings"]])
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise KgvizError(f"{where} is not a readable kgviz trace ({type(error).__name__}: "
-                         f"{error})") from error
+        raise unreadable(where, error) from error
+    fields = {key: value for key, value in data.items()
+              if key not in ("format", "version", "stages", "llm_calls")}
+    return fields, stages, calls
 
 
-def save_trace(trace: Trace, path: str | Path) -> None:
-    """Write `trace` to `path` as versioned JSON (atomically)."""
-    write_text_atomic(path, json.dumps(trace_json(trace), ensure_ascii=False))
+def unreadable(where: str, error: Exception) -> KgvizError:
+    return KgvizError(f"{where} is not a readable kgviz trace ({type(error).__name__}: {error})")
 
 
-def load_trace(path: str | Path) -> Trace:
-    """The trace `save_trace` wrote to `path`; a clear error for anything else."""
+def write_trace(data: dict[str, Any], path: str | Path) -> None:
+    """Write `saved_trace` data to `path` (atomically)."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False))
+
+
+def read_trace(path: str | Path) -> Any:
+    """The JSON data at `path`; a clear error for a file that is not JSON."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise KgvizError(f"cannot read trace {path}: {error.strerror}") from error
     except (ValueError, UnicodeDecodeError) as error:
         raise KgvizError(f"{path} is not a JSON trace") from error
-    return trace_from_json(data, str(path))

@@ -14,7 +14,6 @@ from kgviz.errors import KgvizError
 from kgviz.reasoners.registry import method_names
 from kgviz.session import open_session
 from kgviz.trace import Trace
-from kgviz.trace_io import load_trace, save_trace
 from kgviz.viz import stage_views
 from kgviz.viz.page import external_scripts, trace_page
 
@@ -33,8 +32,8 @@ def test_every_method_saves_loads_and_draws_the_same(tmp_path):
         trace = session.reasoner(method, **options).run("who directed Forrest Gump",
                                                         ["Forrest Gump"])
         path = tmp_path / f"{method}.json"
-        save_trace(trace, path)
-        loaded = load_trace(path)
+        trace.save(path)
+        loaded = Trace.load(path)
         assert list(loaded.stages) == list(trace.stages)
         assert (loaded.answer, loaded.answers, loaded.evidence) == \
             (trace.answer, trace.answers, trace.evidence)
@@ -45,15 +44,15 @@ def test_every_method_saves_loads_and_draws_the_same(tmp_path):
 
 def test_a_trace_file_cannot_import_outside_kgviz(tmp_path):
     path = tmp_path / "t.json"
-    save_trace(Trace(method="m", question="q"), path)
+    Trace(method="m", question="q").save(path)
     saved = json.loads(path.read_text())
     saved["stages"] = {"evil": {"__record__": "os:system", "command": "true"}}
     path.write_text(json.dumps(saved))
     with pytest.raises(KgvizError, match="outside kgviz"):
-        load_trace(path)
+        Trace.load(path)
     path.write_text("[1, 2]")
     with pytest.raises(KgvizError, match="is not a kgviz trace"):
-        load_trace(path)
+        Trace.load(path)
 
 
 @pytest.mark.slow
@@ -66,7 +65,7 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
     assert result.returncode == 0, result.stderr
     html = page.read_text()
     assert external_scripts(html) == [] and "kgviz-fit" in html and "Search tree" in html
-    assert list(stage_views(load_trace(saved))) == ["pattern", "pools", "search", "subgraphs",
+    assert list(stage_views(Trace.load(saved))) == ["pattern", "pools", "search", "subgraphs",
                                                     "prompt", "timing"]
 
 
