@@ -99,8 +99,9 @@ def main(argv: list[str]) -> int:
         "retrieval": asdict(settings),
         "data": data_card([s.record for s in train], [s.record for s in val],
                           train_with_labels=len(labelled)),
-        "labels": "candidate triples on shortest undirected topic -> answer paths inside the "
-                  f"candidate subgraph (at most {settings.hops} hops)",
+        "labels": "every candidate triple on some shortest undirected topic -> answer path "
+                  f"inside the candidate subgraph (at most {settings.hops} hops; no cap on the "
+                  "number of paths)",
         "training": {
             "loss": "binary cross entropy with logits, mean over a question's candidates",
             "optimizer": "Adam", "lr": args.lr, "batch": "one question", "seed": args.seed,
