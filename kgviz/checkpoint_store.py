@@ -1,15 +1,57 @@
-"""Small model checkpoints shipped in the package: safetensors weights plus a JSON training card."""
+"""Checkpoints of the learned parts: safetensors weights plus a JSON training card.
+
+Which one a method runs with (`find_checkpoint`): an explicit folder if given; else the one
+trained on the dataset in use, under the user cache (`$KGVIZ_CACHE/checkpoints/<dataset>/`,
+written by `kgviz train METHOD --dataset NAME`); else the packaged one, trained on MetaQA. On any
+other dataset that last case is a fallback, and says so.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import KgvizError
+from kgviz.paths import cache_name, cache_root
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+PACKAGED_DATASET = "metaqa"  # what the packaged checkpoints were trained on
+
+
+def dataset_key(dataset: str) -> str:
+    """The checkpoint key of a dataset: MetaQA's hop counts share one KG and one checkpoint."""
+    return PACKAGED_DATASET if dataset.startswith("metaqa") else cache_name(dataset)
+
+
+def user_checkpoints(dataset: str) -> Path:
+    """Where `kgviz train METHOD --dataset NAME` writes, and `find_checkpoint` looks first."""
+    return cache_root() / "checkpoints" / dataset_key(dataset)
+
+
+@dataclass(frozen=True)
+class CheckpointChoice:
+    """The folder holding a method's checkpoint (its parent is the root), the dataset it was
+    trained on, and whether it is the MetaQA fallback for another dataset."""
+
+    root: Path
+    trained_on: str
+    fallback: bool
+
+    def describe(self, method: str) -> str:
+        return f"{self.root / method} (trained on {self.trained_on})"
+
+
+def find_checkpoint(method: str, dataset: str, root: Path | None = None) -> CheckpointChoice:
+    """The checkpoint `method` runs with on `dataset` (see the module docstring)."""
+    if root is not None:
+        return CheckpointChoice(root, "the folder given", False)
+    own = user_checkpoints(dataset)
+    if (own / method / "model.safetensors").is_file():
+        return CheckpointChoice(own, dataset, False)
+    return CheckpointChoice(CHECKPOINTS, PACKAGED_DATASET, dataset_key(dataset) != PACKAGED_DATASET)
 
 
 def checkpoint_dir(name: str, root: Path | None = None) -> Path:

@@ -373,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where to write the HTML page of the runs (default: %(default)s)")
     demo.set_defaults(handler=cmd_demo)
 
-    train = commands.add_parser("train", help="train a method's learned retriever on MetaQA dev")
+    train = commands.add_parser("train", help="train a method's learned retriever on a dataset")
     train.add_argument("method", help="subgraphrag, gnnrag or grag")
     train.add_argument("options", nargs=argparse.REMAINDER, help="passed to the trainer (see --help)")
     train.set_defaults(handler=cmd_train)

@@ -58,6 +58,7 @@ class Trace:
     answer: str = ""
     answers: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    checkpoint: str = ""  # the learned part's checkpoint, for methods that have one
     listener: Callable[[str, Trace], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager

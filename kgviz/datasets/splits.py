@@ -48,23 +48,40 @@ def pick(records: Sequence[QARecord], count: int, rng: np.random.Generator) -> l
 
 
 def metaqa_training_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.random.Generator,
-                          hops: Sequence[int] = HOPS,
+                          hops: Sequence[int] = HOPS, split: str = "dev",
                           ) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
-    """Seeded samples per hop count of the `train` and `val` parts of MetaQA dev (`heldout` is
-    never touched); the returned dataset gives the shared KG."""
+    """Seeded samples per hop count of the `train` and `val` parts of a MetaQA split (`heldout`
+    is never touched); the returned dataset gives the shared KG."""
     train: list[QARecord] = []
     val: list[QARecord] = []
     for count in hops:
         dataset = MetaQA(count, root)
-        parts = split_records(dataset.questions("dev"))
+        parts = split_records(dataset.questions(split))
         train += pick(parts["train"], per_hop, rng)
         val += pick(parts["val"], val_per_hop, rng)
     return dataset, train, val
 
 
+def training_parts(records: Sequence[QARecord], per_hop: int, val_per_hop: int,
+                   rng: np.random.Generator) -> tuple[list[QARecord], list[QARecord]]:
+    """Seeded samples of the `train` and `val` parts of any dataset's records, `per_hop` (and
+    `val_per_hop`) of each hop count (records without one form one group)."""
+    parts = split_records(records)
+    groups = sorted({r.hops for r in records}, key=lambda h: (h is None, h or 0))
+    train = [r for h in groups for r in pick([x for x in parts["train"] if x.hops == h],
+                                              per_hop, rng)]
+    val = [r for h in groups for r in pick([x for x in parts["val"] if x.hops == h],
+                                            val_per_hop, rng)]
+    return train, val
+
+
 def hop_counts(records: Sequence[QARecord]) -> dict[str, int]:
     """How many records of each hop count (for training cards)."""
-    return {f"{h}-hop": sum(r.hops == h for r in records) for h in HOPS}
+    counts: dict[str, int] = {}
+    for record in records:
+        key = f"{record.hops}-hop" if record.hops is not None else "hops not given"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def require_metaqa(root: Path) -> None:

@@ -7,9 +7,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
+from pathlib import Path
 from types import UnionType
 from typing import Any, ClassVar, Literal, Union, cast, get_args, get_origin, get_type_hints
 
+from kgviz.checkpoint_store import CheckpointChoice, find_checkpoint
 from kgviz.datasets.base import Dataset
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
@@ -135,6 +137,21 @@ class Reasoner(ABC):
     def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:
         return Trace(method=self.name, question=question.strip(),
                      dataset=self.context.dataset.name, listener=listener)
+
+    def checkpoint_for(self, root: str | None) -> CheckpointChoice:
+        """The checkpoint of this method's learned part on the dataset in use
+        (`checkpoint_store.find_checkpoint`); `root` is a folder given in the config."""
+        return find_checkpoint(self.name, self.context.dataset.name, Path(root) if root else None)
+
+    def note_checkpoint(self, trace: Trace, choice: CheckpointChoice) -> None:
+        """Record the checkpoint that ran; a MetaQA checkpoint on another dataset is a warning."""
+        trace.checkpoint = choice.describe(self.name)
+        if choice.fallback:
+            dataset = self.context.dataset.name
+            trace.warnings.append(
+                f"{self.name}: no checkpoint trained on {dataset}; using the one trained on "
+                f"{choice.trained_on} (train one with `kgviz train {self.name} --dataset "
+                f"{dataset}`)")
 
     @staticmethod
     def listed_answers(reply: str, names: NameLookup) -> list[str]:

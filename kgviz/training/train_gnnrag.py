@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
                  "Model Reasoning (2024)",
         "model": {**shape.to_card(), "encoder": text.encoder.model_name},
         "retrieval": asdict(settings),
-        "data": data_card([s.record for s in train], [s.record for s in val],
+        "data": data_card(data, [s.record for s in train], [s.record for s in val],
                           train_with_answers_in_subgraph=len(labelled)),
         "labels": "subgraph nodes that are gold answers",
         "training": {

@@ -126,7 +126,7 @@ def main(argv: list[str]) -> int:
         "paper": "Hu et al., GRAG: Graph Retrieval-Augmented Generation (2024)",
         "model": pruner.card_model(index.encoder.model_name),
         "retrieval": asdict(settings),
-        "data": data_card([s.record for s in train], [s.record for s in val]),
+        "data": data_card(data, [s.record for s in train], [s.record for s in val]),
         "labels": "nodes and edges of the retrieved ego-graphs on shortest undirected topic -> "
                   "answer paths (at most 3 hops); topic and answer nodes",
         "training": {

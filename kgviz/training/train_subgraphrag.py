@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
                  "Models in Knowledge-Graph-Based Retrieval-Augmented Generation (ICLR 2025)",
         "model": scorer_card_model(shape, text.encoder.model_name),
         "retrieval": asdict(settings),
-        "data": data_card([s.record for s in train], [s.record for s in val],
+        "data": data_card(data, [s.record for s in train], [s.record for s in val],
                           train_with_labels=len(labelled)),
         "labels": "every candidate triple on some shortest undirected topic -> answer path "
                   f"inside the candidate subgraph (at most {settings.hops} hops; no cap on the "

@@ -175,9 +175,9 @@ def test_config_is_checked(option, value, message):
     assert make_reasoner("grag", context, scope_hops=None).config.scope_hops is None
 
 
-def test_missing_checkpoint_names_the_training_command(tmp_cache):
+def test_missing_checkpoint_names_the_training_command(tmp_cache, tmp_path):
     context = ReasonerContext(get_dataset("demo"), llm=None)
-    reasoner = make_reasoner("grag", context, checkpoint="no-such-grag")
+    reasoner = make_reasoner("grag", context, checkpoint_root=str(tmp_path))
     with pytest.raises(KgvizError, match="kgviz train grag"):
         reasoner.run("who directed Forrest Gump", ["Forrest Gump"])
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import mentioned_entities
@@ -105,10 +105,13 @@ class GNNRAG(Reasoner):
     config: GNNRAGConfig
 
     @cached_property
+    def chosen_checkpoint(self) -> CheckpointChoice:
+        return self.checkpoint_for(self.config.checkpoint_root)
+
+    @cached_property
     def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:
         """The trained GNN and its card (a missing checkpoint names `kgviz train gnnrag`)."""
-        root = self.config.checkpoint_root
-        return load_gnn(Path(root) if root else None)
+        return load_gnn(self.chosen_checkpoint.root)
 
     @cached_property
     def augmenter(self) -> Reasoner:
@@ -118,6 +121,7 @@ class GNNRAG(Reasoner):
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
         settings = self.config.retrieval
         model, card = self.checkpoint
+        self.note_checkpoint(trace, self.chosen_checkpoint)
         with trace.stage("linking"):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
         paths: list[ReasoningPath] = []

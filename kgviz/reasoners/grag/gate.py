@@ -4,6 +4,7 @@ and a node (entity name) or an edge (relation text), one MLP for nodes and one f
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -52,14 +53,15 @@ class SoftPruner(nn.Module):
                 "encoder": encoder_name, **asdict(self.shape)}
 
 
-def load_pruner(name: str = CHECKPOINT) -> tuple[SoftPruner, dict]:
-    """The trained gate and its card; a missing checkpoint names the training command."""
-    state, card = load_checkpoint(name, TRAIN_COMMAND)
+def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict]:
+    """The trained gate in `root` (default: the packaged one) and its card; a missing checkpoint
+    names the training command."""
+    state, card = load_checkpoint(CHECKPOINT, TRAIN_COMMAND, root)
     shape = GateShape(**{key: card["model"][key] for key in ("dim", "hidden")})
     pruner = SoftPruner(shape)
     try:
         pruner.load_state_dict(state)
     except RuntimeError as error:
-        raise KgvizError(f"checkpoint {name!r} does not fit the GRAG gate ({error}); "
+        raise KgvizError(f"checkpoint {CHECKPOINT!r} does not fit the GRAG gate ({error}); "
                          f"retrain it with `{TRAIN_COMMAND}`") from error
     return pruner.eval(), card

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
-from kgviz.reasoners.grag.gate import CHECKPOINT, SoftPruner, load_pruner
+from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
 from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import prune
 from kgviz.reasoners.grag.records import Description, EgoRetrieval, PrunedEgoGraph, RetrievedEgo
@@ -53,7 +54,7 @@ class GRAGConfig(ReasonerConfig):
     scope_hops: int | None = 1
     description_tokens: int = 1500
     task: Literal["auto", "qa", "stance"] = "auto"
-    checkpoint: str = CHECKPOINT
+    checkpoint_root: str | None = None
     max_tokens: int = 128
 
     def __post_init__(self) -> None:
@@ -91,8 +92,12 @@ class GRAG(Reasoner):
     config: GRAGConfig
 
     @cached_property
+    def chosen_checkpoint(self) -> CheckpointChoice:
+        return self.checkpoint_for(self.config.checkpoint_root)
+
+    @cached_property
     def pruner(self) -> SoftPruner:
-        return load_pruner(self.config.checkpoint)[0]
+        return load_pruner(self.chosen_checkpoint.root)[0]
 
     @cached_property
     def ego_index(self) -> EgoIndex:
@@ -113,6 +118,7 @@ class GRAG(Reasoner):
             return self._retrieve_question_graph(trace, question)
         config = self.config
         pruner = self.pruner  # a missing checkpoint fails before any work
+        self.note_checkpoint(trace, self.chosen_checkpoint)
         linking = link_topic_entities(trace, self.context, question, topic_entities)
         index = self.ego_index
         with trace.stage("ego_graphs"):

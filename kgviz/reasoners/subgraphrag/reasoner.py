@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
 
 import torch
 
+from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
@@ -103,15 +103,19 @@ class SubgraphRAG(Reasoner):
     config: SubgraphRAGConfig
 
     @cached_property
+    def chosen_checkpoint(self) -> CheckpointChoice:
+        return self.checkpoint_for(self.config.checkpoint_root)
+
+    @cached_property
     def checkpoint(self) -> tuple[TripleScorer, dict[str, Any]]:
         """The trained scorer and its card; a missing checkpoint names `kgviz train subgraphrag`."""
-        root = self.config.checkpoint_root
-        return load_scorer(Path(root) if root else None)
+        return load_scorer(self.chosen_checkpoint.root)
 
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
         kg, config = self.context.kg, self.config
         top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
+        self.note_checkpoint(trace, self.chosen_checkpoint)
         with trace.stage("linking"):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
         with trace.stage("candidates"):

@@ -1,0 +1,45 @@
+"""Training on a dataset other than MetaQA (here the built-in demo KG and its questions): the
+checkpoint lands in the user cache under the dataset, the methods then run with it, and before
+that they run with the packaged MetaQA checkpoint and say so in the trace and the eval row."""
+
+from __future__ import annotations
+
+import json
+
+from kgviz.checkpoint_store import user_checkpoints
+from kgviz.cli import main
+from kgviz.datasets import get_dataset
+from kgviz.eval.runner import result_row
+from kgviz.reasoners.base import ReasonerContext
+from kgviz.reasoners.registry import make_reasoner
+
+
+def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, capsys):
+    dataset = get_dataset("demo")
+    record = dataset.questions("dev")[0]
+    before = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
+        record.question, record.topic_entities)
+    assert "(trained on metaqa)" in before.checkpoint
+    assert any("no checkpoint trained on demo" in w and "--dataset demo" in w
+               for w in before.warnings)
+    row = result_row("subgraphrag", record, before)
+    assert row["checkpoint"] == before.checkpoint
+
+    assert main(["train", "subgraphrag", "--dataset", "demo", "--quick"]) == 0
+    folder = user_checkpoints("demo") / "subgraphrag"
+    card = json.loads((folder / "card.json").read_text())
+    assert card["data"]["dataset"] == "demo" and card["data"]["split"] == "dev"
+    assert card["training"]["epochs_max"] == 3 and str(folder) in capsys.readouterr().out
+
+    after = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
+        record.question, record.topic_entities)
+    assert after.checkpoint == f"{folder} (trained on demo)"
+    assert not any("no checkpoint trained" in w for w in after.warnings)
+
+
+def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(shared_data, tmp_cache):
+    dataset = get_dataset("metaqa-1hop", root=shared_data)
+    record = dataset.questions("dev")[0]
+    trace = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
+        record.question, record.topic_entities)
+    assert trace.checkpoint.endswith("(trained on metaqa)") and not trace.warnings
