@@ -637,7 +637,7 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
     icicle = views["search"].data[0]
     assert len(icicle.ids) == len(part.tree) + 1
     assert list(icicle.marker.colors).count(OUTCOMES["in_topk"][1]) == part.tree.outcome.count(
-        "in_topk") == len([s for s in trace.stages["subgraphs"] if s.component == 0])
+        "in_topk") == len([s for s in trace.stages["subgraphs"] if 0 in s.components])
     graph_labels = {n["label"] for n in vis_data(views["subgraphs"])[0]}
     assert {m.name for s in trace.stages["subgraphs"] for m in s.nodes} <= graph_labels
     assert all(f">{html.escape(a)}</mark>" in views["prompt"] for a in trace.answers)
