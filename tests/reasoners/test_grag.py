@@ -25,6 +25,7 @@ from kgviz.reasoners.grag.ego_index import (
 )
 from kgviz.reasoners.grag.gate import SoftPruner
 from kgviz.reasoners.grag.pruning import PrunedEgoGraph, keep_within_budget
+from kgviz.reasoners.grag.reasoner import GRAGConfig
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
 from kgviz.reasoners.grag.samples import RetrievalSettings, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
@@ -201,7 +202,7 @@ def test_grag_trace_on_demo(tmp_cache, local_llm):
     assert list(trace.stages) == ["linking", "ego_graphs", "pruning", "description"]
     retrieval: EgoRetrieval = trace.stages["ego_graphs"]
     scores = [r.score for r in retrieval.retrieved]
-    assert 0 < len(scores) <= 3 and scores == sorted(scores, reverse=True)
+    assert 0 < len(scores) <= GRAGConfig.top_n and scores == sorted(scores, reverse=True)
     pruned: list[PrunedEgoGraph] = trace.stages["pruning"]
     assert [p.centre for p in pruned] == [r.centre for r in retrieval.retrieved]
     assert all(0.0 <= e.gate <= 1.0 for p in pruned for e in p.edges)
