@@ -184,14 +184,12 @@ class SimGRAG(Reasoner):
             lambda part, width: self._search_one(parts[part], pools, width, budget),
             len(parts), self.config.k)
         self._record_search(trace, parts, results, width)
-        described = [[subgraphs.describe(self.context.kg, pattern, pools, number, part, match)
-                      for match in result.matches]
-                     for number, (part, result) in enumerate(zip(parts, results))]
         if not found:
             trace.warnings.append("search: no KG subgraph matches the pattern")
-        return subgraphs.ranked([subgraphs.joined([described[i][pick]
-                                                   for i, pick in enumerate(joint.picks)],
-                                                  joint.gsd) for joint in found])
+        kg = self.context.kg
+        return subgraphs.ranked([subgraphs.joined(
+            [subgraphs.describe(kg, pattern, pools, i, parts[i], results[i].matches[pick])
+             for i, pick in enumerate(joint.picks)], joint.gsd) for joint in found])
 
     def _record_search(self, trace: Trace, parts: list[Component], results: list[SearchResult],
                        width: int) -> None:
