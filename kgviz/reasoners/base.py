@@ -138,9 +138,11 @@ class Reasoner(ABC):
         return Trace(method=self.name, question=question.strip(),
                      dataset=self.context.dataset.name, listener=listener)
 
-    def checkpoint_for(self, root: str | None) -> CheckpointChoice:
+    @cached_property
+    def chosen_checkpoint(self) -> CheckpointChoice:
         """The checkpoint of this method's learned part on the dataset in use
-        (`checkpoint_store.find_checkpoint`); `root` is a folder given in the config."""
+        (`checkpoint_store.find_checkpoint`), or in the config's `checkpoint_root` if set."""
+        root = getattr(self.config, "checkpoint_root", None)
         return find_checkpoint(self.name, self.context.dataset.name, Path(root) if root else None)
 
     def note_checkpoint(self, trace: Trace, choice: CheckpointChoice) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import mentioned_entities
@@ -103,10 +102,6 @@ class GNNRAG(Reasoner):
     name = "gnnrag"
     config_class = GNNRAGConfig
     config: GNNRAGConfig
-
-    @cached_property
-    def chosen_checkpoint(self) -> CheckpointChoice:
-        return self.checkpoint_for(self.config.checkpoint_root)
 
     @cached_property
     def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:

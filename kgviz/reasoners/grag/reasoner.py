@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
@@ -90,10 +89,6 @@ class GRAG(Reasoner):
     name = "grag"
     config_class = GRAGConfig
     config: GRAGConfig
-
-    @cached_property
-    def chosen_checkpoint(self) -> CheckpointChoice:
-        return self.checkpoint_for(self.config.checkpoint_root)
 
     @cached_property
     def pruner(self) -> SoftPruner:

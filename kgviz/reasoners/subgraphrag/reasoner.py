@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 import torch
 
-from kgviz.checkpoint_store import CheckpointChoice
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
@@ -101,10 +100,6 @@ class SubgraphRAG(Reasoner):
     name = "subgraphrag"
     config_class = SubgraphRAGConfig
     config: SubgraphRAGConfig
-
-    @cached_property
-    def chosen_checkpoint(self) -> CheckpointChoice:
-        return self.checkpoint_for(self.config.checkpoint_root)
 
     @cached_property
     def checkpoint(self) -> tuple[TripleScorer, dict[str, Any]]:
