@@ -28,7 +28,7 @@ from kgviz.reasoners.gnnrag.model import load_gnn
 from kgviz.reasoners.gnnrag.paths import evidence_paths
 from kgviz.reasoners.gnnrag.prompt import path_messages
 from kgviz.reasoners.gnnrag.reasoner import unique_triples
-from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, encode_questions, retrieve
+from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, encode_questions, retrieve
 from kgviz.reasoners.gnnrag.samples import build_samples
 from kgviz.reasoners.text_features import kg_text_embeddings
 
@@ -49,7 +49,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     model, card = load_gnn()
-    settings = RetrievalSettings(**card["retrieval"])
+    settings = GNNRAGRetrieval(**card["retrieval"])
     dataset, records = metaqa_heldout(Path(args.data), args.per_hop)
     kg = dataset.kg
     text = kg_text_embeddings(kg)

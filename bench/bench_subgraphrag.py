@@ -19,7 +19,11 @@ import torch
 
 from kgviz.datasets.splits import metaqa_heldout
 from kgviz.reasoners.subgraphrag.prompt import reasoning_messages
-from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph, score_subgraph
+from kgviz.reasoners.subgraphrag.retrieval import (
+    SubgraphRAGRetrieval,
+    build_subgraph,
+    score_subgraph,
+)
 from kgviz.reasoners.subgraphrag.samples import answer_recall, build_samples, evaluate, ranking
 from kgviz.reasoners.subgraphrag.scorer import load_scorer
 from kgviz.reasoners.text_features import kg_text_embeddings
@@ -39,7 +43,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     scorer, card = load_scorer()
-    settings = RetrievalSettings(**card["retrieval"])
+    settings = SubgraphRAGRetrieval(**card["retrieval"])
     dataset, records = metaqa_heldout(Path(args.data), args.per_hop)
     kg = dataset.kg
     text = kg_text_embeddings(kg)

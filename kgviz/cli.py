@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, get_args
 
+from kgviz.datasets.splits import PARTS
+from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
+from kgviz.llm.cache import CacheMode
+from kgviz.reasoners.registry import method_names, trainable_methods
 
 if TYPE_CHECKING:
     from kgviz.reasoners.base import Reasoner
+    from kgviz.reasoners.spec import MethodSpec
     from kgviz.trace import Trace
 
 Handler = Callable[[argparse.Namespace], int]
@@ -178,6 +182,39 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------------ methods
+def cmd_methods(args: argparse.Namespace) -> int:
+    from kgviz.reasoners.registry import method_spec
+
+    names = args.name or method_names()
+    listing = [method_listing(method_spec(name)) for name in names]
+    if args.json:
+        _print_json(listing)
+        return 0
+    for entry in listing:
+        trained = "  [learned: kgviz train " + entry["name"] + "]" if entry["trainable"] else ""
+        print(f"{entry['name']:<12} {entry['summary']}{trained}")
+        for option in entry["options"]:
+            print(f"    --set {option['name']}=  ({option['type']}, default {option['default']!r})")
+    return 0
+
+
+def method_listing(spec: MethodSpec) -> dict[str, Any]:
+    """A method's name, label, summary, whether it trains, and its options (from its config)."""
+    from dataclasses import MISSING, fields
+    from typing import get_type_hints
+
+    from kgviz.reasoners.base import describe_hint
+
+    config = spec.reasoner_class().config_class
+    hints = get_type_hints(config)
+    return {"name": spec.name, "label": spec.shown_as, "summary": spec.summary,
+            "trainable": bool(spec.trainer),
+            "options": [{"name": f.name, "type": describe_hint(hints[f.name]),
+                         "default": None if f.default is MISSING else f.default}
+                        for f in fields(config)]}
+
+
 # ------------------------------------------------------------------------------------ model, demo
 def cmd_model_prepare(args: argparse.Namespace) -> int:
     from kgviz.llm.model_files import prepare_model
@@ -195,10 +232,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    module_name = f"kgviz.training.train_{args.method.replace('-', '_')}"
-    if importlib.util.find_spec(module_name) is None:
-        raise KgvizError(f"no trainer for {args.method!r}; trainable: subgraphrag, gnnrag, grag")
-    return int(__import__(module_name, fromlist=['main']).main(args.options) or 0)
+    from kgviz.reasoners.registry import method_spec
+
+    trainable = trainable_methods()
+    if args.method not in trainable:
+        raise KgvizError(f"no trainer for {args.method!r}; trainable: {', '.join(trainable)}")
+    return int(method_spec(args.method).trainer_main()(args.options) or 0)
 
 
 # ------------------------------------------------------------------------------------ doctor
@@ -302,15 +341,20 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_parser("list", help="known datasets and whether their files are present").set_defaults(
         handler=cmd_data_list)
 
+    methods = commands.add_parser("methods", help="the methods, what each retrieves, its options")
+    methods.add_argument("name", nargs="*", help="only these methods")
+    methods.add_argument("--json", action="store_true")
+    methods.set_defaults(handler=cmd_methods)
+
     ask = commands.add_parser("ask", help="answer one question with one method")
     ask.add_argument("question", help="the question; [Name] marks a topic entity")
     ask.add_argument("--dataset", default="demo")
-    ask.add_argument("--method", default="simgrag")
+    ask.add_argument("--method", default="simgrag", help="one of: " + ", ".join(method_names()))
     ask.add_argument("--llm", default="auto", help="auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL")
     ask.add_argument("--topic", action="append", default=[], help="a topic entity (repeatable)")
     ask.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                     help="a method option, e.g. --set k=5 (repeatable)")
-    ask.add_argument("--cache", choices=["rw", "ro", "off"], default="rw", help="LLM response cache")
+                     help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them)")
+    ask.add_argument("--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache")
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
     ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (Trace.load)")
     ask.add_argument("--html", metavar="FILE",
@@ -322,12 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--split", required=True)
     evaluate.add_argument("--method", action="append", required=True,
                           help="a method, or several separated by commas (repeatable)")
-    evaluate.add_argument("--part", choices=["train", "val", "heldout"],
+    evaluate.add_argument("--part", choices=PARTS,
                           help="only this deterministic part of the split")
     evaluate.add_argument("--limit", type=positive_int, help="at most N questions")
     evaluate.add_argument("--sample", type=int, metavar="SEED", help="shuffle questions with SEED first")
     evaluate.add_argument("--llm", default="auto")
-    evaluate.add_argument("--cache", choices=["rw", "ro", "off"], default="rw")
+    evaluate.add_argument("--cache", choices=get_args(CacheMode), default="rw",
+                          help="LLM response cache")
     evaluate.add_argument("--out", required=True, help="JSONL results file (appended; resumes)")
     evaluate.add_argument("--workers", type=positive_int, default=1,
                           help="questions in flight at once, capped by the LLM backend "
@@ -374,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=cmd_demo)
 
     train = commands.add_parser("train", help="train a method's learned retriever on a dataset")
-    train.add_argument("method", help="subgraphrag, gnnrag or grag")
+    train.add_argument("method", help=", ".join(trainable_methods()))
     train.add_argument("options", nargs=argparse.REMAINDER, help="passed to the trainer (see --help)")
     train.set_defaults(handler=cmd_train)
 
@@ -382,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                                required=True)
     build = index.add_parser("build", help="embed and index a dataset's entities and relations")
     build.add_argument("name")
-    build.add_argument("--kind", choices=["flat", "hnsw", "milvus"], default="flat")
+    build.add_argument("--kind", choices=get_args(IndexKind), default="flat")
     build.add_argument("--milvus-uri", metavar="URI",
                        help="a Milvus server (http://host:19530; token from KGVIZ_MILVUS_TOKEN) or a "
                             "Milvus Lite file (*.db); default: milvus.db in the index cache folder")

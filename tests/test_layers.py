@@ -58,8 +58,15 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
+# A method's folder is a vertical slice: its views sit with the views, its trainer with training.
+METHOD_PARTS = {"views": "viz", "train": "training"}
+
+
 def layer_of(module: str) -> int:
-    top = module.split(".")[1] if "." in module else "__init__"
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else "__init__"
+    if top == "reasoners" and len(parts) == 4 and parts[3] in METHOD_PARTS:
+        top = METHOD_PARTS[parts[3]]
     return next(i for i, layer in enumerate(LAYERS) if top in layer)
 
 

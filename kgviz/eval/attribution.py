@@ -1,32 +1,17 @@
-"""Which stage a miss failed at (SimGRAG's error analysis, automated): pattern, retrieval or
-generation."""
+"""Which stage a miss failed at (SimGRAG's error analysis, automated): a method's own stage
+(SimGRAG's pattern, from its spec's diagnosis), retrieval or generation."""
 
 from __future__ import annotations
 
 from kgviz.datasets.base import QARecord
 from kgviz.eval.metrics import AnswerScore, evidence_recall, score_trace
+from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
 
+# every stage a miss is attributed to: the methods' own (SimGRAG's pattern), then the shared ones
 STAGES = ("pattern", "retrieval", "generation")
 WITHOUT_RETRIEVAL = "answered from the LLM's own knowledge, without retrieval"
 NOT_IN_EVIDENCE = "no gold answer in the evidence"
-
-
-def pattern_problem(trace: Trace, record: QARecord) -> str | None:
-    """Why a recorded query pattern cannot lead to the answer, if it visibly cannot: no pattern,
-    a topic entity missing from every candidate pool, or fewer pattern triples than hops."""
-    if "pattern" not in trace.stages:
-        return None
-    pattern = trace.stages["pattern"]
-    if pattern is None:
-        return "no usable pattern"
-    pools = trace.stages.get("pools")
-    missing = [name for name, found in getattr(pools, "topic_in_pools", {}).items() if not found]
-    if missing:
-        return f"topic entity not in any candidate pool: {', '.join(missing)}"
-    if record.hops and len(pattern.edges) < record.hops:
-        return f"{len(pattern.edges)} pattern triple(s) for a {record.hops}-hop question"
-    return None
 
 
 def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tuple[str | None, str]:
@@ -37,9 +22,8 @@ def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tupl
         return None, ""
     if not retrieves:
         return "generation", WITHOUT_RETRIEVAL
-    problem = pattern_problem(trace, record)
-    if problem:
-        return "pattern", problem
+    if trace.method in method_names() and (own := method_spec(trace.method).diagnose(trace, record)):
+        return own
     if not evidence_recall(trace.evidence, record.answers):
         return "retrieval", NOT_IN_EVIDENCE
     return "generation", generation_problem(score, trace.truncated)

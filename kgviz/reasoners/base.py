@@ -9,7 +9,19 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from types import UnionType
-from typing import Any, ClassVar, Literal, Union, cast, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Self,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from kgviz.checkpoint_store import CheckpointChoice, find_checkpoint
 from kgviz.datasets.base import Dataset
@@ -70,8 +82,12 @@ def accepts(hint: Any, value: Any) -> bool:
 
 
 def describe_hint(hint: Any) -> str:
+    """A config field's type in words: `int`, `one of qa, verify`, `int or one of auto`."""
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(map(str, get_args(hint)))
+    if get_origin(hint) in (Union, UnionType):
+        return " or ".join("None" if option is type(None) else describe_hint(option)
+                           for option in get_args(hint))
     return getattr(hint, "__name__", str(hint).replace("typing.", ""))
 
 
@@ -95,8 +111,12 @@ class ReasonerConfig:
                 raise KgvizError(f"{method}: {name} must be at least 1")
 
 
-class Reasoner(ABC):
-    """A KG-RAG method. Subclasses fill the trace in `_run`; `run` adds the total time."""
+FoundT = TypeVar("FoundT")
+
+
+class Reasoner(ABC, Generic[FoundT]):
+    """A KG-RAG method: `retrieve` records its retrieval stages and returns what it found (a
+    `FoundT`), `generate` prompts the LLM with it; `run` times both and the whole."""
 
     name: ClassVar[str]
     config_class: ClassVar[type[ReasonerConfig]] = ReasonerConfig
@@ -107,7 +127,7 @@ class Reasoner(ABC):
         self.config = config or self.config_class()
 
     @classmethod
-    def from_config(cls, context: ReasonerContext, **overrides: Any) -> Reasoner:
+    def from_config(cls, context: ReasonerContext, **overrides: Any) -> Self:
         """Build with `config_class(**overrides)`; unknown keys are a clear error."""
         known = {f.name for f in fields(cls.config_class)}
         unknown = sorted(set(overrides) - known)
@@ -162,9 +182,9 @@ class Reasoner(ABC):
         return listed_names(reply, names)
 
     @abstractmethod
-    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Any:
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> FoundT:
         """Every stage before the answer; sets `trace.evidence` and returns what `generate` needs."""
 
     @abstractmethod
-    def generate(self, trace: Trace, question: str, found: Any) -> None:
+    def generate(self, trace: Trace, question: str, found: FoundT) -> None:
         """Prompt the LLM with what `retrieve` found; set `trace.answer` and `trace.answers`."""

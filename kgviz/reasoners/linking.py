@@ -39,6 +39,8 @@ STOP_WORDS = frozenset([
 TOKEN = re.compile(r"\w+")
 CACHE_KEY = "_entity_names"
 
+LINKING = "linking"  # the stage that links topic entities (EntityLinking)
+
 
 def normalise(text: str) -> str:
     """Case-folded, accent-free text with punctuation turned into single spaces."""
@@ -252,7 +254,7 @@ def link_topic_entities(trace: Trace, context: ReasonerContext, question: str,
                         config: LinkerConfig = LinkerConfig()) -> EntityLinking:
     """`link_entities` recorded under `"linking"`; unknown or missing entities add warnings."""
     linking = link_entities(context, question, given, config)
-    trace.record("linking", linking)
+    trace.record(LINKING, linking)
     if linking.unresolved:
         trace.warnings.append(f"topic entities not in the KG: {', '.join(linking.unresolved)}")
     if not linking.entities:

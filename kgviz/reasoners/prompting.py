@@ -8,6 +8,7 @@ from kgviz.llm.base import LLM, Message
 from kgviz.reasoners.llm_calls import ask_text
 from kgviz.trace import REASK_STAGE, Trace
 
+GENERATION = "generation"  # the stage of the answer call
 # The re-ask of a reply that committed to no answer, for prompts asking for names only.
 NAMES_REASK = ("Your reply named no answer. Reply again with only the answer names, separated by "
                "commas. If you are unsure, give your best guess.")
@@ -41,8 +42,8 @@ def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens:
     When neither commits, `fallback` (the names the kept reply lists, `listed_names`) decides.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
-    with trace.stage("generation"):
-        reply = ask_text(trace, "generation", llm, messages, max_tokens=max_tokens).strip()
+    with trace.stage(GENERATION):
+        reply = ask_text(trace, GENERATION, llm, messages, max_tokens=max_tokens).strip()
         answers = extract(reply)
         if not answers:
             second = ask_text(trace, REASK_STAGE, llm, reask_messages(messages, reply, reask),

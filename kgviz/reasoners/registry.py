@@ -1,52 +1,63 @@
-"""Method names (the CLI contract) mapped to Reasoner classes, imported only when asked for.
-
-The built-in methods are known from the start; `register_method` adds others (plugins)."""
+"""The registry of methods: each name (the CLI contract) maps to the spec in that method's folder,
+imported only when asked for, the way PyG lists its datasets. Adding a method is one line here
+(or one `register_method` call for a plugin)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from kgviz.errors import UnknownNameError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
+from kgviz.reasoners.spec import MethodSpec, load_attribute
 
-_METHODS: dict[str, str] = {
-    "simgrag": "kgviz.reasoners.simgrag.reasoner:SimGRAG",
-    "llm-only": "kgviz.reasoners.llm_only:LLMOnly",
-    "kaping": "kgviz.reasoners.kaping:Kaping",
-    "subgraphrag": "kgviz.reasoners.subgraphrag.reasoner:SubgraphRAG",
-    "grag": "kgviz.reasoners.grag.reasoner:GRAG",
-    "gnnrag": "kgviz.reasoners.gnnrag.reasoner:GNNRAG",
-}
-
-# How tables and views name a method where the name alone would overstate it.
-_LABELS: dict[str, str] = {
-    "grag": "grag (hard prompt)",  # the paper's graph-token soft prompt needs a white-box LLM
+_SPECS: dict[str, str | MethodSpec] = {
+    "simgrag": "kgviz.reasoners.simgrag.spec:SPEC",
+    "llm-only": "kgviz.reasoners.llm_only.spec:SPEC",
+    "kaping": "kgviz.reasoners.kaping.spec:SPEC",
+    "subgraphrag": "kgviz.reasoners.subgraphrag.spec:SPEC",
+    "grag": "kgviz.reasoners.grag.spec:SPEC",
+    "gnnrag": "kgviz.reasoners.gnnrag.spec:SPEC",
 }
 
 
-def method_label(name: str) -> str:
-    """The name tables and views show for method `name`."""
-    return _LABELS.get(name, name)
-
-
-def register_method(name: str, target: str) -> None:
-    """Register `name` as `"package.module:ClassName"`."""
-    _METHODS[name] = target
+def register_method(spec: MethodSpec | str, name: str | None = None) -> None:
+    """Add a method: its `MethodSpec`, or the path `"package.module:SPEC"` of one (with `name`)."""
+    if isinstance(spec, MethodSpec):
+        _SPECS[spec.name] = spec
+    elif name is None:
+        raise UnknownNameError("register_method needs the method's name with a spec's path")
+    else:
+        _SPECS[name] = spec
 
 
 def method_names() -> list[str]:
-    return list(_METHODS)
+    return list(_SPECS)
 
 
-def reasoner_class(name: str) -> type[Reasoner]:
-    target = _METHODS.get(name)
-    if target is None:
-        raise UnknownNameError(f"unknown method {name!r}; available: {', '.join(_METHODS)}")
-    module_name, class_name = target.split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+def method_spec(name: str) -> MethodSpec:
+    entry = _SPECS.get(name)
+    if entry is None:
+        raise UnknownNameError(f"unknown method {name!r}; available: {', '.join(_SPECS)}")
+    if isinstance(entry, str):
+        entry = _SPECS[name] = load_attribute(entry)
+    if not isinstance(entry, MethodSpec):
+        raise UnknownNameError(f"{name}: the registry names {entry!r}, which is no MethodSpec")
+    return entry
 
 
-def make_reasoner(name: str, context: ReasonerContext, **config: Any) -> Reasoner:
+def method_label(name: str) -> str:
+    """The name tables and views show for method `name` (its own name if unknown)."""
+    return method_spec(name).shown_as if name in _SPECS else name
+
+
+def trainable_methods() -> list[str]:
+    return [name for name in _SPECS if method_spec(name).trainer]
+
+
+def reasoner_class(name: str) -> type[Reasoner[Any]]:
+    return method_spec(name).reasoner_class()
+
+
+def make_reasoner(name: str, context: ReasonerContext, **config: Any) -> Reasoner[Any]:
     """Build the reasoner `name`; `config` overrides fields of its config dataclass."""
     return reasoner_class(name).from_config(context, **config)

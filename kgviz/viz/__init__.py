@@ -1,80 +1,65 @@
 """Views: pure functions from trace records to what a notebook displays (plotly figures or HTML).
 
-`stage_views(trace, kg)` renders every stage of a trace; methods add views for their own record
-types with `register_view`, and say how their evidence is drawn with `register_evidence`. Views
-draw what the trace recorded and never recompute retrieval.
+`stage_views(trace, kg)` renders every stage of a trace. Each method declares how its own records
+are drawn in its folder (`views.py`, a `ViewTable` its spec names); the views shared by every
+method (entity linking, the generic evidence graph, prompt, timing) are here. Views draw what
+the trace recorded and never recompute retrieval.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from typing import Any
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.gnnrag import records as gnnrag_records
-from kgviz.reasoners.gnnrag.records import Augmentation, NodeScores, PathRecord, SubgraphRecord
-from kgviz.reasoners.grag.records import Description, EgoRetrieval, PrunedEgoGraph
-from kgviz.reasoners.kaping import TripleRanking
 from kgviz.reasoners.linking import EntityLinking
-from kgviz.reasoners.simgrag.pools import PatternPools
-from kgviz.reasoners.simgrag.query_pattern import QueryPattern
-from kgviz.reasoners.simgrag.reasoner import Generation, SearchRecord
-from kgviz.reasoners.simgrag.subgraphs import Subgraph
-from kgviz.reasoners.subgraphrag import records as subgraphrag_records
-from kgviz.reasoners.subgraphrag.records import TripleScores
+from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
-from kgviz.viz.description_view import description_view
-from kgviz.viz.ego_graph_view import ego_ranking_figure, gate_figure
 from kgviz.viz.html import esc
-from kgviz.viz.kaping_view import triple_ranking_figure
 from kgviz.viz.linking_view import linking_table
-from kgviz.viz.node_scores_view import node_scores_figure
-from kgviz.viz.paths_view import augmentation_graph, gnn_paths_graph
-from kgviz.viz.pattern_view import pattern_graph
-from kgviz.viz.pools_view import pools_figure
 from kgviz.viz.prompt_view import highlight, prompt_view
-from kgviz.viz.search_tree_view import search_tree_figure
-from kgviz.viz.subgraph_view import evidence_graph, subgraphs_graph
+from kgviz.viz.subgraph_view import evidence_graph
+from kgviz.viz.table import EvidenceView, View, ViewOutput, ViewTable
 from kgviz.viz.timing_view import timing_figure
-from kgviz.viz.triple_scores_view import scored_evidence_graph, triple_scores_figure
-from kgviz.viz.triples_view import scored_triples_figure
 
-View = Callable[[Any, Trace, KnowledgeGraph | None], object]
-EvidenceView = Callable[[Any, Trace], object]
-_VIEWS: dict[type, View | None] = {}
-_EVIDENCE: dict[type, EvidenceView | None] = {}
+COMMON_VIEWS = ViewTable(views={EntityLinking: lambda record, trace, kg: linking_table(record)})
 
 
-def register_view(record_type: type, view: View | None) -> None:
-    """Render stage records of `record_type` (or lists of them) with `view(record, trace, kg)`;
-    `None` shows nothing for them (e.g. records the prompt view already covers)."""
-    _VIEWS[record_type] = view
+def view_table(method: str) -> ViewTable:
+    """The common views with method `method`'s own over them (an unknown method: the common)."""
+    own = method_spec(method).view_table() if method in method_names() else None
+    return COMMON_VIEWS | own if own is not None else COMMON_VIEWS
 
 
-def register_evidence(record_type: type, view: EvidenceView | None) -> None:
-    """In a trace with records of `record_type`, draw the evidence with `view(record, trace)`
-    instead of the generic evidence graph; `None` draws none (a stage view already shows it)."""
-    _EVIDENCE[record_type] = view
+def _every_view_table() -> ViewTable:
+    """Every registered method's views, for records a method borrowed from another."""
+    table = COMMON_VIEWS
+    for name in method_names():
+        table = table | view_table(name)
+    return table
 
 
-def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, object]:
-    """Each recorded stage's view in run order, then `evidence` (the first record with a
-    registered evidence view draws it, else the generic graph does), `prompt` (LLM calls and
+def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, ViewOutput]:
+    """Each recorded stage's view in run order, then `evidence` (the first record with an
+    evidence view in the table draws it, else the generic graph does), `prompt` (LLM calls and
     answer) and `timing`. `kg` names entities in the search tree."""
-    views: dict[str, object] = {}
+    table = view_table(trace.method)
+    views: dict[str, ViewOutput] = {}
     evidence: tuple[Any, EvidenceView | None] | None = None
     for name, record in trace.stages.items():
         items = record if isinstance(record, list) else [record]
-        record_type = type(items[0]) if items else list
         if record is None or not items:
             views[name] = _note(name, "nothing recorded")
             continue
-        if record_type not in _VIEWS:
+        record_type = type(items[0])
+        if record_type not in table.views:
+            table = table | _every_view_table()
+        if record_type not in table.views:
             views[name] = _note(name, f"no view for {record_type.__name__} records")
-        elif (view := _VIEWS[record_type]) is not None:
+        elif (view := table.views[record_type]) is not None:
             views[name] = view(record, trace, kg)
-        if evidence is None and record_type in _EVIDENCE:
-            evidence = record, _EVIDENCE[record_type]
+        if evidence is None and record_type in table.evidence:
+            evidence = record, table.evidence[record_type]
     if trace.evidence:
         if evidence is None:
             views["evidence"] = evidence_graph(trace.evidence, trace.answers)
@@ -90,48 +75,51 @@ def _note(stage: str, text: str) -> str:
     return f'<p style="font:13px sans-serif"><b>{esc(stage)}</b>: {esc(text)}</p>'
 
 
-def _topics(trace: Trace) -> list[str]:
-    linking = trace.stages.get("linking")
-    return linking.names if linking is not None else []
+# The drawing functions of each record type, imported on first use (PEP 562); the description
+# view shares its module's name, so it is imported from `kgviz.viz.description_view`.
+_HOMES = {
+    "augmentation_graph": "paths_view", "gnn_paths_graph": "paths_view",
+    "ego_ranking_figure": "ego_graph_view", "gate_figure": "ego_graph_view",
+    "linking_table": "linking_view", "node_scores_figure": "node_scores_view",
+    "pattern_graph": "pattern_view", "pools_figure": "pools_view",
+    "scored_evidence_graph": "triple_scores_view", "triple_scores_figure": "triple_scores_view",
+    "scored_triples_figure": "triples_view", "search_tree_figure": "search_tree_view",
+    "subgraphs_graph": "subgraph_view", "triple_ranking_figure": "kaping_view",
+}
 
 
-register_view(QueryPattern, lambda record, trace, kg: pattern_graph(record))
-register_view(PatternPools, lambda record, trace, kg: pools_figure(
-    record, trace.stages.get("subgraphs") or ()))
-register_view(SearchRecord, lambda record, trace, kg: search_tree_figure(
-    record, trace.stages["pattern"], kg))
-register_view(Subgraph, lambda record, trace, kg: subgraphs_graph(record))
-register_view(Generation, None)
-register_view(EntityLinking, lambda record, trace, kg: linking_table(record))
-register_view(TripleRanking, lambda record, trace, kg: triple_ranking_figure(record))
-register_evidence(Subgraph, None)
-# SubgraphRAG: candidate counts join the scores' title; the prompt view shows the reply
-register_view(subgraphrag_records.CandidateRecord, None)
-register_view(TripleScores, lambda record, trace, kg: triple_scores_figure(
-    record, trace.stages.get("candidates")))
-register_view(subgraphrag_records.Generation, None)
-register_evidence(TripleScores, lambda record, trace: scored_evidence_graph(record, trace.answers))
-# GNN-RAG: subgraph sizes and candidates join the probabilities' chart; the paths are the evidence
-register_view(SubgraphRecord, None)
-register_view(NodeScores, lambda record, trace, kg: node_scores_figure(
-    record, trace.stages.get("subgraph")))
-register_view(gnnrag_records.CandidateRecord, None)
-register_view(PathRecord, lambda record, trace, kg: gnn_paths_graph(
-    record, trace.stages.get("gnn"), _topics(trace)))
-register_view(Augmentation, lambda record, trace, kg: augmentation_graph(
-    record, trace.stages.get("gnn"), _topics(trace)))
-register_evidence(PathRecord, None)
-register_evidence(Augmentation, None)
-# GRAG: the description tab draws the pruned ego-graphs (the evidence) beside their text
-register_view(EgoRetrieval, lambda record, trace, kg: ego_ranking_figure(record))
-register_view(PrunedEgoGraph, lambda record, trace, kg: gate_figure(
-    record, trace.stages.get("ego_graphs")))
-register_view(Description, lambda record, trace, kg: description_view(
-    record, trace.stages.get("pruning"), trace.answers))
-register_evidence(PrunedEgoGraph, None)
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'kgviz.viz' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"kgviz.viz.{home}"), name)
 
-__all__ = ["augmentation_graph", "description_view", "ego_ranking_figure", "evidence_graph",
-           "gate_figure", "gnn_paths_graph", "highlight", "linking_table", "node_scores_figure",
-           "pattern_graph", "pools_figure", "prompt_view", "register_evidence", "register_view",
-           "scored_evidence_graph", "scored_triples_figure", "search_tree_figure", "stage_views",
-           "subgraphs_graph", "timing_figure", "triple_ranking_figure", "triple_scores_figure"]
+
+__all__ = [
+    "COMMON_VIEWS",
+    "EvidenceView",
+    "View",
+    "ViewOutput",
+    "ViewTable",
+    "augmentation_graph",
+    "description_view",
+    "ego_ranking_figure",
+    "evidence_graph",
+    "gate_figure",
+    "gnn_paths_graph",
+    "highlight",
+    "linking_table",
+    "node_scores_figure",
+    "pattern_graph",
+    "pools_figure",
+    "prompt_view",
+    "scored_evidence_graph",
+    "scored_triples_figure",
+    "search_tree_figure",
+    "stage_views",
+    "subgraphs_graph",
+    "timing_figure",
+    "triple_ranking_figure",
+    "triple_scores_figure",
+    "view_table",
+]

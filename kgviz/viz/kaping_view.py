@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from kgviz.reasoners.kaping import TripleRanking
+from kgviz.reasoners.kaping.records import TripleRanking
 from kgviz.viz.triples_view import scored_triples_figure
 
 

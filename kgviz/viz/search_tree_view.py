@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
-from kgviz.reasoners.simgrag.reasoner import ComponentSearch, SearchRecord
+from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.viz.html import plotly_text
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kgviz.reasoners.subgraphrag.records import CandidateRecord, TripleScores
+from kgviz.reasoners.subgraphrag.records import SubgraphRAGCandidates, TripleScores
 from kgviz.viz.html import plotly_text
 from kgviz.viz.subgraph_view import evidence_graph
 from kgviz.viz.triples_view import CUT_LINE, KEPT, LEFT_OUT
@@ -19,7 +19,7 @@ BINS = 50
 KEPT_ROW = "#deebf7"
 
 
-def triple_scores_figure(scores: TripleScores, candidates: CandidateRecord | None = None,
+def triple_scores_figure(scores: TripleScores, candidates: SubgraphRAGCandidates | None = None,
                          rows: int = TABLE_ROWS) -> go.Figure:
     """Top: how the candidates' scores spread (log counts), the top K and the rest apart, the cut
     marked. Below: the `rows` best triples and those around the cut, evidence rows shaded."""
@@ -81,7 +81,7 @@ def _table_ranks(total: int, top_k: int, rows: int) -> list[int]:
     return sorted(ranks)
 
 
-def _summary(scores: TripleScores, candidates: CandidateRecord | None) -> str:
+def _summary(scores: TripleScores, candidates: SubgraphRAGCandidates | None) -> str:
     parts = []
     if candidates is not None:
         hops = ", ".join(f"{count} at hop {hop}" for hop, count in candidates.per_hop.items())

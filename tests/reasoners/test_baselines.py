@@ -11,7 +11,8 @@ from kgviz.errors import KgvizError
 from kgviz.llm import LLMUnavailable, make_llm
 from kgviz.reasoners.answers import answer_entities
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.kaping import TripleRanking, candidate_edges, verbalise
+from kgviz.reasoners.kaping.reasoner import candidate_edges, verbalise
+from kgviz.reasoners.kaping.records import TripleRanking
 from kgviz.reasoners.linking import EntityLinking, entity_names
 from kgviz.reasoners.registry import make_reasoner
 

@@ -221,13 +221,13 @@ def test_trained_gnn_finds_heldout_metaqa_answers(shared_data):
     from kgviz.eval.metrics import evidence_recall
     from kgviz.reasoners.gnnrag.model import load_gnn
     from kgviz.reasoners.gnnrag.reasoner import unique_triples
-    from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, retrieve
+    from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, retrieve
     from kgviz.reasoners.gnnrag.samples import build_samples, node_metrics
     from kgviz.reasoners.text_features import kg_text_embeddings
 
     torch.set_num_threads(1)
     model, card = load_gnn()
-    settings = RetrievalSettings(**card["retrieval"])
+    settings = GNNRAGRetrieval(**card["retrieval"])
     records = []
     for hops in (1, 2, 3):
         dataset = MetaQA(hops, shared_data)

@@ -27,7 +27,7 @@ from kgviz.reasoners.grag.gate import SoftPruner
 from kgviz.reasoners.grag.pruning import PrunedEgoGraph, keep_within_budget
 from kgviz.reasoners.grag.reasoner import GRAGConfig
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
-from kgviz.reasoners.grag.samples import RetrievalSettings, build_sample, sample_tensors
+from kgviz.reasoners.grag.samples import GRAGRetrieval, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
 
 # ------------------------------------------------------------------ lossless description
@@ -151,7 +151,7 @@ def test_gate_training_data_shapes(tmp_cache):
     dataset = get_dataset("demo")
     index = build_ego_index(dataset.kg, hops=2, max_degree=50)
     record = next(r for r in dataset.questions("dev") if r.hops == 2)
-    sample = build_sample(index, record, index.embed_question(record.question), RetrievalSettings())
+    sample = build_sample(index, record, index.embed_question(record.question), GRAGRetrieval())
     assert sample.nodes.shape == sample.node_labels.shape and sample.edges.shape == sample.edge_labels.shape
     assert set(np.unique(sample.edge_labels)) <= {0.0, 1.0} and sample.edge_labels.sum() >= 2
     labelled = set(sample.nodes[sample.node_labels > 0].tolist())

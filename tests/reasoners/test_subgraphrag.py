@@ -19,8 +19,12 @@ from kgviz.reasoners.registry import make_reasoner, method_names
 from kgviz.reasoners.subgraphrag.candidates import collect_candidates
 from kgviz.reasoners.subgraphrag.dde import dde_width, entity_dde, triple_dde
 from kgviz.reasoners.subgraphrag.prompt import split_reply, triple_line
-from kgviz.reasoners.subgraphrag.records import CandidateRecord, Generation, TripleScores
-from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, build_subgraph
+from kgviz.reasoners.subgraphrag.records import (
+    SubgraphRAGCandidates,
+    SubgraphRAGGeneration,
+    TripleScores,
+)
+from kgviz.reasoners.subgraphrag.retrieval import SubgraphRAGRetrieval, build_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate, weak_labels
 from kgviz.reasoners.subgraphrag.scorer import ScorerShape, TripleScorer, load_scorer, triple_inputs
 from kgviz.reasoners.text_features import kg_text_embeddings
@@ -105,7 +109,7 @@ def test_candidate_cap_keeps_low_degree_frontier_first(small_kg):
 
 def test_weak_labels_are_shortest_paths_inside_the_candidates(small_kg):
     film, year = small_kg.entity_id("Film"), small_kg.entity_id("1999")
-    subgraph = build_subgraph(small_kg, [film], RetrievalSettings(hops=3, hub_degree=3), rounds=2)
+    subgraph = build_subgraph(small_kg, [film], SubgraphRAGRetrieval(hops=3, hub_degree=3), rounds=2)
     labels = weak_labels(small_kg, subgraph, [film], [year], max_hops=3)
     assert names_of(small_kg, subgraph.candidates.edges[labels]) == {
         ("Film", "directed_by", "Director"), ("Other", "directed_by", "Director"),
@@ -174,7 +178,7 @@ def test_trace_on_demo_with_the_offline_llm(local_llm, tmp_cache):
     assert stages <= set(shown["timings"])
     assert isinstance(trace.stages["linking"], EntityLinking)
     assert trace.stages["linking"].names == list(record.topic_entities)
-    candidates: CandidateRecord = trace.stages["candidates"]
+    candidates: SubgraphRAGCandidates = trace.stages["candidates"]
     scoring: TripleScores = trace.stages["scoring"]
     assert candidates.triples == len(scoring.triples) > 30
     assert [t.rank for t in scoring.triples] == list(range(len(scoring.triples)))
@@ -185,7 +189,7 @@ def test_trace_on_demo_with_the_offline_llm(local_llm, tmp_cache):
     evidence_entities = {name for h, _, t in kept for name in (h, t)}
     assert evidence_entities & set(record.answers)
     assert set(shown["answers"]) <= evidence_entities - set(record.topic_entities)
-    assert isinstance(trace.stages["generation"], Generation)
+    assert isinstance(trace.stages["generation"], SubgraphRAGGeneration)
     prompt = trace.llm_calls[0].messages[-1]["content"]
     assert record.question in prompt and triple_line(kept[0]) in prompt
 
@@ -199,7 +203,7 @@ def test_trained_scorer_recall_on_heldout_metaqa(shared_data):
         records += split_records(dataset.questions("dev"))["heldout"][:10]
     kg = dataset.kg
     text = kg_text_embeddings(kg)
-    settings = RetrievalSettings(**card["retrieval"])
+    settings = SubgraphRAGRetrieval(**card["retrieval"])
     samples = build_samples(kg, text, records, settings, scorer.shape.rounds)
     assert len(samples) == 30
     result = evaluate(kg, scorer, text, samples, [100])

@@ -19,12 +19,12 @@ from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.paths import walk
 from kgviz.reasoners.gnnrag.records import (
     Augmentation,
+    GNNRAGCandidates,
     NodeScore,
     NodeScores,
     PathRecord,
     SubgraphRecord,
 )
-from kgviz.reasoners.gnnrag.records import CandidateRecord as GNNCandidates
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.records import (
     Description,
@@ -34,18 +34,17 @@ from kgviz.reasoners.grag.records import (
     PrunedEgoGraph,
     RetrievedEgo,
 )
-from kgviz.reasoners.kaping import ScoredTriple, TripleRanking
+from kgviz.reasoners.kaping.records import KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, LinkedEntity
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag.pools import ElementPool, PatternPools
 from kgviz.reasoners.simgrag.query_pattern import parse_pattern
-from kgviz.reasoners.simgrag.reasoner import ComponentSearch, Generation, SearchRecord
+from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord, SimGRAGGeneration
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.reasoners.simgrag.subgraphs import EdgeMatch, NodeMatch, Subgraph
 from kgviz.reasoners.subgraphrag import records as subgraphrag_records
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import (
-    description_view,
     evidence_graph,
     pattern_graph,
     pools_figure,
@@ -56,7 +55,7 @@ from kgviz.viz import (
     timing_figure,
     triple_scores_figure,
 )
-from kgviz.viz.description_view import MAX_PRUNED
+from kgviz.viz.description_view import MAX_PRUNED, description_view
 from kgviz.viz.html import plotly_text, vis_text
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
 from kgviz.viz.search_tree_view import OUTCOMES
@@ -145,15 +144,15 @@ def simgrag_trace() -> Trace:
                      f'{{"answer": ["{JANE}"]}}', 30, 5, 0.4, "local", "m")]
     return Trace("simgrag", f"who directed {EVIL}", "hand",
                  stages={"pattern": pattern, "pools": pools, "search": search, "subgraphs": found,
-                         "generation": Generation("qa", "graph 1", [JANE])},
+                         "generation": SimGRAGGeneration("qa", "graph 1", [JANE])},
                  timings={"pattern": 0.5, "pools": 0.1, "search": 0.01, "retrieval": 0.61,
                           "generation": 0.4, "total": 1.02},
                  llm_calls=calls, evidence=[triple], answer=f"{JANE}. graph 1", answers=[JANE])
 
 
 def kaping_trace() -> Trace:
-    ranked = [ScoredTriple(EVIL, "directed_by", JANE, 1, 0.8, True),
-              ScoredTriple(EVIL, "starred_actors", "Tom", 1, 0.3, False)]
+    ranked = [KapingTriple(EVIL, "directed_by", JANE, 1, 0.8, True),
+              KapingTriple(EVIL, "starred_actors", "Tom", 1, 0.3, False)]
     return Trace("kaping", f"who directed {EVIL}", "hand",
                  stages={"linking": EntityLinking(f"who directed {EVIL}", "given",
                                                   [LinkedEntity(0, EVIL, EVIL, "given")], [EVIL]),
@@ -170,12 +169,12 @@ def hand_linking() -> EntityLinking:
 
 def subgraphrag_trace() -> Trace:
     """SubgraphRAG's records: three candidates, the best one kept (top 1)."""
-    ranked = [subgraphrag_records.ScoredTriple(EVIL, "directed_by", JANE, 1, 0.9, 0, True),
-              subgraphrag_records.ScoredTriple(EVIL, "starred_actors", "Tom", 1, 0.4, 1, False),
-              subgraphrag_records.ScoredTriple("Other", "directed_by", JANE, 2, 0.1, 2, False)]
+    ranked = [subgraphrag_records.SubgraphRAGTriple(EVIL, "directed_by", JANE, 1, 0.9, 0, True),
+              subgraphrag_records.SubgraphRAGTriple(EVIL, "starred_actors", "Tom", 1, 0.4, 1, False),
+              subgraphrag_records.SubgraphRAGTriple("Other", "directed_by", JANE, 2, 0.1, 2, False)]
     return Trace("subgraphrag", f"who directed {EVIL}", "hand", stages={
         "linking": hand_linking(),
-        "candidates": subgraphrag_records.CandidateRecord(3, 4, {1: 2, 2: 1}, 2),
+        "candidates": subgraphrag_records.SubgraphRAGCandidates(3, 4, {1: 2, 2: 1}, 2),
         "scoring": subgraphrag_records.TripleScores(ranked, 1, "kgviz train subgraphrag")},
         timings={"retrieval": 0.1, "total": 0.1}, evidence=[(EVIL, "directed_by", JANE)])
 
@@ -190,7 +189,7 @@ def gnnrag_trace() -> Trace:
                            NodeScore(EVIL, 0.6, 0.5, True, False),
                            NodeScore("Tom", 0.3, 0.2, False, False),
                            NodeScore("Other", 0.01, 0.2, False, False)], 0.5, "kgviz train gnnrag"),
-        "candidates": GNNCandidates([JANE], [0.8], 0.5, 0.8, 10),
+        "candidates": GNNRAGCandidates([JANE], [0.8], 0.5, 0.8, 10),
         "paths": PathRecord([path], [path.text], ["Tom"], 2)},
         timings={"retrieval": 0.1, "total": 0.1}, evidence=path.triples)
 
@@ -387,7 +386,7 @@ def test_triple_scores_show_the_cut_and_the_ranked_triples():
 
 
 def test_triple_table_shows_the_ranks_around_a_far_cut():
-    ranked = [subgraphrag_records.ScoredTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
+    ranked = [subgraphrag_records.SubgraphRAGTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
               for i in range(40)]
     figure = triple_scores_figure(subgraphrag_records.TripleScores(ranked, 35, ""))
     ranks = list(figure.data[2].cells.values[0])

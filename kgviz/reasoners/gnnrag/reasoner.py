@@ -3,7 +3,7 @@ probabilities -> candidates -> shortest topic -> candidate paths (optionally uni
 method's evidence) -> one LLM call over the verbalised paths.
 
 Stages recorded: `linking` (EntityLinking), `subgraph` (SubgraphRecord), `gnn` (NodeScores: every
-subgraph node's answer probability), `candidates` (CandidateRecord), `paths` (PathRecord),
+subgraph node's answer probability), `candidates` (GNNRAGCandidates), `paths` (PathRecord),
 `augmentation` (Augmentation, when `augment_with` is set). The GNN loads lazily from
 `kgviz/checkpoints/gnnrag/`.
 """
@@ -27,15 +27,20 @@ from kgviz.reasoners.gnnrag.model import load_gnn
 from kgviz.reasoners.gnnrag.paths import ReasoningPath, evidence_paths
 from kgviz.reasoners.gnnrag.prompt import path_messages
 from kgviz.reasoners.gnnrag.records import (
+    AUGMENTATION,
+    CANDIDATES,
+    GNN,
+    PATHS,
+    SUBGRAPH,
     Augmentation,
-    CandidateRecord,
+    GNNRAGCandidates,
     NodeScore,
     NodeScores,
     PathRecord,
     SubgraphRecord,
 )
 from kgviz.reasoners.gnnrag.retrieval import (
-    RetrievalSettings,
+    GNNRAGRetrieval,
     encode_questions,
     gnn_paths,
     node_probabilities,
@@ -43,12 +48,12 @@ from kgviz.reasoners.gnnrag.retrieval import (
     topic_mask,
 )
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
-from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
+from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
 
-DEFAULTS = RetrievalSettings()
+DEFAULTS = GNNRAGRetrieval()
 
 
 @dataclass
@@ -79,13 +84,13 @@ class GNNRAGConfig(ReasonerConfig):
             raise KgvizError("gnnrag: mass must be above 0 and at most 1")
 
     @property
-    def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(self.hops, self.max_nodes, DEFAULTS.alpha, self.mass,
+    def retrieval(self) -> GNNRAGRetrieval:
+        return GNNRAGRetrieval(self.hops, self.max_nodes, DEFAULTS.alpha, self.mass,
                                  self.max_candidates, self.paths_per_candidate, self.max_paths)
 
 
 @dataclass(frozen=True)
-class Found:
+class GNNRAGFound:
     """What retrieval hands to generation: the linked topics and the reasoning paths."""
 
     linking: EntityLinking
@@ -96,7 +101,7 @@ def unique_triples(paths: list[ReasoningPath]) -> list[StringTriple]:
     return list(dict.fromkeys(triple for path in paths for triple in path.triples))
 
 
-class GNNRAG(Reasoner):
+class GNNRAG(Reasoner[GNNRAGFound]):
     """A GNN picks answer candidates; the paths reaching them are the LLM's evidence."""
 
     name = "gnnrag"
@@ -113,11 +118,11 @@ class GNNRAG(Reasoner):
         """The `augment_with` method, built once."""
         return augmenting_reasoner(self.context, self.config.augment_with or "")
 
-    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> GNNRAGFound:
         settings = self.config.retrieval
         model, card = self.checkpoint
         self.note_checkpoint(trace, self.chosen_checkpoint)
-        with trace.stage("linking"):
+        with trace.stage(LINKING):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
         paths: list[ReasoningPath] = []
         if linking.ids:
@@ -125,9 +130,9 @@ class GNNRAG(Reasoner):
         if self.config.augment_with:
             paths = self._augment(trace, linking, paths)
         trace.evidence = unique_triples(paths)
-        return Found(linking, paths)
+        return GNNRAGFound(linking, paths)
 
-    def generate(self, trace: Trace, question: str, found: Found) -> None:
+    def generate(self, trace: Trace, question: str, found: GNNRAGFound) -> None:
         linking = found.linking
         messages = path_messages(linking.question, [path.text for path in found.paths])
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
@@ -136,34 +141,34 @@ class GNNRAG(Reasoner):
                         fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)))
 
     def _gnn_paths(self, trace: Trace, model: GNNReasoner, card: dict[str, Any],
-                   linking: EntityLinking, settings: RetrievalSettings) -> list[ReasoningPath]:
+                   linking: EntityLinking, settings: GNNRAGRetrieval) -> list[ReasoningPath]:
         kg = self.context.kg
-        with trace.stage("subgraph"):
+        with trace.stage(SUBGRAPH):
             subgraph = dense_subgraph(kg, linking.ids, settings.hops, settings.max_nodes,
                                       settings.alpha)
-            trace.record("subgraph", SubgraphRecord(
+            trace.record(SUBGRAPH, SubgraphRecord(
                 linking.names, settings.hops, settings.max_nodes, settings.alpha,
                 subgraph.khop_nodes, subgraph.khop_edges, subgraph.num_nodes, len(subgraph.edges)))
-        with trace.stage("gnn"):
+        with trace.stage(GNN):
             text = context_text_embeddings(self.context)
             cache = EmbeddingCache(text.encoder.model_name)
             question = encode_questions(text, [linking.question], cache)[0]
             probabilities = node_probabilities(model, text, question, subgraph)
             candidates = select_candidates(subgraph, probabilities, settings.mass,
                                            settings.max_candidates)
-            trace.record("gnn", node_scores(kg.entities, subgraph, probabilities, candidates,
+            trace.record(GNN, node_scores(kg.entities, subgraph, probabilities, candidates,
                                             settings.mass, card.get("command", "")))
-        with trace.stage("candidates"):
-            trace.record("candidates", CandidateRecord(
+        with trace.stage(CANDIDATES):
+            trace.record(CANDIDATES, GNNRAGCandidates(
                 [kg.entities[int(subgraph.nodes[i])] for i in candidates],
                 [round(float(probabilities[i]), 5) for i in candidates], settings.mass,
                 round(float(probabilities[candidates].sum()), 5), settings.max_candidates))
-        with trace.stage("paths"):
+        with trace.stage(PATHS):
             found = gnn_paths(kg, subgraph, probabilities, candidates, settings)
             kept, reached = found[:settings.max_paths], {path.end for path in found}
-            trace.record("paths", PathRecord(
+            trace.record(PATHS, PathRecord(
                 kept, [path.text for path in kept],
-                [name for name in trace.stages["candidates"].names if name not in reached],
+                [name for name in trace.stages[CANDIDATES].names if name not in reached],
                 len(found) - len(kept)))
         return kept
 
@@ -171,14 +176,14 @@ class GNNRAG(Reasoner):
                  paths: list[ReasoningPath]) -> list[ReasoningPath]:
         """The union of the GNN's paths with the `augment_with` method's evidence as paths."""
         method = self.config.augment_with or ""
-        with trace.stage("augmentation"):
+        with trace.stage(AUGMENTATION):
             started = time.perf_counter()
             borrowed = borrowed_evidence(self.augmenter, linking.question,
                                          linking.names)[:self.config.augment_triples]
             extra = evidence_paths(borrowed, linking.names, self.config.hops, method)
             seen = {tuple(path.triples) for path in paths}
             added = [path for path in extra if tuple(path.triples) not in seen]
-            trace.record("augmentation", Augmentation(
+            trace.record(AUGMENTATION, Augmentation(
                 method, len(borrowed), len(extra), added, [path.text for path in added],
                 round(time.perf_counter() - started, 4)))
         return paths + added

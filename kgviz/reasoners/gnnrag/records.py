@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 
 from kgviz.reasoners.gnnrag.paths import ReasoningPath
 
+SUBGRAPH = "subgraph"  # SubgraphRecord
+GNN = "gnn"  # NodeScores
+CANDIDATES = "candidates"  # GNNRAGCandidates
+PATHS = "paths"  # PathRecord
+AUGMENTATION = "augmentation"  # Augmentation
+
 
 @dataclass
 class SubgraphRecord:
@@ -41,7 +47,7 @@ class NodeScores:
 
 
 @dataclass
-class CandidateRecord:
+class GNNRAGCandidates:
     """The `"candidates"` record: answer candidates, best first; the probability mass they cover
     (`covered`) against the `mass` asked for (less when `max_candidates` cut them)."""
 

@@ -22,7 +22,7 @@ from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass(frozen=True)
-class RetrievalSettings:
+class GNNRAGRetrieval:
     """Subgraph (`hops`, `max_nodes`, PageRank restart `alpha`), candidates (the most probable
     nodes until their answer probability sums to `mass`, at most `max_candidates`) and the path
     caps."""
@@ -116,7 +116,7 @@ def candidates_by_mass(probabilities: np.ndarray, excluded: np.ndarray, mass: fl
 
 
 def gnn_paths(kg: KnowledgeGraph, subgraph: DenseSubgraph, probabilities: np.ndarray,
-              candidates: np.ndarray, settings: RetrievalSettings) -> list[ReasoningPath]:
+              candidates: np.ndarray, settings: GNNRAGRetrieval) -> list[ReasoningPath]:
     """Shortest KG paths from the topic entities to each candidate, best candidates first (not yet
     cut to `max_paths`)."""
     probability = dict(zip(subgraph.nodes.tolist(), probabilities.tolist()))
@@ -129,7 +129,7 @@ def gnn_paths(kg: KnowledgeGraph, subgraph: DenseSubgraph, probabilities: np.nda
 
 
 def retrieve(kg: KnowledgeGraph, model: GNNReasoner, text: TextEmbeddings, question: Question,
-             topics: list[int], settings: RetrievalSettings) -> Retrieval:
+             topics: list[int], settings: GNNRAGRetrieval) -> Retrieval:
     """All retrieval steps for one question whose topic entities are `topics` (KG ids)."""
     subgraph = dense_subgraph(kg, topics, settings.hops, settings.max_nodes, settings.alpha)
     probabilities = node_probabilities(model, text, question, subgraph)

@@ -15,8 +15,8 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.weak_labels import resolve
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.retrieval import (
+    GNNRAGRetrieval,
     Question,
-    RetrievalSettings,
     encode_questions,
     node_probabilities,
     select_candidates,
@@ -26,7 +26,7 @@ from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass
-class Sample:
+class GNNRAGSample:
     """One question: its answers (KG ids), dense subgraph, and which subgraph nodes are answers."""
 
     record: QARecord
@@ -37,8 +37,8 @@ class Sample:
 
 
 def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QARecord],
-                  settings: RetrievalSettings, progress: bool = False,
-                  desc: str = "questions") -> list[Sample]:
+                  settings: GNNRAGRetrieval, progress: bool = False,
+                  desc: str = "questions") -> list[GNNRAGSample]:
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
@@ -53,12 +53,12 @@ def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QA
     for (record, topics, answers), question in rows:
         subgraph = dense_subgraph(kg, topics, settings.hops, settings.max_nodes, settings.alpha)
         labels = np.isin(subgraph.nodes, answers)
-        samples.append(Sample(record, answers, subgraph, labels, question))
+        samples.append(GNNRAGSample(record, answers, subgraph, labels, question))
     return samples
 
 
-def node_metrics(model: GNNReasoner, text: TextEmbeddings, samples: Sequence[Sample],
-                 settings: RetrievalSettings) -> dict[str, dict[str, float]]:
+def node_metrics(model: GNNReasoner, text: TextEmbeddings, samples: Sequence[GNNRAGSample],
+                 settings: GNNRAGRetrieval) -> dict[str, dict[str, float]]:
     """Per hop and over all: `hits@1` (the best non-topic node is a gold answer), `recall` (share
     of gold answers among the candidates), `candidates` (mean count) and `coverage` (share of
     gold answers inside the dense subgraph)."""

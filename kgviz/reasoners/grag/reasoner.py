@@ -15,7 +15,15 @@ from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
 from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import prune
-from kgviz.reasoners.grag.records import Description, EgoRetrieval, PrunedEgoGraph, RetrievedEgo
+from kgviz.reasoners.grag.records import (
+    DESCRIPTION,
+    EGO_GRAPHS,
+    PRUNING,
+    Description,
+    EgoRetrieval,
+    PrunedEgoGraph,
+    RetrievedEgo,
+)
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
 from kgviz.reasoners.linking import entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
@@ -28,7 +36,7 @@ QUESTION_GRAPHS = "_grag_question_graphs"
 
 
 @dataclass(frozen=True)
-class Found:
+class GRAGFound:
     """What retrieval hands to generation: the task, the question, its topics, the descriptions."""
 
     task: str
@@ -75,7 +83,7 @@ def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, .
     return found
 
 
-class GRAG(Reasoner):
+class GRAG(Reasoner[GRAGFound]):
     """GRAG with its hard prompt only.
 
     Stages: topic-entity linking; ego-graph retrieval (top-N by cosine of mean-pooled ego-graph
@@ -107,7 +115,7 @@ class GRAG(Reasoner):
             return self.config.task
         return "stance" if self.context.dataset.family == STANCE_FAMILY else "qa"
 
-    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> Found:
+    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> GRAGFound:
         """Every stage before generation (under the `retrieval` timing); sets the evidence."""
         if self._task() == "stance":
             return self._retrieve_question_graph(trace, question)
@@ -116,24 +124,24 @@ class GRAG(Reasoner):
         self.note_checkpoint(trace, self.chosen_checkpoint)
         linking = link_topic_entities(trace, self.context, question, topic_entities)
         index = self.ego_index
-        with trace.stage("ego_graphs"):
+        with trace.stage(EGO_GRAPHS):
             vector = index.embed_question(linking.question)
             retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
             centres = candidate_centres(index, linking.ids, config.scope_hops)
             scope = "whole KG" if centres is None else f"topic entities ({config.scope_hops} hop(s))"
             count = index.kg.num_entities if centres is None else len(centres)
-            trace.record("ego_graphs", self._retrieval_record(index.kg, retrieved, scope, count))
-        with trace.stage("pruning"):
+            trace.record(EGO_GRAPHS, self._retrieval_record(index.kg, retrieved, scope, count))
+        with trace.stage(PRUNING):
             pruned = prune(pruner, index, vector, retrieved,
                            config.description_tokens) if retrieved else []
-            trace.record("pruning", pruned)
-        with trace.stage("description"):
+            trace.record(PRUNING, pruned)
+        with trace.stage(DESCRIPTION):
             descriptions = self._describe(pruned)
-            trace.record("description", descriptions)
+            trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(t for p in pruned for t in p.kept_triples))
-        return Found("qa", linking.question, tuple(linking.names), descriptions)
+        return GRAGFound("qa", linking.question, tuple(linking.names), descriptions)
 
-    def _retrieve_question_graph(self, trace: Trace, question: str) -> Found:
+    def _retrieve_question_graph(self, trace: Trace, question: str) -> GRAGFound:
         """ExplaGraphs: the question's own graph is the source, described whole (no pruning)."""
         graph = question_graphs(self.context).get(question)
         if graph is None:
@@ -141,19 +149,19 @@ class GRAG(Reasoner):
                              "carry their own graph (ExplaGraphs)")
         kg = KnowledgeGraph.from_triples(graph, name="question-graph")
         index = build_ego_index(kg, self.config.hops, self.config.max_degree, persist=False)
-        with trace.stage("ego_graphs"):
+        with trace.stage(EGO_GRAPHS):
             vector = index.embed_question(question)
             retrieved = retrieve(index, vector, [], kg.num_entities, None)
-            trace.record("ego_graphs",
+            trace.record(EGO_GRAPHS,
                          self._retrieval_record(kg, retrieved, "question graph", kg.num_entities))
-        with trace.stage("description"):
+        with trace.stage(DESCRIPTION):
             centre = kg.entities[retrieved[0].ego.centre]
             descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
-            trace.record("description", descriptions)
+            trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(graph))
-        return Found("stance", question, (), descriptions)
+        return GRAGFound("stance", question, (), descriptions)
 
-    def generate(self, trace: Trace, question: str, found: Found) -> None:
+    def generate(self, trace: Trace, question: str, found: GRAGFound) -> None:
         described = [(d.centre, d.text) for d in found.descriptions]
         if found.task == "stance":
             generate_answer(trace, self.context.llm, stance_messages(question, described),

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+EGO_GRAPHS = "ego_graphs"  # EgoRetrieval
+PRUNING = "pruning"  # list[PrunedEgoGraph]
+DESCRIPTION = "description"  # list[Description]
+
 
 @dataclass
 class RetrievedEgo:

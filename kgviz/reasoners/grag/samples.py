@@ -18,7 +18,7 @@ from kgviz.reasoners.grag.retrieval import retrieve
 
 
 @dataclass(frozen=True)
-class RetrievalSettings:
+class GRAGRetrieval:
     """How training questions are retrieved (the reasoner's defaults)."""
 
     hops: int = 2
@@ -29,7 +29,7 @@ class RetrievalSettings:
 
 
 @dataclass
-class Sample:
+class GRAGSample:
     """One question: its vector, the union of its ego-graphs' nodes and edges, and their labels."""
 
     record: QARecord
@@ -42,7 +42,7 @@ class Sample:
 
 
 def build_sample(index: EgoIndex, record: QARecord, question: np.ndarray,
-                 settings: RetrievalSettings) -> Sample:
+                 settings: GRAGRetrieval) -> GRAGSample:
     kg = index.kg
     topics, answers = resolve(kg, record.topic_entities), resolve(kg, record.answers)
     retrieved = retrieve(index, question, topics, settings.top_n, settings.scope_hops)
@@ -52,12 +52,12 @@ def build_sample(index: EgoIndex, record: QARecord, question: np.ndarray,
     edge_labels = np.isin(edges, on_path)
     path_nodes = kg.triples[edges[edge_labels]][:, [0, 2]].ravel()
     positive_nodes = np.concatenate([path_nodes, topics, answers])
-    return Sample(record, question, nodes, edges, np.isin(nodes, positive_nodes).astype(np.float32),
+    return GRAGSample(record, question, nodes, edges, np.isin(nodes, positive_nodes).astype(np.float32),
                   edge_labels.astype(np.float32), frozenset(answers))
 
 
 def build_samples(index: EgoIndex, records: Sequence[QARecord], questions: np.ndarray,
-                  settings: RetrievalSettings, desc: str) -> list[Sample]:
+                  settings: GRAGRetrieval, desc: str) -> list[GRAGSample]:
     from tqdm.auto import tqdm
 
     pairs = tqdm(list(zip(records, questions)), desc=desc, unit="q", leave=False)
@@ -65,7 +65,7 @@ def build_samples(index: EgoIndex, records: Sequence[QARecord], questions: np.nd
 
 
 def sample_tensors(index: EgoIndex,
-                   sample: Sample) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                   sample: GRAGSample) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """`(question, node vectors, edge vectors)` of a sample as tensors."""
     return (torch.from_numpy(sample.question), torch.from_numpy(index.node_vectors[sample.nodes]),
             torch.from_numpy(index.relation_vectors[index.kg.triples[sample.edges, 1]]))
@@ -82,7 +82,7 @@ def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[Sample],
+def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[GRAGSample],
              budget: int) -> dict[str, float]:
     """Triple average precision, answer recall of the kept triples, and kept-triple counts."""
     ap, recall, kept_sizes, sizes = [], [], [], []

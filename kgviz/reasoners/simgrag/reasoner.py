@@ -1,14 +1,14 @@
 """SimGRAG as a Reasoner: pattern (LLM) -> candidate pools -> top-k subgraph search -> answer (LLM).
 
 Stages recorded in the trace: `pattern` (QueryPattern or None), `pools` (PatternPools), `search`
-(SearchRecord), `subgraphs` (list[Subgraph]) and `generation` (Generation). A missing pattern, no
-match or a search stopped by its budget is a warning; the LLM then answers from what was found.
+(SearchRecord), `subgraphs` (list[Subgraph]) and `generation` (SimGRAGGeneration), named in
+`records`. A missing pattern, no match or a search stopped by its budget is a warning; the LLM then answers from what was found.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from kgviz.errors import KgvizError
@@ -28,8 +28,17 @@ from kgviz.reasoners.simgrag.query_pattern import (
     QueryPattern,
     parse_pattern,
 )
+from kgviz.reasoners.simgrag.records import (
+    GENERATION,
+    PATTERN,
+    POOLS,
+    SEARCH,
+    SUBGRAPHS,
+    ComponentSearch,
+    SearchRecord,
+    SimGRAGGeneration,
+)
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
-from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.trace import REASK_STAGE, StringTriple, Trace
 
 Algorithm = Literal["optimized", "algorithm1"]
@@ -67,31 +76,6 @@ class SimGRAGConfig(ReasonerConfig):
 
 
 @dataclass
-class ComponentSearch:
-    """How the search of one pattern component went (`component` indexes the searched ones)."""
-
-    component: int
-    pattern_nodes: tuple[int, ...]
-    pattern_edges: tuple[int, ...]
-    status: str
-    expanded: int
-    pruned: int
-    elapsed_s: float
-    matches: int
-    tree: SearchTree | None = None
-
-
-@dataclass
-class SearchRecord:
-    """The search stage: its algorithm, the matches asked of each component (`width`: k, or
-    more when a disconnected pattern's joint top-k needed longer lists) and each search."""
-
-    algorithm: str
-    width: int
-    components: list[ComponentSearch] = field(default_factory=list)
-
-
-@dataclass
 class SearchBudget:
     """What one question's searches may still spend: expansions, and a monotonic deadline."""
 
@@ -99,18 +83,7 @@ class SearchBudget:
     deadline: float
 
 
-@dataclass
-class Generation:
-    """The answer step: the LLM's reason and answer list (qa) or verdict (verify)."""
-
-    task: str
-    reason: str = ""
-    answer: list[str] = field(default_factory=list)
-    verdict: str = ""
-    raw: str = ""
-
-
-class SimGRAG(Reasoner):
+class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     """Similar-subgraph retrieval by Graph Semantic Distance (Cai et al.), every stage traced."""
 
     name = "simgrag"
@@ -121,22 +94,22 @@ class SimGRAG(Reasoner):
                  topic_entities: tuple[str, ...]) -> list[subgraphs.Subgraph]:
         """Pattern (an LLM call), candidate pools, top-k search; the subgraphs found."""
         found: list[subgraphs.Subgraph] = []
-        with trace.stage("pattern"):
+        with trace.stage(PATTERN):
             pattern, parts = self._pattern(trace, question)
-            trace.record("pattern", pattern)
+            trace.record(PATTERN, pattern)
         if pattern is not None:
-            with trace.stage("pools"):
+            with trace.stage(POOLS):
                 pools = build_pools(self.context.index, pattern, self.config.k_nodes,
                                     self.config.k_relations, topic_entities)
-                trace.record("pools", pools)
-            with trace.stage("search"):
+                trace.record(POOLS, pools)
+            with trace.stage(SEARCH):
                 found = self._search(trace, pattern, parts, pools)
-        trace.record("subgraphs", found)
+        trace.record(SUBGRAPHS, found)
         trace.evidence = subgraphs.evidence(found)
         return found
 
     def generate(self, trace: Trace, question: str, found: list[subgraphs.Subgraph]) -> None:
-        with trace.stage("generation"):
+        with trace.stage(GENERATION):
             self._generate(trace, question, [s.triples for s in found])
 
     # ----------------------------------------------------------------- stages
@@ -146,7 +119,7 @@ class SimGRAG(Reasoner):
         messages = prompts.pattern_messages(self.context.dataset.family, question,
                                             self.config.relation_hint)
         try:
-            reply = ask_json(trace, "pattern", self.context.llm, messages, prompts.PATTERN_SCHEMA)
+            reply = ask_json(trace, PATTERN, self.context.llm, messages, prompts.PATTERN_SCHEMA)
             pattern = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
@@ -203,7 +176,7 @@ class SimGRAG(Reasoner):
                     f"search stopped by its {result.status.replace('_', ' ')} after "
                     f"{result.expanded:,} expansions; using the best {len(result.matches)} "
                     f"match(es) found so far")
-        trace.record("search", record)
+        trace.record(SEARCH, record)
 
     def _search_one(self, part: Component, pools: PatternPools, k: int,
                     budget: SearchBudget) -> SearchResult:
@@ -225,10 +198,10 @@ class SimGRAG(Reasoner):
     def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
         task = self.config.task
         messages = prompts.answer_messages(task, question, graphs)
-        generation = Generation(task)
-        trace.record("generation", generation)
+        generation = SimGRAGGeneration(task)
+        trace.record(GENERATION, generation)
         try:
-            reply = ask_json(trace, "generation", self.context.llm, messages,
+            reply = ask_json(trace, GENERATION, self.context.llm, messages,
                              prompts.answer_schema(task))
         except LLMOutputError as error:
             trace.warnings.append(f"generation: {error}; the raw reply is used as the answer")
@@ -257,7 +230,7 @@ class SimGRAG(Reasoner):
             trace.answers = self.listed_answers("\n".join(generation.answer),
                                                 entity_names(self.context))
 
-    def _take_answer(self, trace: Trace, question: str, generation: Generation,
+    def _take_answer(self, trace: Trace, question: str, generation: SimGRAGGeneration,
                      reply: dict[str, Any]) -> None:
         generation.reason = str(reply.get("reason", "")).strip()
         generation.answer = [" ".join(str(a).split()) for a in reply["answer"] if str(a).strip()]

@@ -1,9 +1,9 @@
 """SubgraphRAG as a Reasoner: topic entities -> candidate triples -> DDE + MLP scores -> top-K
 triples -> one LLM call for an explained answer.
 
-Stages recorded: `linking` (EntityLinking), `candidates` (CandidateRecord), `scoring`
+Stages recorded: `linking` (EntityLinking), `candidates` (SubgraphRAGCandidates), `scoring`
 (TripleScores: every candidate with its score, rank and whether kept) and `generation`
-(Generation). The scorer loads lazily from `kgviz/checkpoints/subgraphrag/`.
+(SubgraphRAGGeneration). The scorer loads lazily from `kgviz/checkpoints/subgraphrag/`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
-from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
+from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.subgraphrag.prompt import (
     ANS_REASK,
@@ -28,14 +28,17 @@ from kgviz.reasoners.subgraphrag.prompt import (
     split_reply,
 )
 from kgviz.reasoners.subgraphrag.records import (
-    CandidateRecord,
-    Generation,
-    ScoredTriple,
+    CANDIDATES,
+    GENERATION,
+    SCORING,
+    SubgraphRAGCandidates,
+    SubgraphRAGGeneration,
+    SubgraphRAGTriple,
     TripleScores,
 )
 from kgviz.reasoners.subgraphrag.retrieval import (
-    RetrievalSettings,
-    Subgraph,
+    CandidateSubgraph,
+    SubgraphRAGRetrieval,
     build_subgraph,
     score_subgraph,
 )
@@ -44,7 +47,7 @@ from kgviz.reasoners.subgraphrag.scorer import TripleScorer, load_scorer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import Trace
 
-DEFAULTS = RetrievalSettings()
+DEFAULTS = SubgraphRAGRetrieval()
 # `top_k="auto"`: the paper ties K to the reader's ability. Readers of up to 3B parameters get 30
 # triples (with the 1.5B offline model, top 30 matched top 100 in hits at 2.3x less cost), larger
 # readers, and models whose size the name does not state, 100.
@@ -80,21 +83,21 @@ class SubgraphRAGConfig(ReasonerConfig):
             self.require_positive("subgraphrag", "top_k")
 
     @property
-    def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(self.hops, self.max_candidates, self.hub_degree)
+    def retrieval(self) -> SubgraphRAGRetrieval:
+        return SubgraphRAGRetrieval(self.hops, self.max_candidates, self.hub_degree)
 
 
-def candidate_record(kg: KnowledgeGraph, subgraph: Subgraph) -> CandidateRecord:
+def candidate_record(kg: KnowledgeGraph, subgraph: CandidateSubgraph) -> SubgraphRAGCandidates:
     found = subgraph.candidates
     names = kg.entities
-    return CandidateRecord(
+    return SubgraphRAGCandidates(
         triples=len(subgraph), entities=len(subgraph.nodes),
         per_hop=dict(sorted(Counter(found.hops.tolist()).items())), full_layers=found.full_layers,
         hubs=[(names[e], d) for e, d in found.hubs],
         unexpanded=[(names[e], d) for e, d in found.unexpanded], cut=found.cut)
 
 
-class SubgraphRAG(Reasoner):
+class SubgraphRAG(Reasoner[EntityLinking]):
     """Parallel triple scoring around the topic entities; the top K go to the LLM."""
 
     name = "subgraphrag"
@@ -111,12 +114,12 @@ class SubgraphRAG(Reasoner):
         top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
         self.note_checkpoint(trace, self.chosen_checkpoint)
-        with trace.stage("linking"):
+        with trace.stage(LINKING):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
-        with trace.stage("candidates"):
+        with trace.stage(CANDIDATES):
             subgraph = build_subgraph(kg, linking.ids, config.retrieval, scorer.shape.rounds)
-            trace.record("candidates", candidate_record(kg, subgraph))
-        with trace.stage("scoring"):
+            trace.record(CANDIDATES, candidate_record(kg, subgraph))
+        with trace.stage(SCORING):
             text = context_text_embeddings(self.context)
             question_vector = text.questions([linking.question])[0]
             with torch.no_grad():
@@ -125,8 +128,8 @@ class SubgraphRAG(Reasoner):
             probabilities = torch.sigmoid(logits).tolist()
             edges, hops = subgraph.candidates.edges.tolist(), subgraph.candidates.hops.tolist()
             triples = [kg.triple_names(edges[i]) for i in order]
-            trace.record("scoring", TripleScores(
-                [ScoredTriple(*triple, hops[i], round(probabilities[i], 5), rank, rank < top_k)
+            trace.record(SCORING, TripleScores(
+                [SubgraphRAGTriple(*triple, hops[i], round(probabilities[i], 5), rank, rank < top_k)
                  for rank, (i, triple) in enumerate(zip(order, triples))],
                 top_k, card.get("command", "")))
             trace.evidence = triples[:top_k]
@@ -151,4 +154,4 @@ class SubgraphRAG(Reasoner):
         explanation, lines = split_reply(reply)
         if not trace.answers:
             trace.warnings.append("subgraphrag: the reply commits to no answer in an `ans:` line")
-        trace.record("generation", Generation(explanation, lines, list(trace.answers)))
+        trace.record(GENERATION, SubgraphRAGGeneration(explanation, lines, list(trace.answers)))

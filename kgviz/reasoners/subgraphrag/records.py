@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+CANDIDATES = "candidates"  # SubgraphRAGCandidates
+SCORING = "scoring"  # TripleScores
+GENERATION = "generation"  # SubgraphRAGGeneration
+
 
 @dataclass
-class CandidateRecord:
+class SubgraphRAGCandidates:
     """The `"candidates"` record: the rough subgraph and what its limits left out.
 
     `per_hop` counts triples by the hop that reached them; `hubs` are high-degree entities met but
@@ -24,7 +28,7 @@ class CandidateRecord:
 
 
 @dataclass
-class ScoredTriple:
+class SubgraphRAGTriple:
     head: str
     relation: str
     tail: str
@@ -38,13 +42,13 @@ class ScoredTriple:
 class TripleScores:
     """The `"scoring"` record: every candidate, best first, and the checkpoint that scored them."""
 
-    triples: list[ScoredTriple]
+    triples: list[SubgraphRAGTriple]
     top_k: int
     checkpoint: str
 
 
 @dataclass
-class Generation:
+class SubgraphRAGGeneration:
     """The `"generation"` record: the LLM's explanation and its `ans:` names."""
 
     explanation: str

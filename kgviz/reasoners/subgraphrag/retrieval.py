@@ -15,7 +15,7 @@ from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass(frozen=True)
-class RetrievalSettings:
+class SubgraphRAGRetrieval:
     """Candidate triples within `hops` of the topic entities, at most `max_candidates`, not walking
     through entities of degree above `hub_degree`."""
 
@@ -25,7 +25,7 @@ class RetrievalSettings:
 
 
 @dataclass
-class Subgraph:
+class CandidateSubgraph:
     """The candidates of one question: `nodes` maps local node ids to KG ids; `triples` are
     `(m, 3)` rows `[local head, relation, local tail]` aligned with `candidates.edges`."""
 
@@ -38,8 +38,8 @@ class Subgraph:
         return len(self.triples)
 
 
-def build_subgraph(kg: KnowledgeGraph, topics: list[int], settings: RetrievalSettings,
-                   rounds: int) -> Subgraph:
+def build_subgraph(kg: KnowledgeGraph, topics: list[int], settings: SubgraphRAGRetrieval,
+                   rounds: int) -> CandidateSubgraph:
     """Collect the candidates around `topics` and encode them with `rounds` DDE rounds."""
     candidates = collect_candidates(kg, topics, settings.hops, settings.max_candidates,
                                     settings.hub_degree)
@@ -50,11 +50,11 @@ def build_subgraph(kg: KnowledgeGraph, topics: list[int], settings: RetrievalSet
     triples = torch.stack([ends[:, 0], torch.from_numpy(rows[:, 1]), ends[:, 1]], dim=1)
     topic_mask = torch.from_numpy(np.isin(nodes, topics))
     node_dde = entity_dde(len(nodes), triples[:, 0], triples[:, 2], topic_mask, rounds)
-    return Subgraph(candidates, nodes, triples, triple_dde(node_dde, triples[:, 0], triples[:, 2]))
+    return CandidateSubgraph(candidates, nodes, triples, triple_dde(node_dde, triples[:, 0], triples[:, 2]))
 
 
 def score_subgraph(scorer: TripleScorer, text: TextEmbeddings, question: torch.Tensor,
-                   subgraph: Subgraph) -> torch.Tensor:
+                   subgraph: CandidateSubgraph) -> torch.Tensor:
     """One logit per candidate triple (the MLP over question, entity, relation vectors and DDE)."""
     nodes = text.entities[torch.from_numpy(subgraph.nodes)]
     return scorer(question, nodes, text.relations, subgraph.triples, subgraph.dde)

@@ -16,8 +16,8 @@ from kgviz.embed.cache import EmbeddingCache
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.weak_labels import resolve, shortest_path_edges
 from kgviz.reasoners.subgraphrag.retrieval import (
-    RetrievalSettings,
-    Subgraph,
+    CandidateSubgraph,
+    SubgraphRAGRetrieval,
     build_subgraph,
     score_subgraph,
 )
@@ -26,18 +26,18 @@ from kgviz.reasoners.text_features import TextEmbeddings
 
 
 @dataclass
-class Sample:
+class SubgraphRAGSample:
     """One question: KG ids of its topic entities and answers, candidates, labels per candidate."""
 
     record: QARecord
     topics: list[int]
     answers: list[int]
-    subgraph: Subgraph
+    subgraph: CandidateSubgraph
     labels: np.ndarray
     question: torch.Tensor
 
 
-def weak_labels(kg: KnowledgeGraph, subgraph: Subgraph, topics: list[int], answers: list[int],
+def weak_labels(kg: KnowledgeGraph, subgraph: CandidateSubgraph, topics: list[int], answers: list[int],
                 max_hops: int) -> np.ndarray:
     """Mask of the candidates on some shortest topic -> answer path that stays in the candidates."""
     edges = subgraph.candidates.edges
@@ -48,8 +48,8 @@ def weak_labels(kg: KnowledgeGraph, subgraph: Subgraph, topics: list[int], answe
 
 
 def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QARecord],
-                  settings: RetrievalSettings, rounds: int, progress: bool = False,
-                  desc: str = "questions") -> list[Sample]:
+                  settings: SubgraphRAGRetrieval, rounds: int, progress: bool = False,
+                  desc: str = "questions") -> list[SubgraphRAGSample]:
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
@@ -64,7 +64,7 @@ def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QA
     for (record, topics, answers), question in rows:
         subgraph = build_subgraph(kg, topics, settings, rounds)
         labels = weak_labels(kg, subgraph, topics, answers, settings.hops)
-        samples.append(Sample(record, topics, answers, subgraph, labels, question))
+        samples.append(SubgraphRAGSample(record, topics, answers, subgraph, labels, question))
     return samples
 
 
@@ -79,14 +79,14 @@ def triple_recall(order: np.ndarray, labels: np.ndarray, k: int) -> float | None
     return float(labels[order[:k]].sum()) / total if total else None
 
 
-def answer_recall(kg: KnowledgeGraph, sample: Sample, order: np.ndarray, k: int) -> bool:
+def answer_recall(kg: KnowledgeGraph, sample: SubgraphRAGSample, order: np.ndarray, k: int) -> bool:
     """Whether a gold answer is an entity of the top `k` triples."""
     rows = kg.triples[sample.subgraph.candidates.edges[order[:k]]]
     return bool(np.isin(sample.answers, rows[:, [0, 2]]).any())
 
 
 def evaluate(kg: KnowledgeGraph, scorer: TripleScorer, text: TextEmbeddings,
-             samples: Sequence[Sample], ks: Sequence[int]) -> dict[str, dict[str, float]]:
+             samples: Sequence[SubgraphRAGSample], ks: Sequence[int]) -> dict[str, dict[str, float]]:
     """Mean triple recall@k, answer recall@k and evidence size@k, per hop and over all questions."""
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     with torch.no_grad():

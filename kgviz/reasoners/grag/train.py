@@ -26,8 +26,8 @@ from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, GateShape, SoftPruner
 from kgviz.reasoners.grag.samples import (
-    RetrievalSettings,
-    Sample,
+    GRAGRetrieval,
+    GRAGSample,
     build_samples,
     evaluate,
     sample_tensors,
@@ -45,8 +45,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def samples_of(index: EgoIndex, records: list[QARecord], settings: RetrievalSettings,
-               desc: str) -> list[Sample]:
+def samples_of(index: EgoIndex, records: list[QARecord], settings: GRAGRetrieval,
+               desc: str) -> list[GRAGSample]:
     vectors = embed_with_cache(index.encoder, [r.question for r in records],
                                EmbeddingCache(index.encoder.model_name))
     return build_samples(index, records, vectors, settings, desc)
@@ -59,7 +59,7 @@ def balanced_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def train_epoch(pruner: SoftPruner, optimizer: torch.optim.Optimizer, index: EgoIndex,
-                samples: list[Sample], batch: int, rng: np.random.Generator, desc: str) -> float:
+                samples: list[GRAGSample], batch: int, rng: np.random.Generator, desc: str) -> float:
     from tqdm.auto import tqdm
 
     pruner.train()
@@ -83,7 +83,7 @@ def train_epoch(pruner: SoftPruner, optimizer: torch.optim.Optimizer, index: Ego
     return float(np.mean(losses))
 
 
-def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[Sample], budget: int) -> dict:
+def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[GRAGSample], budget: int) -> dict:
     scores = {"all": evaluate(pruner, index, samples, budget)}
     for hops in HOPS:
         part = [s for s in samples if s.record.hops == hops]
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     data = prepare(args)
     rng, started = data.rng, data.started
-    settings = RetrievalSettings()
+    settings = GRAGRetrieval()
     index = build_ego_index(data.dataset.kg, settings.hops, settings.max_degree, progress=True)
     train = samples_of(index, data.train, settings, "train questions")
     val = samples_of(index, data.val, settings, "val questions")

@@ -21,8 +21,8 @@ import torch
 from kgviz.checkpoint_store import save_checkpoint
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, distribution_loss
 from kgviz.reasoners.gnnrag.model import CHECKPOINT
-from kgviz.reasoners.gnnrag.retrieval import RetrievalSettings, graph_inputs
-from kgviz.reasoners.gnnrag.samples import Sample, build_samples, node_metrics
+from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, graph_inputs
+from kgviz.reasoners.gnnrag.samples import GNNRAGSample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.run import data_card, prepare
@@ -33,7 +33,7 @@ METRIC = "hits@1"
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = trainer_parser("gnnrag", __doc__, per_hop=400, epochs=15, patience=4,
                             checkpoint=CHECKPOINT)
-    defaults, shape = RetrievalSettings(), GNNShape()
+    defaults, shape = GNNRAGRetrieval(), GNNShape()
     parser.add_argument("--lr", type=float, default=5e-3)
     parser.add_argument("--batch", type=int, default=8, help="questions per optimiser step")
     parser.add_argument("--hidden", type=int, default=shape.hidden)
@@ -50,7 +50,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: TextEmbeddings,
-                samples: list[Sample], order: np.ndarray, batch: int, desc: str) -> float:
+                samples: list[GNNRAGSample], order: np.ndarray, batch: int, desc: str) -> float:
     """One pass over `samples` in `order`, `batch` questions per step; the mean loss."""
     from tqdm.auto import tqdm
 
@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     data = prepare(args)
     rng, started = data.rng, data.started
-    settings = RetrievalSettings(hops=args.hops, max_nodes=args.max_nodes)
+    settings = GNNRAGRetrieval(hops=args.hops, max_nodes=args.max_nodes)
     shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names,
                      rounds=args.rounds)
     kg = data.dataset.kg

@@ -18,7 +18,7 @@ import torch
 from tqdm.auto import tqdm
 
 from kgviz.checkpoint_store import save_checkpoint
-from kgviz.reasoners.subgraphrag.retrieval import RetrievalSettings, score_subgraph
+from kgviz.reasoners.subgraphrag.retrieval import SubgraphRAGRetrieval, score_subgraph
 from kgviz.reasoners.subgraphrag.samples import build_samples, evaluate
 from kgviz.reasoners.subgraphrag.scorer import (
     CHECKPOINT,
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     data = prepare(args)
     rng, started = data.rng, data.started
-    settings, shape = RetrievalSettings(), ScorerShape(hidden=args.hidden, rounds=args.rounds)
+    settings, shape = SubgraphRAGRetrieval(), ScorerShape(hidden=args.hidden, rounds=args.rounds)
     kg = data.dataset.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, data.train, settings, shape.rounds, True, "train questions")

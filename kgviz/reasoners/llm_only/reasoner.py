@@ -19,7 +19,7 @@ class LLMOnlyConfig(ReasonerConfig):
         self.require_positive("llm-only", "max_tokens")
 
 
-class LLMOnly(Reasoner):
+class LLMOnly(Reasoner[None]):
     """No retrieval (its `retrieval` time is 0): the LLM answers from what it knows."""
 
     name = "llm-only"

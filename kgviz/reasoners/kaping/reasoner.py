@@ -3,7 +3,7 @@ verbalised and prepended to the prompt; no training."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -13,6 +13,7 @@ from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import listed_names
 from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.kaping.records import TRIPLES, KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
@@ -32,25 +33,6 @@ class KapingConfig(ReasonerConfig):
         self.require_positive("kaping", "hops", "top_k", "max_candidates", "max_tokens")
 
 
-@dataclass
-class ScoredTriple:
-    head: str
-    relation: str
-    tail: str
-    hop: int  # 1 when the triple touches a topic entity
-    score: float  # cosine similarity of its text to the question
-    kept: bool
-
-
-@dataclass
-class TripleRanking:
-    """The `"triples"` record: every candidate, best first, and how many the cap left out."""
-
-    candidates: list[ScoredTriple] = field(default_factory=list)
-    top_k: int = 0
-    dropped: int = 0
-
-
 def verbalise(triple: tuple[str, str, str]) -> str:
     head, relation, tail = triple
     return f"({head}, {relation_text(relation)}, {tail})"
@@ -67,7 +49,7 @@ def candidate_edges(kg: KnowledgeGraph, seeds: list[int], hops: int, cap: int,
     return edges[order], hop[order], len(edges) - len(order)
 
 
-class Kaping(Reasoner):
+class Kaping(Reasoner[EntityLinking]):
     """Top-k triples by embedding similarity to the question, as facts before the question."""
 
     name = "kaping"
@@ -87,8 +69,8 @@ class Kaping(Reasoner):
         scores = self._similarities(linking.question, [verbalise(t) for t in triples])
         ranked = np.argsort(-scores, kind="stable")
         kept = set(ranked[:config.top_k].tolist())
-        trace.record("triples", TripleRanking(
-            [ScoredTriple(triples[i][0], triples[i][1], triples[i][2], int(hops[i]),
+        trace.record(TRIPLES, TripleRanking(
+            [KapingTriple(triples[i][0], triples[i][1], triples[i][2], int(hops[i]),
                           round(float(scores[i]), 4), i in kept)
              for i in ranked.tolist()], config.top_k, dropped))
         trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]

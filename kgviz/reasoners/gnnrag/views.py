@@ -1,0 +1,39 @@
+"""How GNN-RAG's stages are drawn: the GNN's node probabilities (with the subgraph sizes and the
+candidates), and the reasoning paths, which are the evidence."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.gnnrag.records import (
+    GNN,
+    SUBGRAPH,
+    Augmentation,
+    GNNRAGCandidates,
+    NodeScores,
+    PathRecord,
+    SubgraphRecord,
+)
+from kgviz.reasoners.linking import LINKING
+from kgviz.trace import Trace
+from kgviz.viz.node_scores_view import node_scores_figure
+from kgviz.viz.paths_view import augmentation_graph, gnn_paths_graph
+from kgviz.viz.table import ViewTable
+
+
+def topic_names(trace: Trace) -> list[str]:
+    linking = trace.stages.get(LINKING)
+    return linking.names if linking is not None else []
+
+
+VIEWS = ViewTable(
+    views={
+        SubgraphRecord: None,
+        NodeScores: lambda record, trace, kg: node_scores_figure(
+            record, trace.stages.get(SUBGRAPH)),
+        GNNRAGCandidates: None,
+        PathRecord: lambda record, trace, kg: gnn_paths_graph(
+            record, trace.stages.get(GNN), topic_names(trace)),
+        Augmentation: lambda record, trace, kg: augmentation_graph(
+            record, trace.stages.get(GNN), topic_names(trace)),
+    },
+    evidence={PathRecord: None, Augmentation: None},
+)

@@ -1,0 +1,25 @@
+"""How GRAG's stages are drawn: the ego-graph ranking, the gate values, and the description tab,
+which draws the pruned ego-graphs (the evidence) beside their text."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.grag.records import (
+    EGO_GRAPHS,
+    PRUNING,
+    Description,
+    EgoRetrieval,
+    PrunedEgoGraph,
+)
+from kgviz.viz.description_view import description_view
+from kgviz.viz.ego_graph_view import ego_ranking_figure, gate_figure
+from kgviz.viz.table import ViewTable
+
+VIEWS = ViewTable(
+    views={
+        EgoRetrieval: lambda record, trace, kg: ego_ranking_figure(record),
+        PrunedEgoGraph: lambda record, trace, kg: gate_figure(record, trace.stages.get(EGO_GRAPHS)),
+        Description: lambda record, trace, kg: description_view(
+            record, trace.stages.get(PRUNING), trace.answers),
+    },
+    evidence={PrunedEgoGraph: None},
+)

@@ -1,0 +1,9 @@
+"""How KAPING's stage is drawn: every candidate triple by similarity, the kept ones marked."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.kaping.records import TripleRanking
+from kgviz.viz.kaping_view import triple_ranking_figure
+from kgviz.viz.table import ViewTable
+
+VIEWS = ViewTable(views={TripleRanking: lambda record, trace, kg: triple_ranking_figure(record)})

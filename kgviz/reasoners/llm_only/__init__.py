@@ -1,0 +1,1 @@
+"""LLM only: the question straight to the LLM, no retrieval (the baseline)."""

@@ -1,0 +1,24 @@
+"""SimGRAG's own stage for error attribution: a pattern that visibly cannot lead to the answer."""
+
+from __future__ import annotations
+
+from kgviz.datasets.base import QARecord
+from kgviz.reasoners.simgrag.records import PATTERN, POOLS
+from kgviz.trace import Trace
+
+
+def pattern_problem(trace: Trace, record: QARecord) -> tuple[str, str] | None:
+    """`("pattern", why)` when the recorded query pattern cannot lead to the answer: no pattern,
+    a topic entity missing from every candidate pool, or fewer pattern triples than hops."""
+    if PATTERN not in trace.stages:
+        return None
+    pattern = trace.stages[PATTERN]
+    if pattern is None:
+        return PATTERN, "no usable pattern"
+    pools = trace.stages.get(POOLS)
+    missing = [name for name, found in getattr(pools, "topic_in_pools", {}).items() if not found]
+    if missing:
+        return PATTERN, f"topic entity not in any candidate pool: {', '.join(missing)}"
+    if record.hops and len(pattern.edges) < record.hops:
+        return PATTERN, f"{len(pattern.edges)} pattern triple(s) for a {record.hops}-hop question"
+    return None

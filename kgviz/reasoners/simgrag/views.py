@@ -1,0 +1,27 @@
+"""How SimGRAG's stages are drawn: pattern graph, candidate pools (marking the candidates the
+subgraphs used), search tree and subgraphs; the prompt view shows the generation."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.simgrag.pools import PatternPools
+from kgviz.reasoners.simgrag.query_pattern import QueryPattern
+from kgviz.reasoners.simgrag.records import PATTERN, SUBGRAPHS, SearchRecord, SimGRAGGeneration
+from kgviz.reasoners.simgrag.subgraphs import Subgraph
+from kgviz.viz.pattern_view import pattern_graph
+from kgviz.viz.pools_view import pools_figure
+from kgviz.viz.search_tree_view import search_tree_figure
+from kgviz.viz.subgraph_view import subgraphs_graph
+from kgviz.viz.table import ViewTable
+
+VIEWS = ViewTable(
+    views={
+        QueryPattern: lambda record, trace, kg: pattern_graph(record),
+        PatternPools: lambda record, trace, kg: pools_figure(
+            record, trace.stages.get(SUBGRAPHS) or ()),
+        SearchRecord: lambda record, trace, kg: search_tree_figure(
+            record, trace.stages[PATTERN], kg),
+        Subgraph: lambda record, trace, kg: subgraphs_graph(record),
+        SimGRAGGeneration: None,
+    },
+    evidence={Subgraph: None},  # the subgraphs tab is the evidence
+)

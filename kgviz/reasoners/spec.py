@@ -1,0 +1,72 @@
+"""A method's spec: everything kgviz needs to know about a method, declared in the method's folder.
+
+A spec names its parts by import path (`"package.module:attribute"`), so reading the registry
+imports no reasoner, view or trainer until one is used. The CLI, the lab, the evaluation runner
+and the views all go through the spec: adding a method touches its folder and one registry line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kgviz.datasets.base import QARecord
+from kgviz.errors import KgvizError
+from kgviz.trace import Trace
+
+if TYPE_CHECKING:
+    from kgviz.reasoners.base import Reasoner
+
+# A method's own reason for a miss before retrieval (e.g. SimGRAG's unusable pattern):
+# `(stage, reason)`, or None when the method sees nothing wrong at its own stages.
+Diagnosis = Callable[[Trace, QARecord], "tuple[str, str] | None"]
+
+
+def load_attribute(target: str) -> Any:
+    """The object `"package.module:attribute"` names (imported now)."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise KgvizError(f"{target!r} is not of the form 'package.module:attribute'")
+    try:
+        return getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise KgvizError(f"cannot load {target!r}: {error}") from error
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One method. `reasoner` is its `Reasoner` class; `views` its view table (a
+    `kgviz.viz.table.ViewTable`), `trainer` the `main(argv)` of its `kgviz train` command,
+    `diagnosis` its own failure check for error attribution; empty where it has none."""
+
+    name: str
+    reasoner: str
+    summary: str
+    label: str = ""  # how tables and views name it, where the name alone would overstate it
+    views: str = ""
+    trainer: str = ""
+    diagnosis: str = ""
+
+    @property
+    def shown_as(self) -> str:
+        return self.label or self.name
+
+    def reasoner_class(self) -> type[Reasoner[Any]]:
+        return load_attribute(self.reasoner)
+
+    def view_table(self) -> Any:
+        """Its view table, or None for a method that draws only the common stages."""
+        return load_attribute(self.views) if self.views else None
+
+    def trainer_main(self) -> Callable[[list[str]], int | None]:
+        if not self.trainer:
+            raise KgvizError(f"{self.name} learns nothing, so it has no trainer")
+        return load_attribute(self.trainer)
+
+    def diagnose(self, trace: Trace, record: QARecord) -> tuple[str, str] | None:
+        if not self.diagnosis:
+            return None
+        check: Diagnosis = load_attribute(self.diagnosis)
+        return check(trace, record)
