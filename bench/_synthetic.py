@@ -17,8 +17,9 @@ K, POOL_SIZE = 3, 16
 EDGES_PER_ENTITY = 7
 
 
-def synthetic_parts(num_edges: int, rng: np.random.Generator,
-                    num_relations: int = 64) -> tuple[Vocabulary, Vocabulary, np.ndarray]:
+def synthetic_parts(
+    num_edges: int, rng: np.random.Generator, num_relations: int = 64
+) -> tuple[Vocabulary, Vocabulary, np.ndarray]:
     """Entity and relation vocabularies and `(num_edges, 3)` int32 random triples.
 
     num_edges / 7 entities; relations uniform; heads uniform; 10% of tails go to 1000 hub
@@ -76,8 +77,9 @@ def relation_pool(rng: np.random.Generator, true: int, num_relations: int) -> Po
     return Pool(np.concatenate([[true], others]), dists)
 
 
-def path_pools(rng: np.random.Generator, kg: KnowledgeGraph, topic: int | None,
-               relations: list[int]) -> CandidatePools:
+def path_pools(
+    rng: np.random.Generator, kg: KnowledgeGraph, topic: int | None, relations: list[int]
+) -> CandidatePools:
     """Pools of a path pattern: node 0 is the topic (`None`: missing from its pool), the rest
     unknown; one pool per relation along the path."""
     nodes = (entity_pool(rng, topic, kg.num_entities),) + (None,) * len(relations)

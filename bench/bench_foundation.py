@@ -34,7 +34,9 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data")))
+    parser.add_argument(
+        "--data", default=os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))
+    )
     parser.add_argument("--embed-sample", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
@@ -49,10 +51,15 @@ def main() -> None:
         _ = get_dataset("metaqa-2hop", root=Path(args.data)).kg
         warm = time.perf_counter() - start
     os.environ.pop("KGVIZ_CACHE")
-    rows += [("KG", f"{kg.num_entities:,} entities, {kg.num_relations} relations, {kg.num_triples:,} triples"),
-             ("load, cold (parse + CSR + save)", f"{cold:.2f} s"),
-             ("load, processed cache", f"{warm:.2f} s  (x{cold / warm:.1f} faster)"),
-             ("peak RSS after load", f"{peak_rss_mb():.0f} MB")]
+    rows += [
+        (
+            "KG",
+            f"{kg.num_entities:,} entities, {kg.num_relations} relations, {kg.num_triples:,} triples",
+        ),
+        ("load, cold (parse + CSR + save)", f"{cold:.2f} s"),
+        ("load, processed cache", f"{warm:.2f} s  (x{cold / warm:.1f} faster)"),
+        ("peak RSS after load", f"{peak_rss_mb():.0f} MB"),
+    ]
 
     encoder = get_encoder()
     encoder.encode(["warm up"])
@@ -61,12 +68,20 @@ def main() -> None:
     start = time.perf_counter()
     encoder.encode(sample)
     seconds = time.perf_counter() - start
-    rows.append(("embedding throughput (no cache)",
-                 (f"{len(sample) / seconds:.0f} names/s ({len(sample)} names, "
-                  f"torch threads {__import__('torch').get_num_threads()})")))
+    rows.append(
+        (
+            "embedding throughput (no cache)",
+            (
+                f"{len(sample) / seconds:.0f} names/s ({len(sample)} names, "
+                f"torch threads {__import__('torch').get_num_threads()})"
+            ),
+        )
+    )
 
     start = time.perf_counter()
-    vectors = embed_with_cache(encoder, list(kg.entities), EmbeddingCache(encoder.model_name), progress=True)
+    vectors = embed_with_cache(
+        encoder, list(kg.entities), EmbeddingCache(encoder.model_name), progress=True
+    )
     rows.append(("all entity vectors (cache or encode)", f"{time.perf_counter() - start:.1f} s"))
 
     set_search_threads(1)
@@ -77,10 +92,12 @@ def main() -> None:
         latencies = []
         for i in rng.choice(kg.num_entities, args.queries, replace=False):
             start = time.perf_counter()
-            index.search(vectors[i:i + 1], 16)
+            index.search(vectors[i : i + 1], 16)
             latencies.append((time.perf_counter() - start) * 1000)
         median, p95 = percentiles(latencies)
-        rows.append((f"{kind} top-16 query (1 thread)", f"median {median:.2f} ms, p95 {p95:.2f} ms"))
+        rows.append(
+            (f"{kind} top-16 query (1 thread)", f"median {median:.2f} ms, p95 {p95:.2f} ms")
+        )
     query_ms = []
     for name in sample[:100]:
         start = time.perf_counter()

@@ -40,10 +40,12 @@ COLUMNS = ("hits@1", "cand", "cand_rec", "ev_hit", "ev_rec", "triples", "paths",
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATA)
-    parser.add_argument("--per-hop", type=int, default=100,
-                        help="first N held-aside questions per hop")
-    parser.add_argument("--augment-with", default=None,
-                        help="also measure the union with this method's evidence")
+    parser.add_argument(
+        "--per-hop", type=int, default=100, help="first N held-aside questions per hop"
+    )
+    parser.add_argument(
+        "--augment-with", default=None, help="also measure the union with this method's evidence"
+    )
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -94,14 +96,17 @@ def main() -> None:
     print(f"GNN-RAG retrieval, MetaQA dev heldout part, checkpoint: {card['command']}")
     print(f"{'variant part':<22} {'n':>4} " + " ".join(f"{c:>8}" for c in COLUMNS))
     for name, row in sorted(rows.items(), key=lambda item: (item[0].split()[0] != "gnn", item[0])):
-        cells = [statistics.median(row[c]) if c == "lat_ms" else float(np.mean(row[c]))
-                 for c in COLUMNS]
+        cells = [
+            statistics.median(row[c]) if c == "lat_ms" else float(np.mean(row[c])) for c in COLUMNS
+        ]
         shown = " ".join(f"{v:>8.3f}" if v < 10 else f"{v:>8.1f}" for v in cells)
         print(f"{name:<22} {len(row['hits@1']):>4} {shown}")
-    print("hits@1 = the top GNN node is a gold answer; cand / cand_rec = candidates and the share "
-          "of gold answers among them; ev_hit = a gold answer is an entity of the evidence; "
-          "ev_rec = the share of gold answers in it; triples / paths / chars = evidence size and "
-          "prompt characters (means); lat_ms = median retrieval latency")
+    print(
+        "hits@1 = the top GNN node is a gold answer; cand / cand_rec = candidates and the share "
+        "of gold answers among them; ev_hit = a gold answer is an entity of the evidence; "
+        "ev_rec = the share of gold answers in it; triples / paths / chars = evidence size and "
+        "prompt characters (means); lat_ms = median retrieval latency"
+    )
 
 
 if __name__ == "__main__":

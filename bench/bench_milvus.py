@@ -51,12 +51,14 @@ def main() -> None:
 
     kg = get_dataset("metaqa-1hop", root=Path(args.data)).kg
     encoder = get_encoder()
-    vectors = embed_with_cache(encoder, list(kg.entities), EmbeddingCache(encoder.model_name),
-                               progress=True)
+    vectors = embed_with_cache(
+        encoder, list(kg.entities), EmbeddingCache(encoder.model_name), progress=True
+    )
     rng = np.random.default_rng(0)
     queries = vectors[rng.choice(len(vectors), args.queries, replace=False)]
-    batch = encoder.encode([f"{kg.entities[int(i)]} film"
-                            for i in rng.choice(len(vectors), args.batch)])
+    batch = encoder.encode(
+        [f"{kg.entities[int(i)]} film" for i in rng.choice(len(vectors), args.batch)]
+    )
     set_search_threads(1)
 
     with tempfile.TemporaryDirectory() as folder:
@@ -68,12 +70,16 @@ def main() -> None:
         faiss_batch, faiss_hits = timed(lambda: faiss.search(batch, K))
         lite_batch, lite_hits = timed(lambda: lite.search(batch, K))
 
-    rows = [("build (s)", faiss_build, lite_build),
-            (f"one query, top-{K}, median (ms)", faiss_one[0], lite_one[0]),
-            (f"one query, top-{K}, p95 (ms)", faiss_one[1], lite_one[1]),
-            (f"{args.batch} queries in one call (s)", faiss_batch, lite_batch)]
-    print(f"MetaQA entities: {len(vectors):,} x {vectors.shape[1]}; "
-          "faiss flat (1 thread) vs Milvus Lite (FLAT, L2)")
+    rows = [
+        ("build (s)", faiss_build, lite_build),
+        (f"one query, top-{K}, median (ms)", faiss_one[0], lite_one[0]),
+        (f"one query, top-{K}, p95 (ms)", faiss_one[1], lite_one[1]),
+        (f"{args.batch} queries in one call (s)", faiss_batch, lite_batch),
+    ]
+    print(
+        f"MetaQA entities: {len(vectors):,} x {vectors.shape[1]}; "
+        "faiss flat (1 thread) vs Milvus Lite (FLAT, L2)"
+    )
     print(f"{'':<34}{'faiss':>10}{'milvus':>10}{'ratio':>9}")
     for name, faiss_value, lite_value in rows:
         ratio = lite_value / faiss_value

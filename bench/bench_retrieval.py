@@ -32,13 +32,17 @@ def evidence_chars(evidence: list[tuple[str, str, str]]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data")))
+    parser.add_argument(
+        "--data", default=os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))
+    )
     parser.add_argument("--per-hop", type=int, default=100)
     parser.add_argument("--methods", default=DEFAULT_METHODS)
     args = parser.parse_args()
     methods = [m for m in args.methods.split(",") if m]
-    print(f"{'method':<12} {'hops':>4} {'n':>4} {'ans. recall':>11} {'triples':>8} {'chars':>7} "
-          f"{'median ms':>9} {'p95 ms':>7}")
+    print(
+        f"{'method':<12} {'hops':>4} {'n':>4} {'ans. recall':>11} {'triples':>8} {'chars':>7} "
+        f"{'median ms':>9} {'p95 ms':>7}"
+    )
     for hops in (1, 2, 3):
         dataset = get_dataset(f"metaqa-{hops}hop", root=Path(args.data))
         records = split_records(dataset.questions("dev"))["heldout"][: args.per_hop]
@@ -55,10 +59,12 @@ def main() -> None:
                 triples.append(len(trace.evidence))
                 chars.append(evidence_chars(trace.evidence))
             millis.sort()
-            print(f"{method:<12} {hops:>4} {len(records):>4} {statistics.mean(recall):>11.3f} "
-                  f"{statistics.median(triples):>8.0f} {statistics.median(chars):>7.0f} "
-                  f"{statistics.median(millis):>9.1f} {millis[int(0.95 * (len(millis) - 1))]:>7.1f}",
-                  flush=True)
+            print(
+                f"{method:<12} {hops:>4} {len(records):>4} {statistics.mean(recall):>11.3f} "
+                f"{statistics.median(triples):>8.0f} {statistics.median(chars):>7.0f} "
+                f"{statistics.median(millis):>9.1f} {millis[int(0.95 * (len(millis) - 1))]:>7.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

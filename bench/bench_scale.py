@@ -45,7 +45,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
 
 DIM, CHUNK = 384, 25_000
-MB = 2 ** 20
+MB = 2**20
 # Peak bytes a part needs, from this script's own runs (checked against MemAvailable before a part).
 GRAPH_BYTES_PER_EDGE = 200
 VECTOR_BYTES_PER_ENTITY = DIM * 4 * 1.3
@@ -104,18 +104,21 @@ def stats(values: list[float], scale: float = 1.0) -> dict[str, float]:
 # ----------------------------------------------------------------- graph part
 def search_figures(opt: list[SearchResult], alg1: list[SearchResult]) -> dict:
     """Latency (ms) and expansions of the optimized search, and Algorithm 1's when it ran."""
-    figures = {"opt_ms": stats([r.elapsed_s for r in opt], 1e3),
-               "opt_expanded": stats([r.expanded for r in opt]),
-               "opt_max_expanded": max(r.expanded for r in opt),
-               "opt_incomplete": sum(r.status != "complete" for r in opt)}
+    figures = {
+        "opt_ms": stats([r.elapsed_s for r in opt], 1e3),
+        "opt_expanded": stats([r.expanded for r in opt]),
+        "opt_max_expanded": max(r.expanded for r in opt),
+        "opt_incomplete": sum(r.status != "complete" for r in opt),
+    }
     if alg1:
         both = [(a, o) for a, o in zip(alg1, opt) if a.status == o.status == "complete"]
-        figures |= {"alg1_ms": stats([r.elapsed_s for r in alg1], 1e3),
-                    "alg1_expanded": stats([r.expanded for r in alg1]),
-                    "alg1_stopped": sum(r.status != "complete" for r in alg1),
-                    "speedup": float(np.median([a.elapsed_s / o.elapsed_s
-                                                for a, o in zip(alg1, opt)])),
-                    "same_topk": f"{sum(a.matches == o.matches for a, o in both)}/{len(both)}"}
+        figures |= {
+            "alg1_ms": stats([r.elapsed_s for r in alg1], 1e3),
+            "alg1_expanded": stats([r.expanded for r in alg1]),
+            "alg1_stopped": sum(r.status != "complete" for r in alg1),
+            "speedup": float(np.median([a.elapsed_s / o.elapsed_s for a, o in zip(alg1, opt)])),
+            "same_topk": f"{sum(a.matches == o.matches for a, o in both)}/{len(both)}",
+        }
     return figures
 
 
@@ -125,8 +128,9 @@ def graph_part(edges: int, args: argparse.Namespace) -> dict:
         entities, relations, triples = synthetic_parts(edges, rng, args.relations)
     with rss.measure() as built:
         kg = KnowledgeGraph(entities, relations, triples, name=f"synthetic-{edges}")
-    csr_bytes = sum(getattr(csr, f.name).nbytes for csr in (kg.out, kg.inc, kg.adj)
-                    for f in fields(csr))
+    csr_bytes = sum(
+        getattr(csr, f.name).nbytes for csr in (kg.out, kg.inc, kg.adj) for f in fields(csr)
+    )
     degree = kg.adj.degree()
     log(f"[{edges:,} graph] {kg}: generated in {generated['s']:.1f} s, CSR in {built['s']:.1f} s")
     with_alg1 = edges <= args.alg1_up_to
@@ -136,21 +140,35 @@ def graph_part(edges: int, args: argparse.Namespace) -> dict:
         for _ in range(args.queries):
             start, path = random_walk(kg, rng, hops)
             pattern, pools = path_pattern(hops), path_pools(rng, kg, start, path)
-            opt.append(optimized_topk(kg, pattern, pools, K, max_expansions=None,
-                                      time_limit_s=30.0))
+            opt.append(
+                optimized_topk(kg, pattern, pools, K, max_expansions=None, time_limit_s=30.0)
+            )
             if with_alg1:
-                alg1.append(algorithm1_topk(kg, pattern, pools, K, max_expansions=None,
-                                            time_limit_s=args.alg1_limit))
+                alg1.append(
+                    algorithm1_topk(
+                        kg, pattern, pools, K, max_expansions=None, time_limit_s=args.alg1_limit
+                    )
+                )
         searches[f"{hops}-hop"] = search_figures(opt, alg1)
-        log(f"[{edges:,} graph] {hops}-hop: optimized median "
-            f"{searches[f'{hops}-hop']['opt_ms']['median']:.2f} ms")
-    return {"entities": kg.num_entities, "relations": kg.num_relations,
-            "max_degree": int(degree.max()), "mean_degree": float(degree.mean()),
-            "generate_s": generated["s"], "generate_kept_mb": generated["kept_mb"],
-            "csr_build_s": built["s"], "csr_peak_rise_mb": built["peak_rise_mb"],
-            "csr_kept_mb": built["kept_mb"], "csr_arrays_mb": csr_bytes / MB,
-            "triples_mb": kg.triples.nbytes / MB, "searches": searches,
-            "peak_rss_mb": max(rss.process_peak_mb, Rss.read("VmHWM"))}
+        log(
+            f"[{edges:,} graph] {hops}-hop: optimized median "
+            f"{searches[f'{hops}-hop']['opt_ms']['median']:.2f} ms"
+        )
+    return {
+        "entities": kg.num_entities,
+        "relations": kg.num_relations,
+        "max_degree": int(degree.max()),
+        "mean_degree": float(degree.mean()),
+        "generate_s": generated["s"],
+        "generate_kept_mb": generated["kept_mb"],
+        "csr_build_s": built["s"],
+        "csr_peak_rise_mb": built["peak_rise_mb"],
+        "csr_kept_mb": built["kept_mb"],
+        "csr_arrays_mb": csr_bytes / MB,
+        "triples_mb": kg.triples.nbytes / MB,
+        "searches": searches,
+        "peak_rss_mb": max(rss.process_peak_mb, Rss.read("VmHWM")),
+    }
 
 
 # ----------------------------------------------------------------- vectors part
@@ -162,8 +180,9 @@ def unit_block(block: int, num: int, seed: int) -> np.ndarray:
     return vectors
 
 
-def build_index(kind: IndexKind, num: int, seed: int,
-                limit_s: float) -> tuple[FaissIndex | None, dict]:
+def build_index(
+    kind: IndexKind, num: int, seed: int, limit_s: float
+) -> tuple[FaissIndex | None, dict]:
     """Add the vectors block by block (only the adds are timed); give up (index None) once the
     time spent plus the rest at the latest block's rate exceeds `limit_s`."""
     set_search_threads(os.cpu_count() or 1)
@@ -179,14 +198,18 @@ def build_index(kind: IndexKind, num: int, seed: int,
         spent, added = spent + took, added + len(vectors)
         projected = spent + (num - added) * took / len(vectors)
         if projected > limit_s:
-            return None, {"skipped": f"projected {projected / 60:.0f} min > limit "
-                                     f"{limit_s / 60:.0f} min ({added / spent:.0f} vectors/s "
-                                     f"over the first {added:,})", "projected_s": projected}
+            return None, {
+                "skipped": f"projected {projected / 60:.0f} min > limit "
+                f"{limit_s / 60:.0f} min ({added / spent:.0f} vectors/s "
+                f"over the first {added:,})",
+                "projected_s": projected,
+            }
     return index, {"build_s": spent}
 
 
-def index_figures(kind: IndexKind, num: int, queries: np.ndarray, args: argparse.Namespace,
-                  rss: Rss) -> tuple[dict, np.ndarray | None]:
+def index_figures(
+    kind: IndexKind, num: int, queries: np.ndarray, args: argparse.Namespace, rss: Rss
+) -> tuple[dict, np.ndarray | None]:
     """Build one index, then search each query alone with one thread.
 
     Returns the figures (build seconds, RSS kept and peak rise, latency in ms) and the top
@@ -206,10 +229,15 @@ def index_figures(kind: IndexKind, num: int, queries: np.ndarray, args: argparse
         _, ids = index.search(query, POOL_SIZE)
         seconds.append(time.perf_counter() - began)
         found.append(ids[0])
-    log(f"[{num:,} vectors] {kind}: built in {figures['build_s']:.1f} s, "
-        f"query median {np.median(seconds) * 1e3:.1f} ms")
-    return figures | {"kept_mb": memory["kept_mb"], "peak_rise_mb": memory["peak_rise_mb"],
-                      "ms": stats(seconds, 1e3)}, np.array(found)
+    log(
+        f"[{num:,} vectors] {kind}: built in {figures['build_s']:.1f} s, "
+        f"query median {np.median(seconds) * 1e3:.1f} ms"
+    )
+    return figures | {
+        "kept_mb": memory["kept_mb"],
+        "peak_rise_mb": memory["peak_rise_mb"],
+        "ms": stats(seconds, 1e3),
+    }, np.array(found)
 
 
 def vectors_part(edges: int, args: argparse.Namespace) -> dict:
@@ -225,12 +253,18 @@ def vectors_part(edges: int, args: argparse.Namespace) -> dict:
     flat, truth = index_figures("flat", num, queries, args, rss)
     hnsw, found = index_figures("hnsw", num, queries, args, rss)
     if found is not None:
-        hnsw["recall"] = float(np.mean([len(np.intersect1d(f, t)) / POOL_SIZE
-                                        for f, t in zip(found, truth)]))
+        hnsw["recall"] = float(
+            np.mean([len(np.intersect1d(f, t)) / POOL_SIZE for f, t in zip(found, truth)])
+        )
         hnsw["top1_source"] = float(np.mean(found[:, 0] == sources))
-    return {"entities": num, "vectors_mb": num * DIM * 4 / MB, "flat": flat, "hnsw": hnsw,
-            "flat_top1_source": float(np.mean(truth[:, 0] == sources)),
-            "peak_rss_mb": max(rss.process_peak_mb, Rss.read("VmHWM"))}
+    return {
+        "entities": num,
+        "vectors_mb": num * DIM * 4 / MB,
+        "flat": flat,
+        "hnsw": hnsw,
+        "flat_top1_source": float(np.mean(truth[:, 0] == sources)),
+        "peak_rss_mb": max(rss.process_peak_mb, Rss.read("VmHWM")),
+    }
 
 
 PARTS = {"graph": graph_part, "vectors": vectors_part}
@@ -243,8 +277,12 @@ def run_part(part: str, edges: int) -> dict:
     if needed > available:
         return {"skipped": f"needs ~{needed / 1024:.1f} GB, {available / 1024:.1f} GB available"}
     began = time.monotonic()
-    done = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--worker", f"{part}:{edges}"],
-                          stdout=subprocess.PIPE, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, __file__, *sys.argv[1:], "--worker", f"{part}:{edges}"],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout) | {"wall_s": time.monotonic() - began}
 
 
@@ -270,10 +308,19 @@ def graph_rows(results: list[dict]) -> list[list[str]]:
     rows = []
     for result in results:
         g, edges = result["graph"], size(result["edges"])
-        rows.append([edges, f"skipped: {g['skipped']}"] if "skipped" in g else [
-            edges, f"{g['entities']:,}", f"{g['max_degree']:,}", f"{g['csr_build_s']:.1f} s",
-            f"{g['csr_arrays_mb']:,.0f} (+ {g['triples_mb']:,.0f}) MB",
-            f"{g['csr_peak_rise_mb']:,.0f} MB", f"{g['peak_rss_mb']:,.0f} MB"])
+        rows.append(
+            [edges, f"skipped: {g['skipped']}"]
+            if "skipped" in g
+            else [
+                edges,
+                f"{g['entities']:,}",
+                f"{g['max_degree']:,}",
+                f"{g['csr_build_s']:.1f} s",
+                f"{g['csr_arrays_mb']:,.0f} (+ {g['triples_mb']:,.0f}) MB",
+                f"{g['csr_peak_rise_mb']:,.0f} MB",
+                f"{g['peak_rss_mb']:,.0f} MB",
+            ]
+        )
     return rows
 
 
@@ -281,12 +328,21 @@ def search_rows(results: list[dict]) -> list[list[str]]:
     rows = []
     for result in results:
         for family, s in result["graph"].get("searches", {}).items():
-            row = [size(result["edges"]), family, ms(s["opt_ms"]),
-                   (f"{s['opt_expanded']['median']:,.0f} / {s['opt_expanded']['p95']:,.0f} "
-                    f"({s['opt_max_expanded']:,})")]
+            row = [
+                size(result["edges"]),
+                family,
+                ms(s["opt_ms"]),
+                (
+                    f"{s['opt_expanded']['median']:,.0f} / {s['opt_expanded']['p95']:,.0f} "
+                    f"({s['opt_max_expanded']:,})"
+                ),
+            ]
             if "alg1_ms" in s:
-                row += [ms(s["alg1_ms"]), f"{s['alg1_expanded']['median']:,.0f}",
-                        f"{s['speedup']:,.1f}x (same top-k {s['same_topk']})"]
+                row += [
+                    ms(s["alg1_ms"]),
+                    f"{s['alg1_expanded']['median']:,.0f}",
+                    f"{s['speedup']:,.1f}x (same top-k {s['same_topk']})",
+                ]
             rows.append(row)
     return rows
 
@@ -299,30 +355,66 @@ def vector_rows(results: list[dict]) -> list[list[str]]:
             rows.append([edges, f"skipped: {v['skipped']}"])
             continue
         flat, hnsw = v["flat"], v["hnsw"]
-        row = [edges, f"{v['entities']:,} x {DIM}", f"{flat['build_s']:.1f} s", ms(flat["ms"]),
-               memory(flat)]
+        row = [
+            edges,
+            f"{v['entities']:,} x {DIM}",
+            f"{flat['build_s']:.1f} s",
+            ms(flat["ms"]),
+            memory(flat),
+        ]
         if "skipped" in hnsw:
             row += [f"skipped: {hnsw['skipped']}", "", "", "", ""]
         else:
-            row += [f"{hnsw['build_s']:.0f} s", ms(hnsw["ms"]), memory(hnsw),
-                    f"{flat['ms']['median'] / hnsw['ms']['median']:,.0f}x",
-                    f"{hnsw['top1_source']:.2f} / {hnsw['recall']:.2f}"]
+            row += [
+                f"{hnsw['build_s']:.0f} s",
+                ms(hnsw["ms"]),
+                memory(hnsw),
+                f"{flat['ms']['median'] / hnsw['ms']['median']:,.0f}x",
+                f"{hnsw['top1_source']:.2f} / {hnsw['recall']:.2f}",
+            ]
         rows.append(row + [f"{v['peak_rss_mb']:,.0f} MB"])
     return rows
 
 
 def tables(results: list[dict]) -> str:
-    graph = ["edges", "entities", "max degree", "CSR build", "CSR arrays (+ triples)",
-             "build peak RSS rise", "graph process peak RSS"]
-    search = ["edges", "pattern", "optimized median / p95", "expansions median / p95 (max)",
-              "Alg. 1 median / p95", "Alg. 1 expansions median", "speed-up (Alg. 1 / opt.)"]
-    vectors = ["edges", "vectors", "flat build", "flat query median / p95",
-               "flat RSS (build peak rise)", "HNSW build", "HNSW query median / p95",
-               "HNSW RSS (build peak rise)", "flat / HNSW latency", "HNSW top-1 / recall@16",
-               "vectors process peak RSS"]
-    return "\n".join(table(graph, graph_rows(results)) + [""]
-                     + table(search, search_rows(results)) + [""]
-                     + table(vectors, vector_rows(results)))
+    graph = [
+        "edges",
+        "entities",
+        "max degree",
+        "CSR build",
+        "CSR arrays (+ triples)",
+        "build peak RSS rise",
+        "graph process peak RSS",
+    ]
+    search = [
+        "edges",
+        "pattern",
+        "optimized median / p95",
+        "expansions median / p95 (max)",
+        "Alg. 1 median / p95",
+        "Alg. 1 expansions median",
+        "speed-up (Alg. 1 / opt.)",
+    ]
+    vectors = [
+        "edges",
+        "vectors",
+        "flat build",
+        "flat query median / p95",
+        "flat RSS (build peak rise)",
+        "HNSW build",
+        "HNSW query median / p95",
+        "HNSW RSS (build peak rise)",
+        "flat / HNSW latency",
+        "HNSW top-1 / recall@16",
+        "vectors process peak RSS",
+    ]
+    return "\n".join(
+        table(graph, graph_rows(results))
+        + [""]
+        + table(search, search_rows(results))
+        + [""]
+        + table(vectors, vector_rows(results))
+    )
 
 
 def edge_sizes(text: str) -> list[int]:
@@ -331,16 +423,28 @@ def edge_sizes(text: str) -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--edges", type=edge_sizes, default=edge_sizes("1e6,1e7,4e7"),
-                        help="comma-separated KG sizes in edges")
+    parser.add_argument(
+        "--edges",
+        type=edge_sizes,
+        default=edge_sizes("1e6,1e7,4e7"),
+        help="comma-separated KG sizes in edges",
+    )
     parser.add_argument("--queries", type=int, default=30, help="search queries per hop count")
     parser.add_argument("--vector-queries", type=int, default=30)
     parser.add_argument("--relations", type=int, default=300, help="relation types")
-    parser.add_argument("--alg1-up-to", type=float, default=1e6,
-                        help="also run Algorithm 1 on sizes up to this many edges")
+    parser.add_argument(
+        "--alg1-up-to",
+        type=float,
+        default=1e6,
+        help="also run Algorithm 1 on sizes up to this many edges",
+    )
     parser.add_argument("--alg1-limit", type=float, default=2.0, help="Algorithm 1 time limit, s")
-    parser.add_argument("--hnsw-limit", type=float, default=600.0,
-                        help="give up an HNSW build projected to take longer, s")
+    parser.add_argument(
+        "--hnsw-limit",
+        type=float,
+        default=600.0,
+        help="give up an HNSW build projected to take longer, s",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # PART:EDGES, run by the driver
@@ -356,11 +460,21 @@ def main() -> None:
         results.append({"edges": edges} | {part: run_part(part, edges) for part in PARTS})
     total = time.monotonic() - began
     print(tables(results))
-    print(f"\nk={K}, pools of {POOL_SIZE}, {args.queries} queries per pattern, "
-          f"{args.vector_queries} vector queries; total {total / 60:.1f} min")
+    print(
+        f"\nk={K}, pools of {POOL_SIZE}, {args.queries} queries per pattern, "
+        f"{args.vector_queries} vector queries; total {total / 60:.1f} min"
+    )
     if args.json:
-        args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
-                                         "total_s": total, "sizes": results}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "args": {k: str(v) for k, v in vars(args).items()},
+                    "total_s": total,
+                    "sizes": results,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

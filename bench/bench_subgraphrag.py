@@ -36,8 +36,9 @@ KS = (50, 100, 200)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATA)
-    parser.add_argument("--per-hop", type=int, default=100,
-                        help="first N held-aside questions per hop")
+    parser.add_argument(
+        "--per-hop", type=int, default=100, help="first N held-aside questions per hop"
+    )
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -67,22 +68,30 @@ def main() -> None:
                 prompt_chars.setdefault(group, []).append(chars)
     metrics = evaluate(kg, scorer, text, samples, KS)
 
-    head = (f"{'part':<6} {'n':>4} {'cands':>6} "
-            + " ".join(f"{'TR@' + str(k):>6}" for k in KS) + " "
-            + " ".join(f"{'AR@' + str(k):>6}" for k in KS)
-            + f" {'AR@all':>6} {'ev@100':>6} {'chars@100':>9} {'lat ms':>7} {'p95 ms':>7}")
+    head = (
+        f"{'part':<6} {'n':>4} {'cands':>6} "
+        + " ".join(f"{'TR@' + str(k):>6}" for k in KS)
+        + " "
+        + " ".join(f"{'AR@' + str(k):>6}" for k in KS)
+        + f" {'AR@all':>6} {'ev@100':>6} {'chars@100':>9} {'lat ms':>7} {'p95 ms':>7}"
+    )
     print(f"SubgraphRAG retrieval, MetaQA dev heldout part, checkpoint: {card['command']}")
     print(head)
     for group, row in metrics.items():
         times = sorted(latency[group])
-        print(f"{group:<6} {row['questions']:>4} {row['candidates']:>6.0f} "
-              + " ".join(f"{row[f'triple_recall@{k}']:>6.3f}" for k in KS) + " "
-              + " ".join(f"{row[f'answer_recall@{k}']:>6.3f}" for k in KS)
-              + f" {np.mean(ceiling[group]):>6.3f} {row['evidence@100']:>6.1f}"
-              f" {np.mean(prompt_chars[group]):>9.0f} {statistics.median(times):>7.1f}"
-              f" {times[int(0.95 * (len(times) - 1))]:>7.1f}")
-    print("TR = triple recall (weak labels), AR = answer recall of the evidence, AR@all = of all "
-          "candidates, ev@100 = triples given at K=100, chars@100 = prompt characters at K=100")
+        print(
+            f"{group:<6} {row['questions']:>4} {row['candidates']:>6.0f} "
+            + " ".join(f"{row[f'triple_recall@{k}']:>6.3f}" for k in KS)
+            + " "
+            + " ".join(f"{row[f'answer_recall@{k}']:>6.3f}" for k in KS)
+            + f" {np.mean(ceiling[group]):>6.3f} {row['evidence@100']:>6.1f}"
+            f" {np.mean(prompt_chars[group]):>9.0f} {statistics.median(times):>7.1f}"
+            f" {times[int(0.95 * (len(times) - 1))]:>7.1f}"
+        )
+    print(
+        "TR = triple recall (weak labels), AR = answer recall of the evidence, AR@all = of all "
+        "candidates, ev@100 = triples given at K=100, chars@100 = prompt characters at K=100"
+    )
 
 
 if __name__ == "__main__":

@@ -27,13 +27,20 @@ SAMPLE_SEED = 0
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", default="10,25,50,100", help="questions per hop after each round")
+    parser.add_argument(
+        "--rounds", default="10,25,50,100", help="questions per hop after each round"
+    )
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--hops", default="1,2,3")
     parser.add_argument("--llm", default="local")
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="an option of every method run (as kgviz eval --set)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of every method run (as kgviz eval --set)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/metaqa-heldout"))
     args = parser.parse_args()
     methods = args.methods.split(",")
@@ -45,11 +52,21 @@ def main() -> None:
             for h in hops:
                 start = time.perf_counter()
                 plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
-                summary = run_eval(sessions[h], [method], plan, args.out / f"{h}hop.jsonl",
-                                   progress=False, workers=args.workers, questions=False,
-                                   settings=settings)
-                print(f"round {per_hop}: {method} {h}-hop hits@1 {summary['hits@1']:.3f} "
-                      f"n={summary['n']} ({time.perf_counter() - start:.0f} s)", flush=True)
+                summary = run_eval(
+                    sessions[h],
+                    [method],
+                    plan,
+                    args.out / f"{h}hop.jsonl",
+                    progress=False,
+                    workers=args.workers,
+                    questions=False,
+                    settings=settings,
+                )
+                print(
+                    f"round {per_hop}: {method} {h}-hop hits@1 {summary['hits@1']:.3f} "
+                    f"n={summary['n']} ({time.perf_counter() - start:.0f} s)",
+                    flush=True,
+                )
     rows = [row for h in hops for row in read_results(args.out / f"{h}hop.jsonl")]
     print(json.dumps(summarize(rows)))
 

@@ -10,8 +10,16 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 # What reading a torn, truncated or tampered cache file raises (numpy, zip, faiss, JSON, types).
-CORRUPT = (OSError, ValueError, KeyError, EOFError, IndexError, TypeError, RuntimeError,
-           zipfile.BadZipFile)
+CORRUPT = (
+    OSError,
+    ValueError,
+    KeyError,
+    EOFError,
+    IndexError,
+    TypeError,
+    RuntimeError,
+    zipfile.BadZipFile,
+)
 
 
 class CorruptCache(ValueError):
@@ -27,6 +35,11 @@ def set_aside(path: Path, error: BaseException) -> Path:
     except OSError:
         path.unlink(missing_ok=True)
     reason = (str(error).splitlines() or [""])[0][:200]
-    log.warning("kgviz: cache file %s was unreadable (%s: %s); moved it to %s and rebuilt it",
-                path, type(error).__name__, reason, target.name)
+    log.warning(
+        "kgviz: cache file %s was unreadable (%s: %s); moved it to %s and rebuilt it",
+        path,
+        type(error).__name__,
+        reason,
+        target.name,
+    )
     return target

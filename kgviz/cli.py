@@ -70,14 +70,17 @@ def cmd_index_build(args: argparse.Namespace) -> int:
         raise KgvizError("--milvus-uri needs --kind milvus")
     dataset = get_dataset(args.name)
     index = KGIndex.build(dataset.kg, kind=args.kind, progress=True, milvus_uri=args.milvus_uri)
-    print(f"{dataset.name}: {len(index.entity_index)} entity and {len(index.relation_index)} "
-          f"relation vectors indexed ({args.kind})")
+    print(
+        f"{dataset.name}: {len(index.entity_index)} entity and {len(index.relation_index)} "
+        f"relation vectors indexed ({args.kind})"
+    )
     return 0
 
 
 # ------------------------------------------------------------------------------------ ask
 def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
-    """`k=3 algorithm=optimized` -> {"k": 3, "algorithm": "optimized"} (JSON values where they parse)."""
+    """`k=3 algorithm=optimized` -> {"k": 3, "algorithm": "optimized"} (JSON values where they
+    parse)."""
     settings: dict[str, object] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -171,13 +174,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     session = open_session(args.dataset, args.llm, cache_mode=args.cache)
     print(f"llm: {session.llm_reason}", file=sys.stderr)
     plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
-    summary = run_eval(session, methods, plan, Path(args.out), progress=not args.quiet,
-                       workers=args.workers, questions=not args.ids_only,
-                       settings=parse_settings(args.set))
+    summary = run_eval(
+        session,
+        methods,
+        plan,
+        Path(args.out),
+        progress=not args.quiet,
+        workers=args.workers,
+        questions=not args.ids_only,
+        settings=parse_settings(args.set),
+    )
     _print_json(summary)
     if summary["failed"]:
-        print(f"kgviz: error: {summary['failed']} question(s) failed and have no row; run the "
-              "same command again to retry them", file=sys.stderr)
+        print(
+            f"kgviz: error: {summary['failed']} question(s) failed and have no row; run the "
+            "same command again to retry them",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -208,11 +221,20 @@ def method_listing(spec: MethodSpec) -> dict[str, Any]:
 
     config = spec.reasoner_class().config_class
     hints = get_type_hints(config)
-    return {"name": spec.name, "label": spec.shown_as, "summary": spec.summary,
-            "trainable": bool(spec.trainer),
-            "options": [{"name": f.name, "type": describe_hint(hints[f.name]),
-                         "default": None if f.default is MISSING else f.default}
-                        for f in fields(config)]}
+    return {
+        "name": spec.name,
+        "label": spec.shown_as,
+        "summary": spec.summary,
+        "trainable": bool(spec.trainer),
+        "options": [
+            {
+                "name": f.name,
+                "type": describe_hint(hints[f.name]),
+                "default": None if f.default is MISSING else f.default,
+            }
+            for f in fields(config)
+        ],
+    }
 
 
 # ------------------------------------------------------------------------------------ model, demo
@@ -272,8 +294,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise KgvizError("no question was answered by every method in these files")
     for name in args.dataset:
         rows = attach_questions(rows, get_dataset(name).questions(args.split))
-    print(write_report(rows, html_path=args.html and Path(args.html),
-                       markdown_path=args.markdown and Path(args.markdown)), end="")
+    print(
+        write_report(
+            rows,
+            html_path=args.html and Path(args.html),
+            markdown_path=args.markdown and Path(args.markdown),
+        ),
+        end="",
+    )
     return 0
 
 
@@ -302,13 +330,18 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     with ExitStack() as held:  # one writer: a file a run still writes is refused
         for path in paths:
             held.enter_context(sole_writer(path))
-        rescored = {path: rescore_rows(read_results(path), gold, names)  # all, or none
-                    for path in paths}
+        rescored = {
+            path: rescore_rows(read_results(path), gold, names)  # all, or none
+            for path in paths
+        }
         for path, rows in rescored.items():
-            write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n"
-                                            for row in rows))
-            print(f"{path}: {len(rows)} rows re-scored, "
-                  f"hits@1 {summarize(rows)['hits@1']:.3f}", file=sys.stderr)
+            write_text_atomic(
+                path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            )
+            print(
+                f"{path}: {len(rows)} rows re-scored, hits@1 {summarize(rows)['hits@1']:.3f}",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -332,14 +365,16 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true")
     doctor.set_defaults(handler=cmd_doctor)
 
-    data = commands.add_parser("data", help="inspect datasets").add_subparsers(dest="data_command",
-                                                                               required=True)
+    data = commands.add_parser("data", help="inspect datasets").add_subparsers(
+        dest="data_command", required=True
+    )
     info = data.add_parser("info", help="counts of a dataset's KG and splits")
     info.add_argument("name")
     info.add_argument("--json", action="store_true")
     info.set_defaults(handler=cmd_data_info)
     data.add_parser("list", help="known datasets and whether their files are present").set_defaults(
-        handler=cmd_data_list)
+        handler=cmd_data_list
+    )
 
     methods = commands.add_parser("methods", help="the methods, what each retrieves, its options")
     methods.add_argument("name", nargs="*", help="only these methods")
@@ -350,63 +385,102 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question", help="the question; [Name] marks a topic entity")
     ask.add_argument("--dataset", default="demo")
     ask.add_argument("--method", default="simgrag", help="one of: " + ", ".join(method_names()))
-    ask.add_argument("--llm", default="auto", help="auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL")
+    ask.add_argument(
+        "--llm", default="auto", help="auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL"
+    )
     ask.add_argument("--topic", action="append", default=[], help="a topic entity (repeatable)")
-    ask.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                     help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them)")
-    ask.add_argument("--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache")
+    ask.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them)",
+    )
+    ask.add_argument(
+        "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
+    )
     ask.add_argument("--json", action="store_true", help="print the contract JSON object")
     ask.add_argument("--trace", metavar="FILE", help="save the whole trace as JSON (Trace.load)")
-    ask.add_argument("--html", metavar="FILE",
-                     help="write a self-contained page with the answer and every stage view")
+    ask.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write a self-contained page with the answer and every stage view",
+    )
     ask.set_defaults(handler=cmd_ask)
 
     evaluate = commands.add_parser("eval", help="run methods over a dataset split (resumable)")
     evaluate.add_argument("--dataset", required=True)
     evaluate.add_argument("--split", required=True)
-    evaluate.add_argument("--method", action="append", required=True,
-                          help="a method, or several separated by commas (repeatable)")
-    evaluate.add_argument("--part", choices=PARTS,
-                          help="only this deterministic part of the split")
+    evaluate.add_argument(
+        "--method",
+        action="append",
+        required=True,
+        help="a method, or several separated by commas (repeatable)",
+    )
+    evaluate.add_argument("--part", choices=PARTS, help="only this deterministic part of the split")
     evaluate.add_argument("--limit", type=positive_int, help="at most N questions")
-    evaluate.add_argument("--sample", type=int, metavar="SEED", help="shuffle questions with SEED first")
+    evaluate.add_argument(
+        "--sample", type=int, metavar="SEED", help="shuffle questions with SEED first"
+    )
     evaluate.add_argument("--llm", default="auto")
-    evaluate.add_argument("--cache", choices=get_args(CacheMode), default="rw",
-                          help="LLM response cache")
+    evaluate.add_argument(
+        "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
+    )
     evaluate.add_argument("--out", required=True, help="JSONL results file (appended; resumes)")
-    evaluate.add_argument("--workers", type=positive_int, default=1,
-                          help="questions in flight at once, capped by the LLM backend "
-                               "(1 for the in-process model)")
-    evaluate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                          help="an option of every method run, e.g. --set top_k=30 (repeatable; "
-                               "the rows record it)")
+    evaluate.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="questions in flight at once, capped by the LLM backend (1 for the in-process model)",
+    )
+    evaluate.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of every method run, e.g. --set top_k=30 (repeatable; the rows record it)",
+    )
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
-    evaluate.add_argument("--ids-only", action="store_true",
-                          help="name questions by qid only, without their text and gold answers "
-                               "(to publish results apart from the dataset)")
+    evaluate.add_argument(
+        "--ids-only",
+        action="store_true",
+        help="name questions by qid only, without their text and gold answers "
+        "(to publish results apart from the dataset)",
+    )
     evaluate.set_defaults(handler=cmd_eval)
 
     report = commands.add_parser("report", help="tables and charts of `kgviz eval` results")
     report.add_argument("results", nargs="+", help="JSONL results files")
     report.add_argument("--html", help="write a self-contained HTML report here")
     report.add_argument("--markdown", help="write the Markdown tables here (also printed)")
-    report.add_argument("--dataset", action="append", default=[],
-                        help="add question text and gold answers from this dataset (repeatable)")
+    report.add_argument(
+        "--dataset",
+        action="append",
+        default=[],
+        help="add question text and gold answers from this dataset (repeatable)",
+    )
     report.add_argument("--split", default="dev", help="the split the questions came from")
-    report.add_argument("--common", action="store_true",
-                        help="only questions that every method answered")
+    report.add_argument(
+        "--common", action="store_true", help="only questions that every method answered"
+    )
     report.set_defaults(handler=cmd_report)
 
     rescore = commands.add_parser(
-        "rescore", help="recompute the metrics of results files from their committed answers")
+        "rescore", help="recompute the metrics of results files from their committed answers"
+    )
     rescore.add_argument("results", nargs="+", help="JSONL results files (rewritten in place)")
-    rescore.add_argument("--dataset", action="append", required=True,
-                         help="the dataset the questions came from (repeatable)")
+    rescore.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        help="the dataset the questions came from (repeatable)",
+    )
     rescore.add_argument("--split", default="dev", help="the split the questions came from")
     rescore.set_defaults(handler=cmd_rescore)
 
-    model = commands.add_parser("model", help="offline LLM files").add_subparsers(dest="model_command",
-                                                                                  required=True)
+    model = commands.add_parser("model", help="offline LLM files").add_subparsers(
+        dest="model_command", required=True
+    )
     prepare = model.add_parser("prepare", help="download, join and verify an offline model")
     prepare.add_argument("name", nargs="?", default="qwen2.5-coder-1.5b")
     prepare.set_defaults(handler=cmd_model_prepare)
@@ -414,23 +488,32 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="the main job: every method on demo questions")
     demo.add_argument("--llm", default="auto")
     demo.add_argument("--per-hop", type=positive_int, default=1, help="questions per hop count")
-    demo.add_argument("--page", default="artifacts/demo.html",
-                      help="where to write the HTML page of the runs (default: %(default)s)")
+    demo.add_argument(
+        "--page",
+        default="artifacts/demo.html",
+        help="where to write the HTML page of the runs (default: %(default)s)",
+    )
     demo.set_defaults(handler=cmd_demo)
 
     train = commands.add_parser("train", help="train a method's learned retriever on a dataset")
     train.add_argument("method", help=", ".join(trainable_methods()))
-    train.add_argument("options", nargs=argparse.REMAINDER, help="passed to the trainer (see --help)")
+    train.add_argument(
+        "options", nargs=argparse.REMAINDER, help="passed to the trainer (see --help)"
+    )
     train.set_defaults(handler=cmd_train)
 
-    index = commands.add_parser("index", help="vector indexes").add_subparsers(dest="index_command",
-                                                                               required=True)
+    index = commands.add_parser("index", help="vector indexes").add_subparsers(
+        dest="index_command", required=True
+    )
     build = index.add_parser("build", help="embed and index a dataset's entities and relations")
     build.add_argument("name")
     build.add_argument("--kind", choices=get_args(IndexKind), default="flat")
-    build.add_argument("--milvus-uri", metavar="URI",
-                       help="a Milvus server (http://host:19530; token from KGVIZ_MILVUS_TOKEN) or a "
-                            "Milvus Lite file (*.db); default: milvus.db in the index cache folder")
+    build.add_argument(
+        "--milvus-uri",
+        metavar="URI",
+        help="a Milvus server (http://host:19530; token from KGVIZ_MILVUS_TOKEN) or a "
+        "Milvus Lite file (*.db); default: milvus.db in the index cache folder",
+    )
     build.set_defaults(handler=cmd_index_build)
     return parser
 

@@ -19,19 +19,24 @@ from kgviz.viz.html import esc
 from kgviz.viz.page import STYLE, recording_options, trace_sections
 
 
-def run_demo(llm_spec: str = "auto", per_hop: int = 1,
-             page: Path | None = Path("artifacts") / "demo.html") -> int:
+def run_demo(
+    llm_spec: str = "auto", per_hop: int = 1, page: Path | None = Path("artifacts") / "demo.html"
+) -> int:
     """Print what each stage produced and write `page` (every method's answers with their
     scores, and every stage view of each method's first question); return 0 when every method
     answered every question."""
     start = time.perf_counter()
     session = open_session("demo", llm_spec)
     kg = session.dataset.kg
-    print(f"dataset: demo ({kg.num_entities} entities, {kg.num_relations} relations, "
-          f"{kg.num_triples} triples)")
+    print(
+        f"dataset: demo ({kg.num_entities} entities, {kg.num_relations} relations, "
+        f"{kg.num_triples} triples)"
+    )
     print(f"llm: {session.llm_reason}")
     index = session.context.index
-    print(f"index: {len(index.entity_index)} entity and {len(index.relation_index)} relation vectors")
+    print(
+        f"index: {len(index.entity_index)} entity and {len(index.relation_index)} relation vectors"
+    )
     records = session.dataset.questions("dev")
     chosen = [r for hops in (1, 2, 3) for r in [r for r in records if r.hops == hops][:per_hop]]
     failures = 0
@@ -55,10 +60,14 @@ def run_demo(llm_spec: str = "auto", per_hop: int = 1,
             summary[method][1] += recall
             summary[method][2] += 1
             print(f"  answer: {' '.join(trace.answer.split())[:200]}")
-            print(f"  answers: {', '.join(trace.answers) or '(none)'} | gold: {', '.join(record.answers)}")
-            print(f"  hit@1: {'yes' if hit else 'no'}; evidence: {len(trace.evidence)} triples "
-                  f"(gold inside: {'yes' if recall else 'no'}); "
-                  f"retrieval {trace.timings['retrieval']:.2f}s, total {trace.timings['total']:.2f}s")
+            print(
+                f"  answers: {', '.join(trace.answers) or '(none)'} | gold: {', '.join(record.answers)}"
+            )
+            print(
+                f"  hit@1: {'yes' if hit else 'no'}; evidence: {len(trace.evidence)} triples "
+                f"(gold inside: {'yes' if recall else 'no'}); "
+                f"retrieval {trace.timings['retrieval']:.2f}s, total {trace.timings['total']:.2f}s"
+            )
             for warning in trace.warnings:
                 print(f"  warning: {warning}")
     print("\nmethod        hits@1   gold in evidence")
@@ -77,21 +86,47 @@ def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:
     rows, shown, sections = [], set(), []
     for record, trace in runs:
         score = score_trace(trace, record.answers)
-        rows.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in (
-            trace.method, record.question, ", ".join(trace.answers) or "(none)",
-            ", ".join(record.answers), "yes" if score.hit1 else "no", "yes" if score.hit else "no",
-            "yes" if evidence_recall(trace.evidence, record.answers) else "no",
-            f"{trace.cost_seconds:.1f}")) + "</tr>")
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td>{esc(cell)}</td>"
+                for cell in (
+                    trace.method,
+                    record.question,
+                    ", ".join(trace.answers) or "(none)",
+                    ", ".join(record.answers),
+                    "yes" if score.hit1 else "no",
+                    "yes" if score.hit else "no",
+                    "yes" if evidence_recall(trace.evidence, record.answers) else "no",
+                    f"{trace.cost_seconds:.1f}",
+                )
+            )
+            + "</tr>"
+        )
         if trace.method not in shown:
             shown.add(trace.method)
             sections.append(trace_sections(trace, kg, record.answers, plotly_js=False))
-    head = "".join(f"<th>{esc(h)}</th>" for h in (
-        "method", "question", "committed answers", "gold", "hits@1", "hit", "gold in evidence",
-        "seconds (a cached reply at its first cost)"))
+    head = "".join(
+        f"<th>{esc(h)}</th>"
+        for h in (
+            "method",
+            "question",
+            "committed answers",
+            "gold",
+            "hits@1",
+            "hit",
+            "gold in evidence",
+            "seconds (a cached reply at its first cost)",
+        )
+    )
     table = f'<table class="runs"><tr>{head}</tr>{"".join(rows)}</table>'
-    style = STYLE + ("table.runs{border-collapse:collapse;font-size:13px}"
-                     "table.runs td,table.runs th{border:1px solid #ccc;padding:2px 6px}")
+    style = STYLE + (
+        "table.runs{border-collapse:collapse;font-size:13px}"
+        "table.runs td,table.runs th{border:1px solid #ccc;padding:2px 6px}"
+    )
     plotly_js = f'<script type="text/javascript">{get_plotlyjs()}</script>'
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>kgviz demo</title>"
-            f"<style>{style}</style>{plotly_js}</head><body><h1>kgviz demo</h1>{table}"
-            f"{''.join(sections)}</body></html>")
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>kgviz demo</title>"
+        f"<style>{style}</style>{plotly_js}</head><body><h1>kgviz demo</h1>{table}"
+        f"{''.join(sections)}</body></html>"
+    )

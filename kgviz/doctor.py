@@ -11,8 +11,12 @@ Row = dict[str, Any]
 
 
 def _row(component: str, ok: bool, detail: str, fix: str = "") -> Row:
-    return {"component": component, "status": "ok" if ok else "missing", "detail": detail,
-            "fix": "" if ok else fix}
+    return {
+        "component": component,
+        "status": "ok" if ok else "missing",
+        "detail": detail,
+        "fix": "" if ok else fix,
+    }
 
 
 def encoder_rows() -> list[Row]:
@@ -35,16 +39,28 @@ def dataset_rows() -> list[Row]:
         try:
             dataset.check_available()
         except KgvizError:
-            rows.append(_row(f"dataset {name}", False, f"not under {dataset.root}", dataset.how_to_get()))
+            rows.append(
+                _row(f"dataset {name}", False, f"not under {dataset.root}", dataset.how_to_get())
+            )
             continue
-        rows.append(_row(f"dataset {name}", True,
-                         f"{dataset.root} (splits: {', '.join(dataset.available_splits()) or 'none'})"))
+        rows.append(
+            _row(
+                f"dataset {name}",
+                True,
+                f"{dataset.root} (splits: {', '.join(dataset.available_splits()) or 'none'})",
+            )
+        )
         indexes = cache_root() / "indexes"
         stem = cache_name(dataset.kg_name or dataset.name)
         built = indexes.is_dir() and any(indexes.glob(f"{stem}-*"))
-        rows.append(_row(f"index {dataset.kg_name or name}", built,
-                         "built" if built else "not built yet (builds on first use)",
-                         f"kgviz index build {name}"))
+        rows.append(
+            _row(
+                f"index {dataset.kg_name or name}",
+                built,
+                "built" if built else "not built yet (builds on first use)",
+                f"kgviz index build {name}",
+            )
+        )
     return rows
 
 

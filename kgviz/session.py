@@ -37,8 +37,13 @@ class Session:
         return self.reasoners[method]
 
 
-def open_session(dataset_name: str, llm_spec: str = "auto", cache_mode: CacheMode = "rw",
-                 index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> Session:
+def open_session(
+    dataset_name: str,
+    llm_spec: str = "auto",
+    cache_mode: CacheMode = "rw",
+    index_kind: IndexKind | None = None,
+    milvus_uri: str | None = None,
+) -> Session:
     """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use).
 
     `index_kind` and `milvus_uri` choose the vector index (see `ReasonerContext`)."""

@@ -36,11 +36,13 @@ class LLMCall:
     looped: bool = False  # the loop guard cut a repeating tail
 
     @classmethod
-    def from_completion(cls, stage: str, messages: list[dict[str, str]],
-                        completion: Completion) -> LLMCall:
+    def from_completion(
+        cls, stage: str, messages: list[dict[str, str]], completion: Completion
+    ) -> LLMCall:
         """The record of `completion`, made by `stage` from `messages`."""
-        kept = {f.name: getattr(completion, f.name) for f in fields(cls)
-                if hasattr(completion, f.name)}
+        kept = {
+            f.name: getattr(completion, f.name) for f in fields(cls) if hasattr(completion, f.name)
+        }
         return cls(**{**kept, "stage": stage, "messages": [dict(m) for m in messages]})
 
 
@@ -129,11 +131,16 @@ class Trace:
         """Write this trace as versioned JSON (`kgviz.trace_io`); `Trace.load` reads it back."""
         from kgviz.trace_io import saved_trace, write_trace
 
-        plain = {"method": self.method, "question": self.question, "dataset": self.dataset,
-                  "timings": dict(self.timings),
-                  "evidence": [list(triple) for triple in self.evidence],
-                  "answer": self.answer, "answers": list(self.answers),
-                  "warnings": list(self.warnings)}
+        plain = {
+            "method": self.method,
+            "question": self.question,
+            "dataset": self.dataset,
+            "timings": dict(self.timings),
+            "evidence": [list(triple) for triple in self.evidence],
+            "answer": self.answer,
+            "answers": list(self.answers),
+            "warnings": list(self.warnings),
+        }
         write_trace(saved_trace(plain, self.stages, self.llm_calls), path)
 
     @staticmethod
@@ -147,14 +154,18 @@ class Trace:
         if not all(isinstance(call, LLMCall) for call in calls):
             raise KgvizError(f"{where}: llm_calls must hold LLM call records")
         try:
-            return Trace(method=str(plain["method"]), question=str(plain["question"]),
-                         dataset=str(plain.get("dataset", "")), stages=stages,
-                         timings={str(k): float(v) for k, v in plain["timings"].items()},
-                         llm_calls=calls,
-                         evidence=[(str(h), str(r), str(t)) for h, r, t in plain["evidence"]],
-                         answer=str(plain["answer"]),
-                         answers=[str(a) for a in plain["answers"]],
-                         warnings=[str(w) for w in plain["warnings"]])
+            return Trace(
+                method=str(plain["method"]),
+                question=str(plain["question"]),
+                dataset=str(plain.get("dataset", "")),
+                stages=stages,
+                timings={str(k): float(v) for k, v in plain["timings"].items()},
+                llm_calls=calls,
+                evidence=[(str(h), str(r), str(t)) for h, r, t in plain["evidence"]],
+                answer=str(plain["answer"]),
+                answers=[str(a) for a in plain["answers"]],
+                warnings=[str(w) for w in plain["warnings"]],
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error
 

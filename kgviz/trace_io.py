@@ -53,8 +53,9 @@ def _record_type(name: str) -> type:
         for part in qualname.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as error:
-        raise KgvizError(f"trace names an unknown record type {name!r} "
-                         "(saved by another kgviz version?)") from error
+        raise KgvizError(
+            f"trace names an unknown record type {name!r} (saved by another kgviz version?)"
+        ) from error
     if not (isinstance(target, type) and dataclasses.is_dataclass(target)):
         raise KgvizError(f"trace names {name!r}, which is not a record type")
     return target
@@ -82,13 +83,18 @@ def _decode(value: Any) -> Any:
     return {key: _decode(item) for key, item in value.items()}
 
 
-def saved_trace(fields: dict[str, Any], stages: dict[str, Any],
-                llm_calls: list[Any]) -> dict[str, Any]:
+def saved_trace(
+    fields: dict[str, Any], stages: dict[str, Any], llm_calls: list[Any]
+) -> dict[str, Any]:
     """A trace's plain `fields` with its stage records and LLM calls encoded, format and version
     added: JSON-able data for `write_trace`."""
-    return {"format": FORMAT, "version": VERSION, **fields,
-            "stages": {name: _encode(record) for name, record in stages.items()},
-            "llm_calls": [_encode(call) for call in llm_calls]}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        **fields,
+        "stages": {name: _encode(record) for name, record in stages.items()},
+        "llm_calls": [_encode(call) for call in llm_calls],
+    }
 
 
 def read_saved(data: Any, where: str = "trace") -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
@@ -96,15 +102,19 @@ def read_saved(data: Any, where: str = "trace") -> tuple[dict[str, Any], dict[st
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise KgvizError(f"{where} is not a kgviz trace")
     if data.get("version") != VERSION:
-        raise KgvizError(f"{where} is a version {data.get('version')} trace; this kgviz reads "
-                         f"version {VERSION}")
+        raise KgvizError(
+            f"{where} is a version {data.get('version')} trace; this kgviz reads version {VERSION}"
+        )
     try:
         stages = {str(name): _decode(record) for name, record in data["stages"].items()}
         calls = [_decode(call) for call in data["llm_calls"]]
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise unreadable(where, error) from error
-    fields = {key: value for key, value in data.items()
-              if key not in ("format", "version", "stages", "llm_calls")}
+    fields = {
+        key: value
+        for key, value in data.items()
+        if key not in ("format", "version", "stages", "llm_calls")
+    }
     return fields, stages, calls
 
 

@@ -21,7 +21,9 @@ def shared_data() -> Path:
     configured = os.environ.get("KGVIZ_DATA")
     root = Path(configured) if configured else SHARED_DATA
     if not (root / "MetaQA" / "kb.txt").is_file():
-        pytest.skip(f"real data not found at {root} (set KGVIZ_DATA or place shared/ beside the repo)")
+        pytest.skip(
+            f"real data not found at {root} (set KGVIZ_DATA or place shared/ beside the repo)"
+        )
     return root
 
 

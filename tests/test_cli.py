@@ -11,8 +11,14 @@ import pytest
 def run_cli(*args, env_extra=None, timeout=600):
     env = {**os.environ, **(env_extra or {})}
     # check=False: the tests inspect the return code, including expected failures
-    return subprocess.run([sys.executable, "-m", "kgviz", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kgviz", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def assert_one_line_error(result):
@@ -23,7 +29,9 @@ def assert_one_line_error(result):
 
 
 def test_data_info_metaqa_contract(shared_data):
-    result = run_cli("data", "info", "metaqa-2hop", "--json", env_extra={"KGVIZ_DATA": str(shared_data)})
+    result = run_cli(
+        "data", "info", "metaqa-2hop", "--json", env_extra={"KGVIZ_DATA": str(shared_data)}
+    )
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert (info["entities"], info["relations"], info["triples"]) == (43_234, 9, 133_582)
@@ -68,10 +76,13 @@ def test_bad_arguments_exit_nonzero(args):
 
 def test_importing_the_views_loads_no_llm_backend():
     """`import kgviz.viz` (and the LLM package itself) loads no backend or client library."""
-    code = ("import sys, kgviz.viz; "
-            "print(sorted(m for m in sys.modules if m.endswith('_backend') "
-            "or m in ('ollama', 'xllamacpp', 'httpx')))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=300, check=False)
+    code = (
+        "import sys, kgviz.viz; "
+        "print(sorted(m for m in sys.modules if m.endswith('_backend') "
+        "or m in ('ollama', 'xllamacpp', 'httpx')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

@@ -9,8 +9,15 @@ import pytest
 
 from kgviz.datasets import get_dataset
 
-METAQA_RELATIONS = {"directed_by", "written_by", "starred_actors", "release_year", "in_language",
-                    "has_genre", "has_tags"}
+METAQA_RELATIONS = {
+    "directed_by",
+    "written_by",
+    "starred_actors",
+    "release_year",
+    "in_language",
+    "has_genre",
+    "has_tags",
+}
 
 # Each qtype names a walk over MetaQA relations; the movie is always the head of a triple, so
 # leaving a movie follows a relation forwards ("out") and arriving at one follows it backwards ("in").
@@ -73,8 +80,10 @@ QTYPE_PATHS: dict[str, list[tuple[str, str]]] = {
 def test_qtype_names_match_their_paths():
     for qtype, path in QTYPE_PATHS.items():
         kinds = qtype.split("_to_")
-        expected = [_out(KIND_RELATION[b]) if a == "movie" else _in(KIND_RELATION[a])
-                    for a, b in pairwise(kinds)]
+        expected = [
+            _out(KIND_RELATION[b]) if a == "movie" else _in(KIND_RELATION[a])
+            for a, b in pairwise(kinds)
+        ]
         assert all((a == "movie") != (b == "movie") for a, b in pairwise(kinds)), qtype
         assert path == expected, qtype
 
@@ -95,8 +104,12 @@ def follow(kg, topics: tuple[str, ...], path: list[tuple[str, str]]) -> set[str]
     frontier = {kg.entity_id(name) for name in topics}
     for relation, direction in path:
         rel_id = kg.relation_id(relation)
-        frontier = {neighbour for node in frontier
-                    for _, rel, neighbour, _ in kg.neighbors(node, direction) if rel == rel_id}
+        frontier = {
+            neighbour
+            for node in frontier
+            for _, rel, neighbour, _ in kg.neighbors(node, direction)
+            if rel == rel_id
+        }
     return {kg.entities[node] for node in frontier} - set(topics)
 
 
@@ -137,7 +150,7 @@ def test_years_and_relation_targets_are_well_formed(demo):
     people = by_relation["directed_by"] | by_relation["written_by"] | by_relation["starred_actors"]
     for i, kind in enumerate(kinds):
         assert not by_relation[kind] & people, kind
-        for other in kinds[i + 1:]:
+        for other in kinds[i + 1 :]:
             assert not by_relation[kind] & by_relation[other], (kind, other)
 
 

@@ -27,7 +27,8 @@ LAYERS = [
 
 def module_name(path: Path) -> str:
     return ".".join(("kgviz", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(
-        ".__init__")
+        ".__init__"
+    )
 
 
 def imports_of(path: Path) -> set[str]:

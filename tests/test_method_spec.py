@@ -34,8 +34,24 @@ def test_the_toy_method_is_listed_and_answers_in_the_cli(toy, capsys):
     listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
     assert listed["toy"]["options"] == [{"name": "max_answers", "type": "int", "default": 5}]
     assert not listed["toy"]["trainable"]
-    assert main(["ask", QUESTION, "--dataset", "demo", "--method", "toy", "--llm", "local",
-                 "--cache", "off", "--json"]) == 0
+    assert (
+        main(
+            [
+                "ask",
+                QUESTION,
+                "--dataset",
+                "demo",
+                "--method",
+                "toy",
+                "--llm",
+                "local",
+                "--cache",
+                "off",
+                "--json",
+            ]
+        )
+        == 0
+    )
     reply = json.loads(capsys.readouterr().out)
     assert reply["method"] == "toy" and reply["answers"] == ["Robert Zemeckis"]
     assert ["Forrest Gump", "directed_by", "Robert Zemeckis"] in reply["evidence"]
@@ -45,14 +61,37 @@ def test_the_toy_method_is_listed_and_answers_in_the_cli(toy, capsys):
 
 def test_the_toy_method_runs_in_eval(toy, tmp_path, capsys):
     out = tmp_path / "toy.jsonl"
-    assert main(["eval", "--dataset", "demo", "--split", "dev", "--method", "toy", "--limit", "4",
-                 "--llm", "local", "--cache", "off", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "--dataset",
+                "demo",
+                "--split",
+                "dev",
+                "--method",
+                "toy",
+                "--limit",
+                "4",
+                "--llm",
+                "local",
+                "--cache",
+                "off",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     rows = read_results(out)
     assert len(rows) == 4 and {row["method"] for row in rows} == {"toy"}
     assert summary["by_method"]["toy"]["n"] == 4
-    assert all(row["hit1"] == (row["answers"][:1] != [] and row["answers"][0] in row["gold"])
-               for row in rows)
+    assert all(
+        row["hit1"] == (row["answers"][:1] != [] and row["answers"][0] in row["gold"])
+        for row in rows
+    )
 
 
 def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):

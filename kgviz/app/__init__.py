@@ -20,15 +20,20 @@ from kgviz.session import Session, open_session
 class Lab(widgets.VBox):
     """Shared controls above two tabs: Ask (one method, every stage) and Compare."""
 
-    def __init__(self, dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-                 methods: Sequence[str] | None = None, method: str = "simgrag",
-                 session_factory: SessionFactory = open_session,
-                 ollama: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        dataset: str = "demo",
+        llm: str = "auto",
+        cache_mode: CacheMode = "rw",
+        methods: Sequence[str] | None = None,
+        method: str = "simgrag",
+        session_factory: SessionFactory = open_session,
+        ollama: list[str] | None = None,
+    ) -> None:
         self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
         self.ask_panel = AskPanel(self.controls, method)
         self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
-        self.panels = widgets.Tab([self.ask_panel, self.compare_panel],
-                                  titles=("Ask", "Compare"))
+        self.panels = widgets.Tab([self.ask_panel, self.compare_panel], titles=("Ask", "Compare"))
         super().__init__([self.controls, self.panels])
 
     def ask(self, question: str | None = None, background: bool = False) -> None:
@@ -38,15 +43,19 @@ class Lab(widgets.VBox):
         self.panels.selected_index = 1
         self.compare_panel.compare(question, background)
 
-
     def reuse(self, session: Session) -> None:
         """Use an already open session (for this dataset and LLM) instead of opening another,
         so that the KG, its index and a loaded model are not loaded twice."""
         self.controls.sessions[(session.dataset.name, self.controls.llm.spec)] = session
 
 
-def lab(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-        methods: Sequence[str] | None = None, session: Session | None = None) -> Lab:
+def lab(
+    dataset: str = "demo",
+    llm: str = "auto",
+    cache_mode: CacheMode = "rw",
+    methods: Sequence[str] | None = None,
+    session: Session | None = None,
+) -> Lab:
     """The app on `dataset` with LLM spec `llm`; `methods` are ticked in the compare panel;
     `session`, opened with the same dataset and LLM, is reused."""
     app = Lab(dataset, llm, cache_mode, methods)
@@ -55,9 +64,14 @@ def lab(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
     return app
 
 
-def compare(dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-            methods: Sequence[str] | None = None, question: str = "",
-            session: Session | None = None) -> Lab:
+def compare(
+    dataset: str = "demo",
+    llm: str = "auto",
+    cache_mode: CacheMode = "rw",
+    methods: Sequence[str] | None = None,
+    question: str = "",
+    session: Session | None = None,
+) -> Lab:
     """`lab(...)` opened on its compare panel, with `question` in the question box."""
     app = lab(dataset, llm, cache_mode, methods, session)
     app.panels.selected_index = 1

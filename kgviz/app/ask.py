@@ -33,14 +33,19 @@ def answer_html(trace: Trace, gold: tuple[str, ...] | None) -> str:
     verdict = ""
     if gold is not None:
         score = score_trace(trace, gold)
-        verdict = (f'<br><b style="color:{"#2a7a2a" if score.hit1 else "#b00020"}">'
-                   f'{"correct" if score.hit1 else "wrong"}</b> (hits@1 {score.hit1:d}, '
-                   f'hit {score.hit:d}, F1 {score.f1:.2f}; gold: {esc(", ".join(gold))})')
-    warnings = "".join(f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
-                       for w in trace.warnings)
-    return (f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-            f'<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}'
-            f'{verdict}{warnings}</div>')
+        verdict = (
+            f'<br><b style="color:{"#2a7a2a" if score.hit1 else "#b00020"}">'
+            f"{'correct' if score.hit1 else 'wrong'}</b> (hits@1 {score.hit1:d}, "
+            f"hit {score.hit:d}, F1 {score.f1:.2f}; gold: {esc(', '.join(gold))})"
+        )
+    warnings = "".join(
+        f'<br><span style="color:#a06000">warning: {esc(w)}</span>' for w in trace.warnings
+    )
+    return (
+        f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
+        f"<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}"
+        f"{verdict}{warnings}</div>"
+    )
 
 
 class LiveReply(widgets.HTML):
@@ -66,9 +71,11 @@ class LiveReply(widgets.HTML):
 
     def _draw(self) -> None:
         self.shown_at = time.monotonic()
-        self.value = (f'<div class="kgviz-live" style="font:12px monospace;white-space:pre-wrap;'
-                      f'background:#f6f8fa;padding:4px;max-height:8em;overflow:auto">'
-                      f'<b>{esc(self.stage)}</b> ▸ {esc(self.text[-2000:])}</div>')
+        self.value = (
+            f'<div class="kgviz-live" style="font:12px monospace;white-space:pre-wrap;'
+            f'background:#f6f8fa;padding:4px;max-height:8em;overflow:auto">'
+            f"<b>{esc(self.stage)}</b> ▸ {esc(self.text[-2000:])}</div>"
+        )
 
 
 class AskPanel(widgets.VBox):
@@ -77,9 +84,11 @@ class AskPanel(widgets.VBox):
     def __init__(self, controls: Controls, method: str = "simgrag") -> None:
         self.controls = controls
         names = method_names()
-        self.method = widgets.Dropdown(options=[(method_label(n), n) for n in names],
-                                       value=method if method in names else names[0],
-                                       description="method")
+        self.method = widgets.Dropdown(
+            options=[(method_label(n), n) for n in names],
+            value=method if method in names else names[0],
+            description="method",
+        )
         self.params = widgets.Box()
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
         self.header = widgets.HTML()  # which question, method, options and LLM the results are
@@ -90,8 +99,17 @@ class AskPanel(widgets.VBox):
         self.trace: Trace | None = None
         self.method.observe(lambda _: self._build_params(), "value")
         self.button.on_click(lambda _: self.ask(background=True))
-        super().__init__([widgets.HBox([self.method, self.button]), self.params, self.header,
-                          self.progress, self.live, self.answer, self.stages])
+        super().__init__(
+            [
+                widgets.HBox([self.method, self.button]),
+                self.params,
+                self.header,
+                self.progress,
+                self.live,
+                self.answer,
+                self.stages,
+            ]
+        )
         self._build_params()
 
     def options_for(self, method: str) -> dict[str, object]:
@@ -123,36 +141,60 @@ class AskPanel(widgets.VBox):
         reasoner = session.reasoner(self.method.value, **overrides)
         record = self.controls.example()
         options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
-        self.header.value = message(f"{self.method.value} ({options}) · {session.dataset.name} · "
-                                    f"{session.llm_reason}\n{question}")
+        self.header.value = message(
+            f"{self.method.value} ({options}) · {session.dataset.name} · "
+            f"{session.llm_reason}\n{question}"
+        )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()
         session.warm_up(reasoner.retrieves)  # apart from the run, so its timings are its own
         loaded = time.monotonic() - started
         if loaded >= 0.5:
             self.progress.value = message(f"models loaded in {loaded:.1f} s (not part of the run)")
-        self.controls.status.value = message(f"{self.method.value} on {session.dataset.name}, "
-                                             f"{session.llm_reason}: running …")
+        self.controls.status.value = message(
+            f"{self.method.value} on {session.dataset.name}, {session.llm_reason}: running …"
+        )
         kg = session.dataset.kg
         with streaming_to(self.live.add, self.live.start):
-            trace = reasoner.run(question, record.topic_entities if record else (),
-                                 listener=lambda name, trace: self._stage_done(name, trace, kg))
+            trace = reasoner.run(
+                question,
+                record.topic_entities if record else (),
+                listener=lambda name, trace: self._stage_done(name, trace, kg),
+            )
         self.live.clear()
         self.trace = trace
-        replace_tabs(self.stages, {name: view_widget(view)  # redrawn: later stages inform earlier
-                                   for name, view in stage_views(trace, kg).items()}, viewed)
+        replace_tabs(
+            self.stages,
+            {
+                name: view_widget(view)  # redrawn: later stages inform earlier
+                for name, view in stage_views(trace, kg).items()
+            },
+            viewed,
+        )
         self.answer.value = answer_html(trace, record.answers if record else None)
         self.controls.status.value = message(
-            f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok")
+            f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok"
+        )
 
     def _stage_done(self, name: str, trace: Trace, kg) -> None:
         self.progress.value += message(f"stage {name} done in {trace.timings[name]:.2f} s")
         shown = set(self.stages.titles)
         if any(stage not in shown for stage in trace.stages):
-            self._show({stage: view for stage, view in stage_views(trace, kg).items()
-                        if stage in trace.stages})
+            self._show(
+                {
+                    stage: view
+                    for stage, view in stage_views(trace, kg).items()
+                    if stage in trace.stages
+                }
+            )
 
     def _show(self, views: dict[str, object]) -> None:
         """Add a tab for each view not shown yet, keeping the ones already there."""
-        append_tabs(self.stages, {name: view_widget(view) for name, view in views.items()
-                                  if name not in self.stages.titles})
+        append_tabs(
+            self.stages,
+            {
+                name: view_widget(view)
+                for name, view in views.items()
+                if name not in self.stages.titles
+            },
+        )

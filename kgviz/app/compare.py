@@ -15,8 +15,17 @@ from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
 from kgviz.viz.html import esc
 
-COLUMNS = ("method", "answer", "committed", "hits@1", "hit", "F1", "evidence triples",
-           "prompt tokens", "latency (s)")
+COLUMNS = (
+    "method",
+    "answer",
+    "committed",
+    "hits@1",
+    "hit",
+    "F1",
+    "evidence triples",
+    "prompt tokens",
+    "latency (s)",
+)
 
 
 def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
@@ -30,9 +39,15 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
         latency += f" (cached; {trace.cost_seconds:.1f} first)"
-    return (method_label(trace.method), trace.answer, ", ".join(trace.answers) or "(none)", *verdicts,
-            str(len(trace.evidence)),
-            str(trace.prompt_tokens), latency)
+    return (
+        method_label(trace.method),
+        trace.answer,
+        ", ".join(trace.answers) or "(none)",
+        *verdicts,
+        str(len(trace.evidence)),
+        str(trace.prompt_tokens),
+        latency,
+    )
 
 
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:
@@ -48,33 +63,51 @@ def comparison_table(rows: Sequence[Sequence[str]]) -> str:
         style = cell[:-1] + ';white-space:nowrap"' if index == last else cell
         return f"<td {style}>{esc(value)}</td>"
 
-    body = "".join("<tr>" + "".join(td(i, value) for i, value in enumerate(row)) + "</tr>"
-                   for row in rows)
-    return (f'<table class="kgviz-compare" style="border-collapse:collapse;font:13px sans-serif">'
-            f"<tr>{head}</tr>{body}</table>")
+    body = "".join(
+        "<tr>" + "".join(td(i, value) for i, value in enumerate(row)) + "</tr>" for row in rows
+    )
+    return (
+        f'<table class="kgviz-compare" style="border-collapse:collapse;font:13px sans-serif">'
+        f"<tr>{head}</tr>{body}</table>"
+    )
 
 
 class ComparePanel(widgets.VBox):
     """Method checkboxes, a Compare button, the results table and each method's evidence graph."""
 
-    def __init__(self, controls: Controls, methods: Sequence[str] | None = None,
-                 options_for: Callable[[str], dict[str, object]] | None = None) -> None:
+    def __init__(
+        self,
+        controls: Controls,
+        methods: Sequence[str] | None = None,
+        options_for: Callable[[str], dict[str, object]] | None = None,
+    ) -> None:
         """`options_for(method)` gives the options a method runs with (the Ask panel's form)."""
         self.controls = controls
         self.options_for = options_for or (lambda method: {})
         chosen = set(method_names() if methods is None else methods)
-        self.checks = {name: widgets.Checkbox(value=name in chosen,
-                                              description=method_label(name), indent=False,
-                                              layout=widgets.Layout(width="170px"))
-                       for name in method_names()}
+        self.checks = {
+            name: widgets.Checkbox(
+                value=name in chosen,
+                description=method_label(name),
+                indent=False,
+                layout=widgets.Layout(width="170px"),
+            )
+            for name in method_names()
+        }
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
         self.progress = widgets.HTML()
         self.table = widgets.HTML()
         self.graphs = empty_tabs()
         self.traces: dict[str, Trace] = {}
         self.button.on_click(lambda _: self.compare(background=True))
-        super().__init__([widgets.HBox([*self.checks.values(), self.button]), self.progress,
-                          self.table, self.graphs])
+        super().__init__(
+            [
+                widgets.HBox([*self.checks.values(), self.button]),
+                self.progress,
+                self.table,
+                self.graphs,
+            ]
+        )
 
     def selected(self) -> list[str]:
         return [name for name, check in self.checks.items() if check.value]
@@ -103,11 +136,14 @@ class ComparePanel(widgets.VBox):
             self.controls.status.value = message(f"compare: running {method} …")
             options = self.options_for(method)
             trace = session.reasoner(method, **options).run(
-                question, record.topic_entities if record else ())
+                question, record.topic_entities if record else ()
+            )
             self.traces[method] = trace
             self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
-            self.table.value = comparison_table([comparison_row(t, gold)
-                                                 for t in self.traces.values()])
-            append_tabs(self.graphs, {method: widgets.HTML(evidence_graph(trace.evidence,
-                                                                         trace.answers))})
+            self.table.value = comparison_table(
+                [comparison_row(t, gold) for t in self.traces.values()]
+            )
+            append_tabs(
+                self.graphs, {method: widgets.HTML(evidence_graph(trace.evidence, trace.answers))}
+            )
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")

@@ -23,8 +23,11 @@ log = logging.getLogger(__name__)
 
 def available_datasets(extra: str) -> list[str]:
     """Registered datasets whose KB files are present, plus `extra` (e.g. a `custom:` folder)."""
-    names = [name for name in dataset_names()
-             if all(path.is_file() for path in get_dataset(name).kb_files)]
+    names = [
+        name
+        for name in dataset_names()
+        if all(path.is_file() for path in get_dataset(name).kb_files)
+    ]
     return names if extra in names else [extra, *names]
 
 
@@ -40,25 +43,38 @@ def example_records(dataset: str) -> list[QARecord]:
 class Controls(widgets.VBox):
     """Dataset and LLM pickers, the question box and a status line; opens sessions on demand."""
 
-    def __init__(self, dataset: str = "demo", llm: str = "auto", cache_mode: CacheMode = "rw",
-                 session_factory: SessionFactory = open_session,
-                 ollama: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        dataset: str = "demo",
+        llm: str = "auto",
+        cache_mode: CacheMode = "rw",
+        session_factory: SessionFactory = open_session,
+        ollama: list[str] | None = None,
+    ) -> None:
         self.cache_mode = cache_mode
         self.session_factory = session_factory
         self.sessions: dict[tuple[str, str], Session] = {}
         self.examples: dict[str, QARecord] = {}
-        self.dataset = widgets.Dropdown(options=available_datasets(dataset), value=dataset,
-                                        description="dataset", layout=widgets.Layout(width="300px"))
+        self.dataset = widgets.Dropdown(
+            options=available_datasets(dataset),
+            value=dataset,
+            description="dataset",
+            layout=widgets.Layout(width="300px"),
+        )
         self.llm = LLMPicker(llm, ollama)
-        self.question = widgets.Combobox(placeholder="type a question or pick an example",
-                                         description="question", ensure_option=False,
-                                         layout=widgets.Layout(width="720px"))
+        self.question = widgets.Combobox(
+            placeholder="type a question or pick an example",
+            description="question",
+            ensure_option=False,
+            layout=widgets.Layout(width="720px"),
+        )
         self.gold = widgets.HTML()
         self.status = widgets.HTML()
         self.dataset.observe(lambda _: self.load_examples(), "value")
         self.question.observe(lambda _: self._show_gold(), "value")
-        super().__init__([widgets.HBox([self.dataset, self.llm]), self.question, self.gold,
-                          self.status])
+        super().__init__(
+            [widgets.HBox([self.dataset, self.llm]), self.question, self.gold, self.status]
+        )
         self.load_examples()
 
     def load_examples(self) -> None:
@@ -89,10 +105,15 @@ class Controls(widgets.VBox):
         return self.sessions[key]
 
 
-def run_guarded(work: Callable[[], None], status: widgets.HTML,
-                buttons: Sequence[widgets.Button] = (), background: bool = False) -> None:
+def run_guarded(
+    work: Callable[[], None],
+    status: widgets.HTML,
+    buttons: Sequence[widgets.Button] = (),
+    background: bool = False,
+) -> None:
     """Run `work` with `buttons` disabled; a failure becomes a one-line message in `status`
     (a KgvizError as it is; anything else with its type, the traceback going to the log)."""
+
     def guarded() -> None:
         try:
             work()

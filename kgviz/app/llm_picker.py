@@ -22,10 +22,12 @@ def ollama_models(timeout_s: float = PROBE_TIMEOUT_S) -> list[str]:
 
 def llm_options(ollama: list[str]) -> list[tuple[str, str]]:
     """(label, spec) pairs for the backend dropdown."""
-    return [("auto (Ollama if it answers, else offline)", "auto"),
-            *((f"offline: {name}", f"local:{name}") for name in MODELS),
-            *((f"Ollama: {name}", f"ollama:{name}") for name in ollama),
-            ("OpenAI-compatible URL…", OPENAI)]
+    return [
+        ("auto (Ollama if it answers, else offline)", "auto"),
+        *((f"offline: {name}", f"local:{name}") for name in MODELS),
+        *((f"Ollama: {name}", f"ollama:{name}") for name in ollama),
+        ("OpenAI-compatible URL…", OPENAI),
+    ]
 
 
 class LLMPicker(widgets.HBox):
@@ -37,12 +39,17 @@ class LLMPicker(widgets.HBox):
         known = [value for _, value in options]
         if spec not in known:  # a spec given by the caller, e.g. "ollama:llama3" or "openai:..."
             options.insert(0, (spec, spec))
-        self.backend = widgets.Dropdown(options=options, value=spec, description="LLM",
-                                        layout=widgets.Layout(width="360px"))
-        self.url = widgets.Text(placeholder="http://127.0.0.1:8080/v1", description="URL",
-                                layout=widgets.Layout(width="300px"))
-        self.model = widgets.Text(placeholder="model name", description="model",
-                                  layout=widgets.Layout(width="220px"))
+        self.backend = widgets.Dropdown(
+            options=options, value=spec, description="LLM", layout=widgets.Layout(width="360px")
+        )
+        self.url = widgets.Text(
+            placeholder="http://127.0.0.1:8080/v1",
+            description="URL",
+            layout=widgets.Layout(width="300px"),
+        )
+        self.model = widgets.Text(
+            placeholder="model name", description="model", layout=widgets.Layout(width="220px")
+        )
         self.backend.observe(lambda _: self._show_url(), "value")
         super().__init__([self.backend, self.url, self.model])
         self._show_url()

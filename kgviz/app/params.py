@@ -28,13 +28,18 @@ def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | N
     literal_or_int = [a for a in args if typing.get_origin(a) is Literal]
     if int in args and literal_or_int:  # e.g. top_k: int | Literal["auto"]
         choices = [*typing.get_args(literal_or_int[0]), *COUNT_CHOICES]
-        return widgets.Dropdown(options=choices if default in choices else [default, *choices],
-                                value=default, **options)
+        return widgets.Dropdown(
+            options=choices if default in choices else [default, *choices], value=default, **options
+        )
     optional_text = set(args) == {str, type(None)}
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and optional_text:
         return widgets.Text(value=default or "", placeholder="default", **options)
-    kinds = {bool: widgets.Checkbox, int: widgets.IntText, float: widgets.FloatText,
-             str: widgets.Text}
+    kinds = {
+        bool: widgets.Checkbox,
+        int: widgets.IntText,
+        float: widgets.FloatText,
+        str: widgets.Text,
+    }
     kind = kinds.get(hint)
     if kind is None:
         return None
@@ -58,15 +63,20 @@ class ParamForm(widgets.GridBox):
             if widget is not None:
                 self.defaults[item.name] = item.default
                 self.fields[item.name] = widget
-        super().__init__(children=list(self.fields.values()),
-                         layout=widgets.Layout(grid_template_columns="repeat(3, 240px)"))
+        super().__init__(
+            children=list(self.fields.values()),
+            layout=widgets.Layout(grid_template_columns="repeat(3, 240px)"),
+        )
 
     def values(self) -> dict[str, Any]:
         """Every editable field's current value (an empty optional text means None)."""
-        return {name: (widget.value if widget.value != "" or self.defaults[name] == "" else None)
-                for name, widget in self.fields.items()}
+        return {
+            name: (widget.value if widget.value != "" or self.defaults[name] == "" else None)
+            for name, widget in self.fields.items()
+        }
 
     def overrides(self) -> dict[str, Any]:
         """The fields whose value differs from the config default."""
-        return {name: value for name, value in self.values().items()
-                if value != self.defaults[name]}
+        return {
+            name: value for name, value in self.values().items() if value != self.defaults[name]
+        }

@@ -16,9 +16,16 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 def figure_output(figure: go.Figure) -> widgets.Output:
     """An Output holding the figure as plotly's mime bundle (no renderer, safe from any thread)."""
     output = widgets.Output()
-    output.outputs = ({"output_type": "display_data", "metadata": {},
-                       "data": {PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)),
-                                "text/plain": "plotly figure"}},)
+    output.outputs = (
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {
+                PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)),
+                "text/plain": "plotly figure",
+            },
+        },
+    )
     return output
 
 
@@ -53,8 +60,9 @@ def selected_title(tab: widgets.Tab) -> str | None:
     return tab.titles[index] if index is not None and index < len(tab.titles) else None
 
 
-def replace_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget],
-                 selected: str | None = None) -> None:
+def replace_tabs(
+    tab: widgets.Tab, pages: dict[str, widgets.Widget], selected: str | None = None
+) -> None:
     """Show exactly `pages`, redrawn (a later stage can change what an earlier tab shows), then
     select the page titled `selected` (default: the one selected now) when there is one."""
     selected = selected or selected_title(tab)

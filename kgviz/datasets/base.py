@@ -69,8 +69,10 @@ class Dataset(ABC):
     # -- shared behaviour --------------------------------------------------------------------
     def how_to_get(self) -> str:
         where = f" from {self.source_url}" if self.source_url else ""
-        return (f"download the {self.name} files{where} and place them under {self.root} "
-                f"(set KGVIZ_DATA to use another folder)")
+        return (
+            f"download the {self.name} files{where} and place them under {self.root} "
+            f"(set KGVIZ_DATA to use another folder)"
+        )
 
     def check_available(self) -> None:
         """Raise a MissingDataError naming the folder looked in and how to get the data."""
@@ -98,8 +100,10 @@ class Dataset(ABC):
         files = self.split_files
         if split not in files or not files[split].is_file():
             have = ", ".join(self.available_splits()) or "none"
-            raise KgvizError(f"dataset {self.name!r} has no split {split!r} under {self.root} "
-                             f"(available: {have})")
+            raise KgvizError(
+                f"dataset {self.name!r} has no split {split!r} under {self.root} "
+                f"(available: {have})"
+            )
         return self.read_split(files[split])
 
     def __repr__(self) -> str:

@@ -22,8 +22,9 @@ def _hops(path: Path, number: int, value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise DataFormatError(path, number, f"'hops' must be a whole number of at least 1, "
-                              f"not {value!r}")
+        raise DataFormatError(
+            path, number, f"'hops' must be a whole number of at least 1, not {value!r}"
+        )
     return value
 
 
@@ -41,18 +42,27 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
             raise DataFormatError(path, number, "expected an object with a 'question' string")
         qid = str(item.get("id", f"{dataset_name}/{path.stem}/{number}"))
         if qid in seen:
-            raise DataFormatError(path, number, f"question id {qid!r} is used again (first on "
-                                  f"line {seen[qid]}); ids must be unique")
+            raise DataFormatError(
+                path,
+                number,
+                f"question id {qid!r} is used again (first on "
+                f"line {seen[qid]}); ids must be unique",
+            )
         seen[qid] = number
-        records.append(QARecord(
-            question=item["question"].strip(),
-            answers=_string_list(path, number, item.get("answers"), "answers"),
-            topic_entities=_string_list(path, number, item.get("topic_entities") or [], "topic_entities")
-            if item.get("topic_entities") else (),
-            qid=qid,
-            qtype=item.get("qtype") if isinstance(item.get("qtype"), str) else None,
-            hops=_hops(path, number, item.get("hops")),
-        ))
+        records.append(
+            QARecord(
+                question=item["question"].strip(),
+                answers=_string_list(path, number, item.get("answers"), "answers"),
+                topic_entities=_string_list(
+                    path, number, item.get("topic_entities") or [], "topic_entities"
+                )
+                if item.get("topic_entities")
+                else (),
+                qid=qid,
+                qtype=item.get("qtype") if isinstance(item.get("qtype"), str) else None,
+                hops=_hops(path, number, item.get("hops")),
+            )
+        )
     return records
 
 
@@ -77,8 +87,10 @@ class CustomDataset(Dataset):
         return {path.stem: path for path in sorted(self.root.glob("*.jsonl"))}
 
     def how_to_get(self) -> str:
-        return (f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line) and "
-                f"<split>.jsonl question files")
+        return (
+            f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line) and "
+            f"<split>.jsonl question files"
+        )
 
     def read_split(self, path: Path) -> list[QARecord]:
         return read_qa_jsonl(path, self.name)

@@ -53,8 +53,10 @@ def numbered_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def question_text(belief: str, argument: str) -> str:
-    return (f"Argument 1: {belief}\nArgument 2: {argument}\n"
-            f"Do argument 1 and argument 2 support or counter each other?")
+    return (
+        f"Argument 1: {belief}\nArgument 2: {argument}\n"
+        f"Do argument 1 and argument 2 support or counter each other?"
+    )
 
 
 class ExplaGraphs(Dataset):
@@ -71,7 +73,9 @@ class ExplaGraphs(Dataset):
     description = "ExplaGraphs belief/argument stance with per-question explanation graphs"
     source_url = "https://explagraphs.github.io"
     SPLITS: ClassVar[dict[str, slice]] = {
-        "train": slice(None, TRAIN_ROWS), "dev": slice(TRAIN_ROWS, None), "all": slice(None),
+        "train": slice(None, TRAIN_ROWS),
+        "dev": slice(TRAIN_ROWS, None),
+        "all": slice(None),
     }
 
     @property
@@ -87,9 +91,11 @@ class ExplaGraphs(Dataset):
         return dict.fromkeys(self.SPLITS, self.tsv)
 
     def how_to_get(self) -> str:
-        return (f"get train_dev.tsv (ExplaGraphs, {self.source_url}, as re-packed by G-Retriever: "
-                f"dataset/expla_graphs/train_dev.tsv in {G_RETRIEVER_URL}) and put it in "
-                f"{self.tsv.parent} (set KGVIZ_DATA to use another data root)")
+        return (
+            f"get train_dev.tsv (ExplaGraphs, {self.source_url}, as re-packed by G-Retriever: "
+            f"dataset/expla_graphs/train_dev.tsv in {G_RETRIEVER_URL}) and put it in "
+            f"{self.tsv.parent} (set KGVIZ_DATA to use another data root)"
+        )
 
     def questions(self, split: str) -> list[QARecord]:
         """The rows of `split` (all three splits read the same file)."""
@@ -110,8 +116,11 @@ class ExplaGraphs(Dataset):
 
     def _record(self, path: Path, number: int, row: list[str], index: int) -> QARecord:
         if len(row) != len(HEADER):
-            raise DataFormatError(path, number, f"expected {len(HEADER)} tab-separated fields "
-                                                f"({' '.join(HEADER)}), got {len(row)}")
+            raise DataFormatError(
+                path,
+                number,
+                f"expected {len(HEADER)} tab-separated fields ({' '.join(HEADER)}), got {len(row)}",
+            )
         belief, argument, label, graph_text = (field.strip() for field in row)
         if not (belief and argument):
             raise DataFormatError(path, number, "empty argument")
@@ -119,7 +128,14 @@ class ExplaGraphs(Dataset):
             raise DataFormatError(path, number, f"label must be support or counter, got {label!r}")
         graph = parse_graph(graph_text)
         if not graph:
-            raise DataFormatError(path, number, f"expected a graph '(c1; relation; c2)(...)', "
-                                                f"got {graph_text[:120]!r}")
-        return QARecord(question=question_text(belief, argument), answers=(label,),
-                        qid=f"{self.name}/{index}", graph=graph)
+            raise DataFormatError(
+                path,
+                number,
+                f"expected a graph '(c1; relation; c2)(...)', got {graph_text[:120]!r}",
+            )
+        return QARecord(
+            question=question_text(belief, argument),
+            answers=(label,),
+            qid=f"{self.name}/{index}",
+            graph=graph,
+        )

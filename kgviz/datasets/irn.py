@@ -35,10 +35,11 @@ def parse_hash_path(text: str, path: Path, number: int) -> HashPath:
     fields = text.strip().split("#")
     relations = fields[1::2]
     if END in relations:
-        fields = fields[:2 * relations.index(END) + 1]
+        fields = fields[: 2 * relations.index(END) + 1]
     if len(fields) < 3 or len(fields) % 2 == 0 or not all(fields):
-        raise DataFormatError(path, number,
-                              f"expected a path 'entity#relation#entity...', got {text[:120]!r}")
+        raise DataFormatError(
+            path, number, f"expected a path 'entity#relation#entity...', got {text[:120]!r}"
+        )
     return HashPath(entities=tuple(fields[0::2]), relations=tuple(fields[1::2]))
 
 
@@ -62,5 +63,7 @@ class IrnDataset(Dataset):
 
     def how_to_get(self) -> str:
         files = ", ".join(path.name for path in [*self.kb_files, *self.split_files.values()])
-        return (f"get the {self.release} files ({files}) from {self.source_url} and put them in "
-                f"{self.kb_files[0].parent} (set KGVIZ_DATA to use another data root)")
+        return (
+            f"get the {self.release} files ({files}) from {self.source_url} and put them in "
+            f"{self.kb_files[0].parent} (set KGVIZ_DATA to use another data root)"
+        )

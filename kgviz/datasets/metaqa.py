@@ -17,7 +17,9 @@ def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
     return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
 
 
-def parse_metaqa_line(path: Path, number: int, line: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+def parse_metaqa_line(
+    path: Path, number: int, line: str
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Split `question with [Topic]<TAB>ans1|ans2` into plain question, topics and answers."""
     parts = line.split("\t")
     if len(parts) != 2:
@@ -60,11 +62,16 @@ class MetaQA(Dataset):
         records = []
         for index, (number, line) in enumerate(open_text_lines(path)):
             question, topics, answers = parse_metaqa_line(path, number, line)
-            records.append(QARecord(
-                question=question, answers=answers, topic_entities=topics,
-                qid=f"{self.name}/{path.stem}/{number}", hops=self.hops,
-                qtype=qtypes[index] if index < len(qtypes) else None,
-            ))
+            records.append(
+                QARecord(
+                    question=question,
+                    answers=answers,
+                    topic_entities=topics,
+                    qid=f"{self.name}/{path.stem}/{number}",
+                    hops=self.hops,
+                    qtype=qtypes[index] if index < len(qtypes) else None,
+                )
+            )
         return records
 
     @staticmethod

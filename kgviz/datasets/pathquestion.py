@@ -42,19 +42,25 @@ class PathQuestion(IrnDataset):
         for number, line in open_text_lines(path):
             parts = line.split("\t")
             if len(parts) < 3:
-                raise DataFormatError(path, number, "expected 'question<TAB>answer(...)<TAB>path',"
-                                                    f" got {line[:120]!r}")
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"expected 'question<TAB>answer(...)<TAB>path', got {line[:120]!r}",
+                )
             question, answer_column, path_column = parts[:3]
             answers = ANSWER_COLUMN.fullmatch(answer_column.strip())
             if answers is None:
-                raise DataFormatError(path, number,
-                                      f"expected 'answer(ans1/ans2/)', got {answer_column!r}")
+                raise DataFormatError(
+                    path, number, f"expected 'answer(ans1/ans2/)', got {answer_column!r}"
+                )
             chain = parse_hash_path(path_column, path, number)
-            records.append(QARecord(
-                question=question.strip(),
-                answers=split_slash_list(answers.group(1), path, number, "answers"),
-                topic_entities=(chain.topic,),
-                qid=f"{self.name}/{number}",
-                hops=chain.hops,
-            ))
+            records.append(
+                QARecord(
+                    question=question.strip(),
+                    answers=split_slash_list(answers.group(1), path, number, "answers"),
+                    topic_entities=(chain.topic,),
+                    qid=f"{self.name}/{number}",
+                    hops=chain.hops,
+                )
+            )
         return records

@@ -43,6 +43,7 @@ def get_dataset(name: str, root: Path | None = None) -> Dataset:
         return CustomDataset(Path(name.removeprefix("custom:")))
     factory = _FACTORIES.get(name)
     if factory is None:
-        raise UnknownNameError(f"unknown dataset {name!r}; known: {', '.join(_FACTORIES)}, "
-                               f"or custom:<folder>")
+        raise UnknownNameError(
+            f"unknown dataset {name!r}; known: {', '.join(_FACTORIES)}, or custom:<folder>"
+        )
     return factory(root)

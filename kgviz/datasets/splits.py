@@ -32,8 +32,9 @@ class SplitPlan:
         return "val" if position < self.train + self.val else "heldout"
 
 
-def split_records(records: Sequence[QARecord],
-                  plan: SplitPlan = SplitPlan()) -> dict[str, list[QARecord]]:
+def split_records(
+    records: Sequence[QARecord], plan: SplitPlan = SplitPlan()
+) -> dict[str, list[QARecord]]:
     """Records grouped into `train`, `val` and `heldout` (held aside for evaluation only)."""
     parts: dict[str, list[QARecord]] = {part: [] for part in PARTS}
     for record in records:
@@ -47,9 +48,14 @@ def pick(records: Sequence[QARecord], count: int, rng: np.random.Generator) -> l
     return [records[i] for i in chosen]
 
 
-def metaqa_training_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.random.Generator,
-                          hops: Sequence[int] = HOPS, split: str = "dev",
-                          ) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
+def metaqa_training_parts(
+    root: Path,
+    per_hop: int,
+    val_per_hop: int,
+    rng: np.random.Generator,
+    hops: Sequence[int] = HOPS,
+    split: str = "dev",
+) -> tuple[MetaQA, list[QARecord], list[QARecord]]:
     """Seeded samples per hop count of the `train` and `val` parts of a MetaQA split (`heldout`
     is never touched); the returned dataset gives the shared KG."""
     train: list[QARecord] = []
@@ -62,16 +68,19 @@ def metaqa_training_parts(root: Path, per_hop: int, val_per_hop: int, rng: np.ra
     return dataset, train, val
 
 
-def training_parts(records: Sequence[QARecord], per_hop: int, val_per_hop: int,
-                   rng: np.random.Generator) -> tuple[list[QARecord], list[QARecord]]:
+def training_parts(
+    records: Sequence[QARecord], per_hop: int, val_per_hop: int, rng: np.random.Generator
+) -> tuple[list[QARecord], list[QARecord]]:
     """Seeded samples of the `train` and `val` parts of any dataset's records, `per_hop` (and
     `val_per_hop`) of each hop count (records without one form one group)."""
     parts = split_records(records)
     groups = sorted({r.hops for r in records}, key=lambda h: (h is None, h or 0))
-    train = [r for h in groups for r in pick([x for x in parts["train"] if x.hops == h],
-                                              per_hop, rng)]
-    val = [r for h in groups for r in pick([x for x in parts["val"] if x.hops == h],
-                                            val_per_hop, rng)]
+    train = [
+        r for h in groups for r in pick([x for x in parts["train"] if x.hops == h], per_hop, rng)
+    ]
+    val = [
+        r for h in groups for r in pick([x for x in parts["val"] if x.hops == h], val_per_hop, rng)
+    ]
     return train, val
 
 
@@ -92,8 +101,9 @@ def require_metaqa(root: Path) -> None:
         raise MissingDataError(f"MetaQA not found under {root}; pass --data or set KGVIZ_DATA")
 
 
-def metaqa_heldout(root: Path, per_hop: int,
-                   hops: Sequence[int] = HOPS) -> tuple[MetaQA, list[QARecord]]:
+def metaqa_heldout(
+    root: Path, per_hop: int, hops: Sequence[int] = HOPS
+) -> tuple[MetaQA, list[QARecord]]:
     """The first `per_hop` questions of each hop count's `heldout` part (for measurements)."""
     records: list[QARecord] = []
     for count in hops:

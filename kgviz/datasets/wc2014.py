@@ -42,18 +42,24 @@ class WC2014(IrnDataset):
         parts = line.split("\t")
         columns, paths_per_line = (6, 2) if conj else (4, 1)
         if len(parts) < columns:
-            raise DataFormatError(path, number, f"expected at least {columns} tab-separated columns"
-                                                " (question, answer, path, answer set, ...)")
+            raise DataFormatError(
+                path,
+                number,
+                f"expected at least {columns} tab-separated columns"
+                " (question, answer, path, answer set, ...)",
+            )
         chains = [parse_hash_path(text, path, number) for text in parts[2].split("*")]
         if len(chains) != paths_per_line:
-            raise DataFormatError(path, number, f"expected {paths_per_line} path(s) joined by '*',"
-                                                f" got {len(chains)}")
+            raise DataFormatError(
+                path, number, f"expected {paths_per_line} path(s) joined by '*', got {len(chains)}"
+            )
         topics: tuple[str, ...] = (chains[0].topic,)
         if conj:
             topics = split_slash_list(parts[5], path, number, "topic entities")
             if len(topics) != 2:
-                raise DataFormatError(path, number,
-                                      f"expected two topic entities 'e1/e2', got {parts[5]!r}")
+                raise DataFormatError(
+                    path, number, f"expected two topic entities 'e1/e2', got {parts[5]!r}"
+                )
         return QARecord(
             question=parts[0].strip(),
             answers=split_slash_list(parts[3], path, number, "answers"),

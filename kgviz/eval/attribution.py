@@ -22,7 +22,9 @@ def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> tupl
         return None, ""
     if not retrieves:
         return "generation", WITHOUT_RETRIEVAL
-    if trace.method in method_names() and (own := method_spec(trace.method).diagnose(trace, record)):
+    if trace.method in method_names() and (
+        own := method_spec(trace.method).diagnose(trace, record)
+    ):
         return own
     if not evidence_recall(trace.evidence, record.answers):
         return "retrieval", NOT_IN_EVIDENCE
@@ -36,8 +38,11 @@ def generation_problem(score: AnswerScore, truncated: bool | None) -> str:
 
 def _reply_problem(score: AnswerScore, truncated: bool | None) -> str:
     if not score.committed:
-        return ("the reply ran to its token limit without committing to an answer" if truncated
-                else "the reply committed to no answer")
+        return (
+            "the reply ran to its token limit without committing to an answer"
+            if truncated
+            else "the reply committed to no answer"
+        )
     if score.hit:
         return "the reply put a wrong answer first and a gold one later"
     if score.named:

@@ -64,7 +64,9 @@ def score_answers(reply: str, answers: Sequence[str], gold: Sequence[str]) -> An
         hit=any(key in gold_keys for key in keys),
         named=named_in_reply(reply, gold),
         committed=bool(keys),
-        precision=precision, recall=recall, f1=f1,
+        precision=precision,
+        recall=recall,
+        f1=f1,
     )
 
 

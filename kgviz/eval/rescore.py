@@ -10,11 +10,12 @@ when the KG's names are at hand, as a run of today's code would.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import NOT_IN_EVIDENCE, WITHOUT_RETRIEVAL, generation_problem
 from kgviz.eval.metrics import score_answers
+from kgviz.eval.rows import ResultRow
 from kgviz.reasoners.answers import NameLookup
 
 
@@ -28,9 +29,13 @@ def inferred_truncation(row: Mapping[str, Any], max_tokens: int | None) -> bool 
     return int(row.get("completion_tokens", 0)) >= max_tokens
 
 
-def rescore_row(row: Mapping[str, Any], gold: Sequence[str], retrieves: bool = True,
-                max_tokens: int | None = None,
-                listed: Callable[[str], list[str]] | None = None) -> dict[str, Any]:
+def rescore_row(
+    row: Mapping[str, Any],
+    gold: Sequence[str],
+    retrieves: bool = True,
+    max_tokens: int | None = None,
+    listed: Callable[[str], list[str]] | None = None,
+) -> ResultRow:
     """`row` with `hit1`, `hit`, `named`, `committed`, precision, recall and F1 recomputed, and a
     miss's stage and reason brought in line (a pattern failure stays one). `truncated` is
     inferred where the row did not record it (`inferred_truncation`), else stays None. `listed`
@@ -40,10 +45,15 @@ def rescore_row(row: Mapping[str, Any], gold: Sequence[str], retrieves: bool = T
         answers = listed(row.get("answer", ""))
     score = score_answers(row.get("answer", ""), answers, gold)
     truncated = inferred_truncation(row, max_tokens)
-    rescored = {**row, "answers": answers, **score.as_row(), "truncated": truncated,
-                "reasked": bool(row.get("reasked", False))}
+    rescored = {
+        **row,
+        "answers": answers,
+        **score.as_row(),
+        "truncated": truncated,
+        "reasked": bool(row.get("reasked", False)),
+    }
     if row.get("error") or row.get("failed_stage") == "pattern":
-        return rescored
+        return cast(ResultRow, rescored)
     if score.hit1:
         stage, reason = None, ""
     elif not retrieves:
@@ -52,11 +62,14 @@ def rescore_row(row: Mapping[str, Any], gold: Sequence[str], retrieves: bool = T
         stage, reason = "retrieval", NOT_IN_EVIDENCE
     else:
         stage, reason = "generation", generation_problem(score, truncated)
-    return {**rescored, "failed_stage": stage, "failure": reason}
+    return cast(ResultRow, {**rescored, "failed_stage": stage, "failure": reason})
 
 
-def rescore_rows(rows: Sequence[Mapping[str, Any]], gold_by_qid: Mapping[str, Sequence[str]],
-                 names_by_qid: Mapping[str, NameLookup] | None = None) -> list[dict[str, Any]]:
+def rescore_rows(
+    rows: Sequence[Mapping[str, Any]],
+    gold_by_qid: Mapping[str, Sequence[str]],
+    names_by_qid: Mapping[str, NameLookup] | None = None,
+) -> list[ResultRow]:
     """Every row re-scored against the gold answers of its `qid` (and, given the KG names of
     its question, its method's last-resort extraction). A row whose question is unknown is an
     error (its score could not be trusted)."""
@@ -64,8 +77,11 @@ def rescore_rows(rows: Sequence[Mapping[str, Any]], gold_by_qid: Mapping[str, Se
 
     missing = sorted({row["qid"] for row in rows if row["qid"] not in gold_by_qid})
     if missing:
-        raise KgvizError(f"no gold answers for {len(missing)} question(s), e.g. {missing[0]}; "
-                         "name the dataset and split the results came from")
+        raise KgvizError(
+            f"no gold answers for {len(missing)} question(s), e.g. {missing[0]}; "
+            "name the dataset and split the results came from"
+        )
+
     def answer_limit(row: Mapping[str, Any]) -> int | None:
         config = reasoner_class(row["method"]).config_class(**(row.get("settings") or {}))
         return getattr(config, "max_tokens", None)
@@ -77,5 +93,13 @@ def rescore_rows(rows: Sequence[Mapping[str, Any]], gold_by_qid: Mapping[str, Se
         extract = reasoner_class(row["method"]).listed_answers
         return lambda reply: extract(reply, names)
 
-    return [rescore_row(row, gold_by_qid[row["qid"]], reasoner_class(row["method"]).retrieves,
-                        answer_limit(row), listed(row)) for row in rows]
+    return [
+        rescore_row(
+            row,
+            gold_by_qid[row["qid"]],
+            reasoner_class(row["method"]).retrieves,
+            answer_limit(row),
+            listed(row),
+        )
+        for row in rows
+    ]

@@ -33,15 +33,34 @@ def exact_mcnemar(only_first: int, only_second: int) -> float:
 def paired_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Every pair of methods on the questions both answered: their Hits@1, how many questions
     only one of them got right, and the exact McNemar p-value of the difference."""
-    columns = ["method", "vs", "n", "hits@1", "vs hits@1", "only method right", "only vs right",
-               "p (exact McNemar)"]
-    hits = frame.pivot_table(index="qid", columns="method", values="hits@1", aggfunc="first",
-                             observed=True)
+    columns = [
+        "method",
+        "vs",
+        "n",
+        "hits@1",
+        "vs hits@1",
+        "only method right",
+        "only vs right",
+        "p (exact McNemar)",
+    ]
+    hits = frame.pivot_table(
+        index="qid", columns="method", values="hits@1", aggfunc="first", observed=True
+    )
     lines = []
     for first, second in combinations(hits.columns, 2):
         both = hits[[first, second]].dropna().astype(bool)
         only_first = int((both[first] & ~both[second]).sum())
         only_second = int((both[second] & ~both[first]).sum())
-        lines.append([first, second, len(both), both[first].mean(), both[second].mean(),
-                      only_first, only_second, exact_mcnemar(only_first, only_second)])
+        lines.append(
+            [
+                first,
+                second,
+                len(both),
+                both[first].mean(),
+                both[second].mean(),
+                only_first,
+                only_second,
+                exact_mcnemar(only_first, only_second),
+            ]
+        )
     return pd.DataFrame(lines, columns=columns).set_index(["method", "vs"])

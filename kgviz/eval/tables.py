@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 
 from kgviz.errors import KgvizError
 from kgviz.eval.attribution import STAGES
 from kgviz.eval.metrics import row_value
+from kgviz.eval.rows import ResultRow
 from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
 from kgviz.reasoners.registry import method_label
@@ -17,19 +17,26 @@ from kgviz.reasoners.registry import method_label
 # Table column -> row field. hits@1 (the first committed answer is gold) leads; `hit` (some
 # committed answer is gold) and `named` (a gold answer named anywhere, SimGRAG's lenient check)
 # stand beside it, never instead.
-METRICS = {"hits@1": "hit1", "hit": "hit", "named": "named", "f1": "f1",
-           "no answer": "no_answer", "truncated": "truncated",
-           "evidence recall": "evidence_recall", "evidence triples": "evidence_size",
-           "prompt tokens": "prompt_tokens", "LLM calls": "llm_calls"}
+METRICS = {
+    "hits@1": "hit1",
+    "hit": "hit",
+    "named": "named",
+    "f1": "f1",
+    "no answer": "no_answer",
+    "truncated": "truncated",
+    "evidence recall": "evidence_recall",
+    "evidence triples": "evidence_size",
+    "prompt tokens": "prompt_tokens",
+    "LLM calls": "llm_calls",
+}
 
 
-
-def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def label_variants(rows: Sequence[ResultRow]) -> list[ResultRow]:
     """Rows run with options get the method label `method [top_k=30]`, and rows from more than one
     LLM `method · llm`, so the tables set the variants side by side instead of pooling them."""
     several_llms = len({row.get("llm") for row in rows}) > 1
 
-    def label(row: dict[str, Any]) -> str:
+    def label(row: ResultRow) -> str:
         options = settings_label(row.get("settings") or {})
         llm = f" · {row.get('llm') or 'unrecorded LLM'}" if several_llms else ""
         return method_label(row["method"]) + (f" [{options}]" if options else "") + llm
@@ -37,7 +44,7 @@ def label_variants(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**row, "method": label(row)} for row in rows]
 
 
-def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def common_questions(rows: Sequence[ResultRow]) -> list[ResultRow]:
     """Only the rows of questions that every method answered, so methods compare on equal terms
     while a run is still going (or one method was run on more questions)."""
     methods: dict[str, set[str]] = {}
@@ -47,14 +54,21 @@ def common_questions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [row for row in rows if row["qid"] in shared]
 
 
-def rows_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def rows_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
     """One line per (method, question): numeric metrics and `seconds`, what answering cost."""
-    frame = pd.DataFrame([{
-        "method": row["method"], "qid": row["qid"], "hops": row.get("hops") or 0,
-        **{name: row_value(row, key) for name, key in METRICS.items()},
-        "seconds": float(row.get("seconds", 0.0)),
-        "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
-    } for row in rows])
+    frame = pd.DataFrame(
+        [
+            {
+                "method": row["method"],
+                "qid": row["qid"],
+                "hops": row.get("hops") or 0,
+                **{name: row_value(row, key) for name, key in METRICS.items()},
+                "seconds": float(row.get("seconds", 0.0)),
+                "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
+            }
+            for row in rows
+        ]
+    )
     if frame.empty:
         raise KgvizError("no result rows to tabulate")
     order = list(dict.fromkeys(frame["method"]))
@@ -75,13 +89,15 @@ def method_hop_table(frame: pd.DataFrame) -> pd.DataFrame:
 def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
     """Hits@1 with methods as rows and hop counts as columns, plus every question together with
     its 95% (Wilson) interval, and the overall hit, named and no-answer rates beside it."""
-    table = frame.pivot_table(index="method", columns="hops", values="hits@1", aggfunc="mean",
-                              observed=True)
+    table = frame.pivot_table(
+        index="method", columns="hops", values="hits@1", aggfunc="mean", observed=True
+    )
     table.columns = [f"{h}-hop" if h else "all" for h in table.columns]
     per_method = frame.groupby("method", observed=True)["hits@1"]
     table["overall"] = per_method.mean()
     table["95% interval"] = per_method.agg(
-        lambda hits: "{:.2f}–{:.2f}".format(*wilson_interval(int(hits.sum()), len(hits))))
+        lambda hits: "{:.2f}–{:.2f}".format(*wilson_interval(int(hits.sum()), len(hits)))
+    )
     grouped = frame.groupby("method", observed=True)
     for column in ("hit", "named", "f1", "no answer"):
         table[column] = grouped[column].mean()
@@ -92,7 +108,8 @@ def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
 def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method: questions, misses, and how many misses failed at each stage (or errored)."""
     counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
-        index=frame["method"].cat.categories, columns=[*STAGES, "error"], fill_value=0)
+        index=frame["method"].cat.categories, columns=[*STAGES, "error"], fill_value=0
+    )
     counts.insert(0, "misses", counts.sum(axis=1))
     counts.insert(0, "n", frame.groupby("method", observed=True).size())
     counts.index.name = "method"
@@ -111,7 +128,7 @@ def gold_list(gold: Sequence[str], shown: int = 6) -> str:
     return ", ".join(gold[:shown]) + more
 
 
-def misses_table(rows: Sequence[dict[str, Any]], per_method: int = 8) -> pd.DataFrame:
+def misses_table(rows: Sequence[ResultRow], per_method: int = 8) -> pd.DataFrame:
     """Each method's first `per_method` misses with their stage and reason (question text and
     gold answers when attached; long answers and gold lists clipped)."""
     shown: dict[str, int] = {}
@@ -120,9 +137,17 @@ def misses_table(rows: Sequence[dict[str, Any]], per_method: int = 8) -> pd.Data
         if not row.get("hit1") and shown.get(row["method"], 0) < per_method:
             shown[row["method"]] = shown.get(row["method"], 0) + 1
             misses.append(row)
-    return pd.DataFrame([{
-        "method": row["method"], "qid": row["qid"], "question": row.get("question", ""),
-        "gold": gold_list(row.get("gold", [])), "answer": clipped(row.get("answer", "")),
-        "stage": row.get("failed_stage") or "error",
-        "reason": row.get("failure") or row.get("error"),
-    } for row in misses])
+    return pd.DataFrame(
+        [
+            {
+                "method": row["method"],
+                "qid": row["qid"],
+                "question": row.get("question", ""),
+                "gold": gold_list(row.get("gold", [])),
+                "answer": clipped(row.get("answer", "")),
+                "stage": row.get("failed_stage") or "error",
+                "reason": row.get("failure") or row.get("error"),
+            }
+            for row in misses
+        ]
+    )

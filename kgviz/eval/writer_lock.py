@@ -33,11 +33,19 @@ def sole_writer(out: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            raise KgvizError(f"{out} is being written by {holder}; wait for that run to end "
-                             "or write to another --out file") from None
+            raise KgvizError(
+                f"{out} is being written by {holder}; wait for that run to end "
+                "or write to another --out file"
+            ) from None
         os.ftruncate(fd, 0)
-        os.pwrite(fd, (f"kgviz eval (pid {os.getpid()} on {socket.gethostname()}, since "
-                       f"{time.strftime('%Y-%m-%d %H:%M:%S')})").encode(), 0)
+        os.pwrite(
+            fd,
+            (
+                f"kgviz eval (pid {os.getpid()} on {socket.gethostname()}, since "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S')})"
+            ).encode(),
+            0,
+        )
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

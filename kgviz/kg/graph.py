@@ -45,20 +45,32 @@ def csr_order(num_nodes: int, src: np.ndarray, rel: np.ndarray, dst: np.ndarray)
     return np.argsort(key, kind="stable")
 
 
-def _build_csr(num_nodes: int, src: np.ndarray, dst: np.ndarray, rel: np.ndarray,
-               edge: np.ndarray, forward: np.ndarray) -> Csr:
+def _build_csr(
+    num_nodes: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    rel: np.ndarray,
+    edge: np.ndarray,
+    forward: np.ndarray,
+) -> Csr:
     order = csr_order(num_nodes, src, rel, dst)
     ptr = np.zeros(num_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=num_nodes), out=ptr[1:])
-    return Csr(ptr=ptr, neighbor=dst[order].astype(np.int32), relation=rel[order].astype(np.int32),
-               edge=edge[order].astype(np.int64), forward=forward[order])
+    return Csr(
+        ptr=ptr,
+        neighbor=dst[order].astype(np.int32),
+        relation=rel[order].astype(np.int32),
+        edge=edge[order].astype(np.int64),
+        forward=forward[order],
+    )
 
 
 class KnowledgeGraph:
     """A directed, relation-labelled multigraph of distinct `(head, relation, tail)` triples."""
 
-    def __init__(self, entities: Vocabulary, relations: Vocabulary, triples: np.ndarray,
-                 name: str = "kg") -> None:
+    def __init__(
+        self, entities: Vocabulary, relations: Vocabulary, triples: np.ndarray, name: str = "kg"
+    ) -> None:
         if triples.ndim != 2 or triples.shape[1] != 3:
             raise ValueError("triples must be an (m, 3) integer array")
         self.name = name
@@ -118,8 +130,10 @@ class KnowledgeGraph:
         return self.entities[head], self.relations[relation], self.entities[tail]
 
     def __repr__(self) -> str:
-        return (f"KnowledgeGraph({self.name!r}, entities={self.num_entities}, "
-                f"relations={self.num_relations}, triples={self.num_triples})")
+        return (
+            f"KnowledgeGraph({self.name!r}, entities={self.num_entities}, "
+            f"relations={self.num_relations}, triples={self.num_triples})"
+        )
 
     # ----------------------------------------------------------------- neighbourhoods
     def neighbors(self, entity: int, direction: str = "both") -> list[tuple[int, int, int, bool]]:
@@ -129,11 +143,18 @@ class KnowledgeGraph:
         """
         csr = {"out": self.out, "in": self.inc, "both": self.adj}[direction]
         span = csr.span(entity)
-        return list(zip(csr.edge[span].tolist(), csr.relation[span].tolist(),
-                        csr.neighbor[span].tolist(), csr.forward[span].tolist()))
+        return list(
+            zip(
+                csr.edge[span].tolist(),
+                csr.relation[span].tolist(),
+                csr.neighbor[span].tolist(),
+                csr.forward[span].tolist(),
+            )
+        )
 
-    def k_hop_subgraph(self, seeds: Iterable[int], hops: int,
-                       max_nodes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def k_hop_subgraph(
+        self, seeds: Iterable[int], hops: int, max_nodes: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Nodes within `hops` undirected steps of `seeds` and the edges walked to reach them.
 
         Returns `(nodes, edges)`: sorted entity ids and sorted triple rows. With `max_nodes`, the
@@ -172,8 +193,9 @@ class KnowledgeGraph:
             dist[frontier] = depth
         return dist
 
-    def shortest_path_edges(self, sources: Iterable[int], targets: Iterable[int],
-                            max_hops: int = 4) -> np.ndarray:
+    def shortest_path_edges(
+        self, sources: Iterable[int], targets: Iterable[int], max_hops: int = 4
+    ) -> np.ndarray:
         """Sorted rows of every triple on some shortest undirected path from a source to a target
         (targets beyond `max_hops` contribute none), without enumerating the paths: walking down
         the distance gradient from every target at once, a triple is on such a path exactly when
@@ -194,8 +216,9 @@ class KnowledgeGraph:
             reached[frontier] = True
         return np.unique(np.concatenate(rows)) if rows else np.zeros(0, dtype=np.int64)
 
-    def shortest_paths(self, sources: Iterable[int], targets: Iterable[int], max_hops: int = 4,
-                       max_paths: int = 64) -> list[list[int]]:
+    def shortest_paths(
+        self, sources: Iterable[int], targets: Iterable[int], max_hops: int = 4, max_paths: int = 64
+    ) -> list[list[int]]:
         """All shortest undirected paths from any source to each target, as lists of edge rows.
 
         A path is the sequence of triples walked from a source to a target (each may be walked
@@ -221,7 +244,9 @@ class KnowledgeGraph:
                 found.append(suffix)
                 continue
             span = self.adj.span(node)
-            for edge, neighbour in zip(self.adj.edge[span].tolist(), self.adj.neighbor[span].tolist()):
+            for edge, neighbour in zip(
+                self.adj.edge[span].tolist(), self.adj.neighbor[span].tolist()
+            ):
                 if dist[neighbour] == dist[node] - 1:
                     stack.append((neighbour, [edge, *suffix]))
         return found
@@ -234,8 +259,12 @@ class KnowledgeGraph:
         graph = nx.MultiDiGraph(name=self.name)
         rows = self.triples if edges is None else self.triples[np.fromiter(edges, dtype=np.int64)]
         for head, relation, tail in rows.tolist():
-            graph.add_edge(self.entities[head], self.entities[tail], key=self.relations[relation],
-                           relation=self.relations[relation])
+            graph.add_edge(
+                self.entities[head],
+                self.entities[tail],
+                key=self.relations[relation],
+                relation=self.relations[relation],
+            )
         return graph
 
     def to_pyg(self, edges: Iterable[int] | None = None):
@@ -245,8 +274,11 @@ class KnowledgeGraph:
 
         rows = self.triples if edges is None else self.triples[np.fromiter(edges, dtype=np.int64)]
         rows_t = torch.from_numpy(rows.astype(np.int64))
-        return Data(edge_index=rows_t[:, [0, 2]].t().contiguous(), edge_type=rows_t[:, 1],
-                    num_nodes=self.num_entities)
+        return Data(
+            edge_index=rows_t[:, [0, 2]].t().contiguous(),
+            edge_type=rows_t[:, 1],
+            num_nodes=self.num_entities,
+        )
 
 
 def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

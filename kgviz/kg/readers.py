@@ -40,8 +40,11 @@ def open_text_lines(path: Path) -> Iterator[tuple[int, str]]:
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as error:
                 raise DataFormatError(
-                    path, number, f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
-                    f"{error.start + 1}); save the file as UTF-8") from None
+                    path,
+                    number,
+                    f"not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
+                    f"{error.start + 1}); save the file as UTF-8",
+                ) from None
             if number == 1:
                 line = line.removeprefix("\ufeff")
             if line.strip():
@@ -82,10 +85,16 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
         if triple is None:
             shown = "TAB" if separator == "\t" else separator
             raise DataFormatError(
-                path, number, f"expected 3 non-empty fields separated by {shown!r}, got {line[:120]!r}"
+                path,
+                number,
+                f"expected 3 non-empty fields separated by {shown!r}, got {line[:120]!r}",
             )
         too_long = next((name for name in triple if len(name) > longest), None)
         if too_long is not None:
-            raise DataFormatError(path, number, f"a name of {len(too_long):,} characters (the "
-                                  f"limit is {longest:,}; set {MAX_NAME_ENV} to raise it)")
+            raise DataFormatError(
+                path,
+                number,
+                f"a name of {len(too_long):,} characters (the "
+                f"limit is {longest:,}; set {MAX_NAME_ENV} to raise it)",
+            )
         yield triple

@@ -23,8 +23,10 @@ def save_graph(graph: KnowledgeGraph, path: Path) -> None:
     arrays: dict[str, Any] = {
         "format_version": np.array([FORMAT_VERSION]),
         "name": np.frombuffer(graph.name.encode("utf-8"), dtype=np.uint8),
-        "entity_blob": ent_blob, "entity_offsets": ent_offsets,
-        "relation_blob": rel_blob, "relation_offsets": rel_offsets,
+        "entity_blob": ent_blob,
+        "entity_offsets": ent_offsets,
+        "relation_blob": rel_blob,
+        "relation_offsets": rel_offsets,
         "triples": graph.triples,
     }
     write_atomic(path, lambda handle: np.savez(handle, **arrays))
@@ -33,10 +35,14 @@ def save_graph(graph: KnowledgeGraph, path: Path) -> None:
 def load_graph(path: Path) -> KnowledgeGraph:
     with np.load(path, allow_pickle=False) as data:
         if int(data["format_version"][0]) != FORMAT_VERSION:
-            raise ValueError(f"{path}: processed graph format {int(data['format_version'][0])} "
-                             f"is not {FORMAT_VERSION}; delete it to rebuild")
+            raise ValueError(
+                f"{path}: processed graph format {int(data['format_version'][0])} "
+                f"is not {FORMAT_VERSION}; delete it to rebuild"
+            )
         entities = Vocabulary.from_arrays(data["entity_blob"], data["entity_offsets"], "entity")
-        relations = Vocabulary.from_arrays(data["relation_blob"], data["relation_offsets"], "relation")
+        relations = Vocabulary.from_arrays(
+            data["relation_blob"], data["relation_offsets"], "relation"
+        )
         name = data["name"].tobytes().decode("utf-8")
         return KnowledgeGraph(entities, relations, data["triples"], name=name)
 

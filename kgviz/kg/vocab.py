@@ -52,7 +52,9 @@ class Vocabulary(Sequence[str]):
     def _unknown_message(self, name: str) -> str:
         folded = name.casefold()
         same_case_folded = [n for n in self._names if n.casefold() == folded][:3]
-        hint = f" (did you mean {', '.join(map(repr, same_case_folded))}?)" if same_case_folded else ""
+        hint = (
+            f" (did you mean {', '.join(map(repr, same_case_folded))}?)" if same_case_folded else ""
+        )
         return f"unknown {self.kind} {name!r}{hint}"
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:

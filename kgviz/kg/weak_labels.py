@@ -12,8 +12,9 @@ def resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[int]:
     return [found for name in names if (found := kg.entities.get(name)) is not None]
 
 
-def shortest_path_edges(kg: KnowledgeGraph, topics: Iterable[int], answers: Iterable[int],
-                        max_hops: int = 3) -> set[int]:
+def shortest_path_edges(
+    kg: KnowledgeGraph, topics: Iterable[int], answers: Iterable[int], max_hops: int = 3
+) -> set[int]:
     """Triple rows lying on some shortest undirected path from a topic entity to an answer:
     every one of them, however many paths there are (`KnowledgeGraph.shortest_path_edges`)."""
     return set(kg.shortest_path_edges(topics, answers, max_hops).tolist())

@@ -11,18 +11,31 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "LLM": "base", "Completion": "base", "Message": "base",
+    "LLM": "base",
+    "Completion": "base",
+    "Message": "base",
     "CachedLLM": "cache",
-    "LLMCacheMiss": "errors", "LLMError": "errors", "LLMOutputError": "errors",
-    "LLMTimeout": "errors", "LLMUnavailable": "errors", "ModelIntegrityError": "errors",
+    "LLMCacheMiss": "errors",
+    "LLMError": "errors",
+    "LLMOutputError": "errors",
+    "LLMTimeout": "errors",
+    "LLMUnavailable": "errors",
+    "ModelIntegrityError": "errors",
     "LlamaCppBackend": "llamacpp_backend",
-    "MODELS": "model_files", "ModelSpec": "model_files", "prepare_model": "model_files",
+    "MODELS": "model_files",
+    "ModelSpec": "model_files",
+    "prepare_model": "model_files",
     "verify_model": "model_files",
     "OllamaBackend": "ollama_backend",
     "OpenAIBackend": "openai_backend",
-    "complete_json": "json_completion", "extract_json": "parsing", "validate": "parsing",
-    "Choice": "select", "choose_llm": "select", "describe_choice": "select",
-    "doctor_report": "select", "make_llm": "select",
+    "complete_json": "json_completion",
+    "extract_json": "parsing",
+    "validate": "parsing",
+    "Choice": "select",
+    "choose_llm": "select",
+    "describe_choice": "select",
+    "doctor_report": "select",
+    "make_llm": "select",
 }
 __all__ = list(_HOMES)
 

@@ -23,8 +23,13 @@ Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content":
 ROLES = frozenset({"system", "user", "assistant"})
 # Deterministic by default: greedy decoding with a fixed seed. `loop_guard` stops a free-text
 # reply that has started to repeat itself (`repetition.py`); it is part of every cache key.
-DEFAULT_OPTIONS: dict[str, Any] = {"temperature": 0.0, "seed": 0, "max_tokens": 512, "stop": None,
-                                   "loop_guard": True}
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "temperature": 0.0,
+    "seed": 0,
+    "max_tokens": 512,
+    "stop": None,
+    "loop_guard": True,
+}
 
 
 @dataclass
@@ -106,7 +111,12 @@ class Backend(LLM):
     default_timeout_s: float | None = None  # the backend's own default, else KGVIZ_LLM_TIMEOUT's
 
     def __init__(
-        self, model: str, *, max_tokens: int = 512, temperature: float = 0.0, seed: int = 0,
+        self,
+        model: str,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
         timeout_s: float | None = None,
     ) -> None:
         self.model = model
@@ -132,8 +142,11 @@ class Backend(LLM):
         check_messages(messages)
         resolved = self.options(**options)
         if log.isEnabledFor(logging.DEBUG):  # prompts only at debug level: they can be long
-            log.debug("%s prompt:\n%s", self.describe(),
-                      "\n".join(f"[{m['role']}] {m['content']}" for m in messages))
+            log.debug(
+                "%s prompt:\n%s",
+                self.describe(),
+                "\n".join(f"[{m['role']}] {m['content']}" for m in messages),
+            )
         start = time.perf_counter()
         reply = self._generate_with_retries(messages, schema, resolved)
         log.debug("%s reply (%d tokens): %s", self.describe(), reply.completion_tokens, reply.text)
@@ -188,13 +201,21 @@ class Backend(LLM):
         raise AssertionError("unreachable")
 
     def _bounded_generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
+        self,
+        messages: list[Message],
+        schema: dict | None,
+        options: dict[str, Any],
         deadline: float,
     ) -> RawReply:
         """One attempt, stopped at `deadline` (monotonic time); backends that check it
         themselves override."""
-        return run_with_deadline(lambda: self._generate(messages, schema, options),
-                                 self.timeout_s, self._abort, self.describe(), deadline)
+        return run_with_deadline(
+            lambda: self._generate(messages, schema, options),
+            self.timeout_s,
+            self._abort,
+            self.describe(),
+            deadline,
+        )
 
     def _abort(self) -> None:
         """Drop the connection of a request given up on (deadline, cancellation, Ctrl-C)."""

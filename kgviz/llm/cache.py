@@ -111,8 +111,15 @@ class CachedLLM(LLM):
 def check_types(completion: Completion) -> None:
     """`CorruptCache` unless every field of `completion` has its declared type."""
     expected: dict[str, type | tuple[type, ...]] = {
-        "text": str, "prompt_tokens": int, "completion_tokens": int, "latency_s": (int, float),
-        "backend": str, "model": str, "truncated": bool, "looped": bool}
+        "text": str,
+        "prompt_tokens": int,
+        "completion_tokens": int,
+        "latency_s": (int, float),
+        "backend": str,
+        "model": str,
+        "truncated": bool,
+        "looped": bool,
+    }
     for name, kind in expected.items():
         value = getattr(completion, name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):

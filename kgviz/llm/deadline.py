@@ -86,12 +86,19 @@ class RequestWatch:
         """The error for an expired request: cancelled, or past its deadline."""
         if self.cancelled.is_set():
             raise LLMCancelled(f"the request to {self.what} was cancelled")
-        raise LLMTimeout(f"{self.what} did not finish within {self.seconds:g} s "
-                         f"(set {TIMEOUT_ENV} to allow more)")
+        raise LLMTimeout(
+            f"{self.what} did not finish within {self.seconds:g} s "
+            f"(set {TIMEOUT_ENV} to allow more)"
+        )
 
 
-def run_with_deadline(work: Callable[[], T], seconds: float, abort: Callable[[], None],
-                      what: str, deadline: float | None = None) -> T:
+def run_with_deadline(
+    work: Callable[[], T],
+    seconds: float,
+    abort: Callable[[], None],
+    what: str,
+    deadline: float | None = None,
+) -> T:
     """`work()` in a worker thread, waited for until `deadline` (default: `seconds` from now);
     `abort()` is called when the wait ends early (deadline, cancellation, Ctrl-C) to release
     the worker's connection."""

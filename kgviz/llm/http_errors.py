@@ -23,8 +23,9 @@ def read_capped(chunks: Iterator[bytes], cap: int) -> bytes:
     return bytes(body[:cap])
 
 
-def transport_error(error: httpx.HTTPError, where: str, seconds: float,
-                    server: str = "server") -> LLMError:
+def transport_error(
+    error: httpx.HTTPError, where: str, seconds: float, server: str = "server"
+) -> LLMError:
     """A transport failure: refused (no server) is final; timeouts and drops may pass."""
     if isinstance(error, httpx.ConnectError):
         return LLMUnavailable(f"no {server} at {where}: start it or fix the address")

@@ -27,7 +27,13 @@ THREADS_ENV = "KGVIZ_LLM_THREADS"
 # these (std::runtime_error and any exception it does not recognise become RuntimeError), and
 # serialising a dict request to JSON adds TypeError/ValueError. OverflowError is an ArithmeticError.
 BINDING_ERRORS = (
-    RuntimeError, ValueError, TypeError, OSError, MemoryError, IndexError, ArithmeticError,
+    RuntimeError,
+    ValueError,
+    TypeError,
+    OSError,
+    MemoryError,
+    IndexError,
+    ArithmeticError,
 )
 
 
@@ -147,7 +153,10 @@ class LlamaCppBackend(Backend):
         return self._loaded
 
     def _bounded_generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any],
+        self,
+        messages: list[Message],
+        schema: dict | None,
+        options: dict[str, Any],
         deadline: float,
     ) -> RawReply:
         """The in-process model runs in this thread: the deadline, cancellation and Ctrl-C are
@@ -174,16 +183,24 @@ class LlamaCppBackend(Backend):
     def _call(loaded: LoadedModel, body: dict[str, Any], on_chunk: Any = None) -> Any:
         """One request to the in-process server (the caller holds its lock)."""
         try:
-            data = (loaded.server.handle_chat_completions(body) if on_chunk is None
-                    else loaded.server.handle_chat_completions(body, on_chunk))
+            data = (
+                loaded.server.handle_chat_completions(body)
+                if on_chunk is None
+                else loaded.server.handle_chat_completions(body, on_chunk)
+            )
         except BINDING_ERRORS as exc:  # invalid request, context overflow, ...
             raise LLMError(f"llama.cpp rejected the request: {exc}") from exc
         if isinstance(data, dict) and "error" in data:
             raise LLMError(f"llama.cpp rejected the request: {data['error']}")
         return data
 
-    def _stream(self, loaded: LoadedModel, body: dict[str, Any], guard: LoopGuard,
-                watch: RequestWatch | None) -> RawReply:
+    def _stream(
+        self,
+        loaded: LoadedModel,
+        body: dict[str, Any],
+        guard: LoopGuard,
+        watch: RequestWatch | None,
+    ) -> RawReply:
         """Stream the reply, stopping when the loop guard sees a loop or the request expires. A
         stopped stream reports no token counts: a one-token request for the same prompt (its
         prefix is cached, so it costs one token) gives the prompt's."""
@@ -209,9 +226,13 @@ class LlamaCppBackend(Backend):
             if not usage:
                 probe = self._call(loaded, {**body, "max_tokens": 1, "stream": False})
                 usage = {"prompt_tokens": (probe.get("usage") or {}).get("prompt_tokens", 0)}
-        return RawReply(stream.guard.text, int(usage.get("prompt_tokens", 0)),
-                        int(usage.get("completion_tokens", stream.tokens)),
-                        truncated=stream.finish == "length", looped=stream.guard.looped)
+        return RawReply(
+            stream.guard.text,
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", stream.tokens)),
+            truncated=stream.finish == "length",
+            looped=stream.guard.looped,
+        )
 
     def describe(self) -> str:
         return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"

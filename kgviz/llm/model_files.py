@@ -137,8 +137,9 @@ def _record_mac(record: dict[str, object]) -> str:
     return hmac.new(key_file.read_bytes(), message, hashlib.sha256).hexdigest()
 
 
-def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it again",
-                full: bool = False) -> None:
+def verify_file(
+    path: Path, size: int, sha256: str, fix: str = "assemble it again", full: bool = False
+) -> None:
     """Raise `ModelIntegrityError` unless `path` has exactly `size` bytes hashing to `sha256`.
 
     A full hash is remembered in a sidecar holding the expected hash, the file's size, mtime,
@@ -159,8 +160,11 @@ def verify_file(path: Path, size: int, sha256: str, fix: str = "assemble it agai
     record = {"sha256": sha256, **fingerprint}
     try:
         stored = json.loads(_sidecar(path).read_text())
-        if not full and hmac.compare_digest(str(stored.pop("mac", "")), _record_mac(record)) \
-                and stored == record:
+        if (
+            not full
+            and hmac.compare_digest(str(stored.pop("mac", "")), _record_mac(record))
+            and stored == record
+        ):
             return
     except (OSError, ValueError, AttributeError):
         pass

@@ -74,8 +74,9 @@ class OllamaBackend(Backend):
     def _connect(self) -> None:
         """A client over a transport of its own, which `_abort` can close mid-request."""
         self._transport = httpx.HTTPTransport()
-        self._client = ollama_client_module().Client(host=self.host, timeout=self.timeout_s,
-                                     transport=self._transport)
+        self._client = ollama_client_module().Client(
+            host=self.host, timeout=self.timeout_s, transport=self._transport
+        )
 
     def _abort(self) -> None:
         transport = self._transport

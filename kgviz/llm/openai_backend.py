@@ -58,15 +58,19 @@ class OpenAIBackend(Backend):
         if self._transport is None:
             self._transport = httpx.HTTPTransport()
         try:
-            with httpx.Client(transport=self._transport, headers=self._headers,
-                              timeout=self.timeout_s) as client, \
-                    client.stream(method, url, **kwargs) as response:
+            with (
+                httpx.Client(
+                    transport=self._transport, headers=self._headers, timeout=self.timeout_s
+                ) as client,
+                client.stream(method, url, **kwargs) as response,
+            ):
                 status = response.status_code
                 cap = REPLY_CAP if status < 400 else ERROR_BODY_CAP
                 body = read_capped(response.iter_bytes(), cap)
         except httpx.HTTPError as exc:
-            raise transport_error(exc, self.base_url, self.timeout_s,
-                                  "OpenAI-compatible server") from exc
+            raise transport_error(
+                exc, self.base_url, self.timeout_s, "OpenAI-compatible server"
+            ) from exc
         if status == 404:
             raise LLMUnavailable(
                 f"{url} answered 404: the server has no model {self.model!r} or no such endpoint "

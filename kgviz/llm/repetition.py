@@ -25,10 +25,10 @@ def loop_start(text: str) -> int | None:
         repeats = max(MIN_REPEATS, math.ceil(MIN_SPAN / period))
         if repeats * period > n:
             continue
-        unit = text[n - period:]
+        unit = text[n - period :]
         if not unit.strip():
             continue
-        if all(text[n - (i + 1) * period: n - i * period] == unit for i in range(1, repeats)):
+        if all(text[n - (i + 1) * period : n - i * period] == unit for i in range(1, repeats)):
             start = n - repeats * period  # then slide back while the text stays periodic
             while start > 0 and text[start - 1] == text[start - 1 + period]:
                 start -= 1
@@ -53,7 +53,7 @@ class LoopGuard:
         start = loop_start(window)
         if start is None:
             return False
-        self.text = self.text[:len(self.text) - len(window) + start].rstrip()
+        self.text = self.text[: len(self.text) - len(window) + start].rstrip()
         self.looped = True
         return True
 
@@ -63,6 +63,6 @@ def cut_loop(text: str, step: int = 16) -> tuple[str, bool]:
     characters at a time (as a stream would feed it tokens), for replies that arrive whole."""
     guard = LoopGuard()
     for position in range(0, len(text), step):
-        if guard.add(text[position:position + step]):
+        if guard.add(text[position : position + step]):
             return guard.text, True
     return text, False

@@ -15,8 +15,9 @@ _local = threading.local()
 
 
 @contextmanager
-def streaming_to(listener: Callable[[str], None],
-                 on_call: Callable[[str], None] | None = None) -> Iterator[None]:
+def streaming_to(
+    listener: Callable[[str], None], on_call: Callable[[str], None] | None = None
+) -> Iterator[None]:
     """Send the text of every LLM reply made in this thread to `listener`, and the name of the
     stage making each call to `on_call` before it starts, for the block."""
     previous = getattr(_local, "listener", None), getattr(_local, "on_call", None)

@@ -36,8 +36,8 @@ def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]
             continue
         pattern = re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)")
         for match in pattern.finditer(text):
-            if not any(taken[match.start():match.end()]):
-                taken[match.start():match.end()] = [True] * (match.end() - match.start())
+            if not any(taken[match.start() : match.end()]):
+                taken[match.start() : match.end()] = [True] * (match.end() - match.start())
                 found.append(name)
                 break
     order = {name: answer_text.casefold().find(name.casefold()) for name in found}
@@ -64,8 +64,21 @@ def answer_entities(answer_text: str, names: NameLookup) -> list[str]:
     return list(found)
 
 
-REFUSALS = frozenset({"none", "unknown", "n/a", "na", "no answer", "no answer found", "not found",
-                      "not available", "not mentioned", "not provided", "not applicable"})
+REFUSALS = frozenset(
+    {
+        "none",
+        "unknown",
+        "n/a",
+        "na",
+        "no answer",
+        "no answer found",
+        "not found",
+        "not available",
+        "not mentioned",
+        "not provided",
+        "not applicable",
+    }
+)
 
 
 class RefusalAwareNames:

@@ -41,14 +41,21 @@ class ReasonerContext:
     evaluation runner all follow one setting.
     """
 
-    def __init__(self, dataset: Dataset, llm: Any, index: KGIndex | None = None,
-                 index_kind: IndexKind | None = None, milvus_uri: str | None = None) -> None:
+    def __init__(
+        self,
+        dataset: Dataset,
+        llm: Any,
+        index: KGIndex | None = None,
+        index_kind: IndexKind | None = None,
+        milvus_uri: str | None = None,
+    ) -> None:
         self.dataset = dataset
         self.llm = llm
         kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
         if kind not in get_args(IndexKind):
-            raise KgvizError(f"unknown index kind {kind!r}; "
-                             f"use one of {', '.join(get_args(IndexKind))}")
+            raise KgvizError(
+                f"unknown index kind {kind!r}; use one of {', '.join(get_args(IndexKind))}"
+            )
         self.index_kind: IndexKind = cast(IndexKind, kind)
         self.milvus_uri = milvus_uri or os.environ.get("KGVIZ_MILVUS_URI") or None
         if index is not None:
@@ -60,8 +67,9 @@ class ReasonerContext:
 
     @cached_property
     def index(self) -> KGIndex:
-        return KGIndex.build(self.kg, kind=self.index_kind, progress=True,
-                             milvus_uri=self.milvus_uri)
+        return KGIndex.build(
+            self.kg, kind=self.index_kind, progress=True, milvus_uri=self.milvus_uri
+        )
 
 
 def accepts(hint: Any, value: Any) -> bool:
@@ -74,8 +82,9 @@ def accepts(hint: Any, value: Any) -> bool:
     if hint is type(None):
         return value is None
     if hint in (int, float):
-        return isinstance(value, (int, float) if hint is float else int) and \
-            not isinstance(value, bool)
+        return isinstance(value, (int, float) if hint is float else int) and not isinstance(
+            value, bool
+        )
     if origin is not None:
         return isinstance(value, origin)
     return isinstance(value, hint) if isinstance(hint, type) else True
@@ -86,8 +95,9 @@ def describe_hint(hint: Any) -> str:
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(map(str, get_args(hint)))
     if get_origin(hint) in (Union, UnionType):
-        return " or ".join("None" if option is type(None) else describe_hint(option)
-                           for option in get_args(hint))
+        return " or ".join(
+            "None" if option is type(None) else describe_hint(option) for option in get_args(hint)
+        )
     return getattr(hint, "__name__", str(hint).replace("typing.", ""))
 
 
@@ -101,8 +111,9 @@ class ReasonerConfig:
         hints = get_type_hints(cls)
         for name, value in overrides.items():
             if not accepts(hints[name], value):
-                raise KgvizError(f"{method}: {name} must be {describe_hint(hints[name])}, "
-                                 f"not {value!r}")
+                raise KgvizError(
+                    f"{method}: {name} must be {describe_hint(hints[name])}, not {value!r}"
+                )
 
     def require_positive(self, method: str, *names: str) -> None:
         """A clear error naming the first of `names` whose value is below 1."""
@@ -132,13 +143,19 @@ class Reasoner(ABC, Generic[FoundT]):
         known = {f.name for f in fields(cls.config_class)}
         unknown = sorted(set(overrides) - known)
         if unknown:
-            raise KgvizError(f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known)) or 'none'}")
+            raise KgvizError(
+                f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known)) or 'none'}"
+            )
         cls.config_class.check_types(cls.name, overrides)
         return cls(context, cls.config_class(**overrides))
 
-    def run(self, question: str, topic_entities: Sequence[str] = (),
-            listener: Callable[[str, Trace], None] | None = None) -> Trace:
+    def run(
+        self,
+        question: str,
+        topic_entities: Sequence[str] = (),
+        listener: Callable[[str, Trace], None] | None = None,
+    ) -> Trace:
         """Answer `question`; `listener(stage, trace)` is called as each stage finishes."""
         trace = self._new_trace(question, listener)
         with trace.stage("total"):
@@ -155,8 +172,12 @@ class Reasoner(ABC, Generic[FoundT]):
         return trace
 
     def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:
-        return Trace(method=self.name, question=question.strip(),
-                     dataset=self.context.dataset.name, listener=listener)
+        return Trace(
+            method=self.name,
+            question=question.strip(),
+            dataset=self.context.dataset.name,
+            listener=listener,
+        )
 
     @cached_property
     def chosen_checkpoint(self) -> CheckpointChoice:
@@ -173,7 +194,8 @@ class Reasoner(ABC, Generic[FoundT]):
             trace.warnings.append(
                 f"{self.name}: no checkpoint trained on {dataset}; using the one trained on "
                 f"{choice.trained_on} (train one with `kgviz train {self.name} --dataset "
-                f"{dataset}`)")
+                f"{dataset}`)"
+            )
 
     @staticmethod
     def listed_answers(reply: str, names: NameLookup) -> list[str]:
@@ -183,7 +205,7 @@ class Reasoner(ABC, Generic[FoundT]):
 
     @abstractmethod
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> FoundT:
-        """Every stage before the answer; sets `trace.evidence` and returns what `generate` needs."""
+        """Every stage before the answer; sets `trace.evidence`, returns what `generate` needs."""
 
     @abstractmethod
     def generate(self, trace: Trace, question: str, found: FoundT) -> None:

@@ -23,19 +23,124 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.trace import Trace
 
-STOP_WORDS = frozenset([
-    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by", "with",
-    "without", "about", "as", "into", "onto", "than", "then",
-    "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "has",
-    "have", "had", "having", "can", "could", "will", "would",
-    "shall", "should", "may", "might", "must", "not", "no", "yes", "so", "if",
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whatever", "whichever",
-    "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its",
-    "they", "them", "their", "this", "that", "these", "those", "there",
-    "here", "all", "any", "some", "each", "every", "other", "same", "also", "both", "either",
-    "neither", "more", "most", "many", "much", "few",
-    "up", "down", "out", "over", "under", "again", "further", "only", "own", "just", "very", "too",
-])
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "without",
+        "about",
+        "as",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "has",
+        "have",
+        "had",
+        "having",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "yes",
+        "so",
+        "if",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "whatever",
+        "whichever",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "all",
+        "any",
+        "some",
+        "each",
+        "every",
+        "other",
+        "same",
+        "also",
+        "both",
+        "either",
+        "neither",
+        "more",
+        "most",
+        "many",
+        "much",
+        "few",
+        "up",
+        "down",
+        "out",
+        "over",
+        "under",
+        "again",
+        "further",
+        "only",
+        "own",
+        "just",
+        "very",
+        "too",
+    ]
+)
 TOKEN = re.compile(r"\w+")
 CACHE_KEY = "_entity_names"
 
@@ -152,7 +257,7 @@ def _spans(question: str, max_ngram: int, content_only: bool) -> list[_Span]:
             if all(stop[start:end]) or (content_only and any(stop[start:end])):
                 continue
             first, last = tokens[start].start(), tokens[end - 1].end()
-            spans.append(_Span(start, end, question[first:last], question[last:last + 1]))
+            spans.append(_Span(start, end, question[first:last], question[last : last + 1]))
     return spans
 
 
@@ -196,30 +301,58 @@ def _string_matches(names: EntityNames, question: str, config: LinkerConfig) -> 
             strength = (method == "exact", _looks_like_name(span.text))
             entities = [LinkedEntity(i, names.kg.entities[i], span.text, method) for i in ids]
             found.append((strength, span, entities))
-    found.sort(key=lambda f: (f[1].start - f[1].end, (not f[0][0], not f[0][1]),
-                              -len(f[1].text), f[1].start))
+    found.sort(
+        key=lambda f: (
+            f[1].start - f[1].end,
+            (not f[0][0], not f[0][1]),
+            -len(f[1].text),
+            f[1].start,
+        )
+    )
     strongest = found[0][0] if found else ()
-    kept = [(span, entities) for strength, span, entities in found
-            if all(s >= top for s, top in zip(strength, strongest))]
+    kept = [
+        (span, entities)
+        for strength, span, entities in found
+        if all(s >= top for s, top in zip(strength, strongest))
+    ]
     return _take_disjoint(kept, config.max_entities)
 
 
-def _vector_matches(context: ReasonerContext, question: str,
-                    config: LinkerConfig) -> list[LinkedEntity]:
+def _vector_matches(
+    context: ReasonerContext, question: str, config: LinkerConfig
+) -> list[LinkedEntity]:
     """Nearest entities to the question and to its content-word spans, closest first.
 
     Single lowercase words are left out: their nearest entity is mostly a tag of that word.
     """
     whole = _Span(0, len(TOKEN.findall(question)), question, "")
-    spans = [whole, *(span for span in _spans(question, config.max_ngram, content_only=True)
-                      if span.end - span.start > 1 or _looks_like_name(span.text))]
+    spans = [
+        whole,
+        *(
+            span
+            for span in _spans(question, config.max_ngram, content_only=True)
+            if span.end - span.start > 1 or _looks_like_name(span.text)
+        ),
+    ]
     index = context.index
     distances, ids = index.entity_index.search(index.embed([s.text for s in spans]), 1)
-    hits = [(float(d[0]), span, int(i[0])) for span, d, i in zip(spans, distances, ids)
-            if i[0] >= 0 and d[0] <= config.max_distance]
+    hits = [
+        (float(d[0]), span, int(i[0]))
+        for span, d, i in zip(spans, distances, ids)
+        if i[0] >= 0 and d[0] <= config.max_distance
+    ]
     hits.sort(key=lambda h: (h[0], h[1].start - h[1].end))
-    ranked = [(span, [LinkedEntity(i, context.kg.entities[i], span.text, "vector",
-                                   round(1.0 - d * d / 2.0, 4))]) for d, span, i in hits]
+    ranked = [
+        (
+            span,
+            [
+                LinkedEntity(
+                    i, context.kg.entities[i], span.text, "vector", round(1.0 - d * d / 2.0, 4)
+                )
+            ],
+        )
+        for d, span, i in hits
+    ]
     return _take_disjoint(ranked, config.max_entities)
 
 
@@ -232,13 +365,18 @@ def _given(names: EntityNames, given: Sequence[str]) -> tuple[list[LinkedEntity]
             unresolved.append(name)
         else:
             entity_id = hit[0][0]
-            entities.setdefault(entity_id, LinkedEntity(entity_id, names.kg.entities[entity_id],
-                                                        name, "given"))
+            entities.setdefault(
+                entity_id, LinkedEntity(entity_id, names.kg.entities[entity_id], name, "given")
+            )
     return list(entities.values()), unresolved
 
 
-def link_entities(context: ReasonerContext, question: str, given: Sequence[str] = (),
-                  config: LinkerConfig = LinkerConfig()) -> EntityLinking:
+def link_entities(
+    context: ReasonerContext,
+    question: str,
+    given: Sequence[str] = (),
+    config: LinkerConfig = LinkerConfig(),
+) -> EntityLinking:
     """Topic entities of `question` by the cascade in the module docstring."""
     unmarked, marked = split_topic_marks(question)
     plain = " ".join(unmarked.split())
@@ -249,9 +387,13 @@ def link_entities(context: ReasonerContext, question: str, given: Sequence[str] 
     return EntityLinking(plain, entities[0].method if entities else "none", entities, unresolved)
 
 
-def link_topic_entities(trace: Trace, context: ReasonerContext, question: str,
-                        given: Sequence[str] = (),
-                        config: LinkerConfig = LinkerConfig()) -> EntityLinking:
+def link_topic_entities(
+    trace: Trace,
+    context: ReasonerContext,
+    question: str,
+    given: Sequence[str] = (),
+    config: LinkerConfig = LinkerConfig(),
+) -> EntityLinking:
     """`link_entities` recorded under `"linking"`; unknown or missing entities add warnings."""
     linking = link_entities(context, question, given, config)
     trace.record(LINKING, linking)

@@ -23,8 +23,9 @@ def ask_text(trace: Trace, stage: str, llm: LLM, messages: list[Message], **opti
     return completion.text
 
 
-def ask_json(trace: Trace, stage: str, llm: LLM, messages: list[Message], schema: dict,
-             **options: Any) -> Any:
+def ask_json(
+    trace: Trace, stage: str, llm: LLM, messages: list[Message], schema: dict, **options: Any
+) -> Any:
     """Schema-constrained completion (one bounded re-ask), recorded; returns the parsed JSON.
 
     A reply that stays invalid is recorded with zero tokens and its raw text, then re-raised.
@@ -33,9 +34,18 @@ def ask_json(trace: Trace, stage: str, llm: LLM, messages: list[Message], schema
     try:
         completion = complete_json(llm, messages, schema, **options)
     except LLMOutputError as error:
-        trace.llm_calls.append(LLMCall(stage=stage, messages=[dict(m) for m in messages],
-                                       text=error.raw, prompt_tokens=0, completion_tokens=0,
-                                       latency_s=0.0, backend=llm.name, model=llm.model))
+        trace.llm_calls.append(
+            LLMCall(
+                stage=stage,
+                messages=[dict(m) for m in messages],
+                text=error.raw,
+                prompt_tokens=0,
+                completion_tokens=0,
+                latency_s=0.0,
+                backend=llm.name,
+                model=llm.model,
+            )
+        )
         raise
     _record(trace, stage, messages, completion)
     return completion.parsed

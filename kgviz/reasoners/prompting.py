@@ -10,13 +10,18 @@ from kgviz.trace import REASK_STAGE, Trace
 
 GENERATION = "generation"  # the stage of the answer call
 # The re-ask of a reply that committed to no answer, for prompts asking for names only.
-NAMES_REASK = ("Your reply named no answer. Reply again with only the answer names, separated by "
-               "commas. If you are unsure, give your best guess.")
+NAMES_REASK = (
+    "Your reply named no answer. Reply again with only the answer names, separated by "
+    "commas. If you are unsure, give your best guess."
+)
 
-SYSTEM_PROMPT = ("You answer factual questions. Reply with the answer names only, separated by "
-                 "commas, with no explanation.")
-FACTS_HEADER = ("Below are facts in the form of triples that might be relevant to answer the "
-                "question:")
+SYSTEM_PROMPT = (
+    "You answer factual questions. Reply with the answer names only, separated by "
+    "commas, with no explanation."
+)
+FACTS_HEADER = (
+    "Below are facts in the form of triples that might be relevant to answer the question:"
+)
 
 
 def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
@@ -31,9 +36,15 @@ def reask_messages(messages: list[Message], reply: str, reask: str) -> list[Mess
     return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": reask}]
 
 
-def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens: int,
-                    extract: Callable[[str], list[str]], reask: str = NAMES_REASK,
-                    fallback: Callable[[str], list[str]] | None = None) -> str:
+def generate_answer(
+    trace: Trace,
+    llm: LLM,
+    messages: list[Message],
+    max_tokens: int,
+    extract: Callable[[str], list[str]],
+    reask: str = NAMES_REASK,
+    fallback: Callable[[str], list[str]] | None = None,
+) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
@@ -46,8 +57,13 @@ def generate_answer(trace: Trace, llm: LLM, messages: list[Message], max_tokens:
         reply = ask_text(trace, GENERATION, llm, messages, max_tokens=max_tokens).strip()
         answers = extract(reply)
         if not answers:
-            second = ask_text(trace, REASK_STAGE, llm, reask_messages(messages, reply, reask),
-                              max_tokens=max_tokens).strip()
+            second = ask_text(
+                trace,
+                REASK_STAGE,
+                llm,
+                reask_messages(messages, reply, reask),
+                max_tokens=max_tokens,
+            ).strip()
             answers = extract(second)
             if answers:
                 reply = second

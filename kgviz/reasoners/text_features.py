@@ -33,13 +33,15 @@ class TextEmbeddings:
         return torch.from_numpy(embed_with_cache(self.encoder, texts, cache))
 
 
-def kg_text_embeddings(kg: KnowledgeGraph, encoder: TextEncoder | None = None,
-                       progress: bool = False) -> TextEmbeddings:
+def kg_text_embeddings(
+    kg: KnowledgeGraph, encoder: TextEncoder | None = None, progress: bool = False
+) -> TextEmbeddings:
     """Embed (or read from the cache) all entity names and relation texts of `kg`."""
     encoder = encoder or get_encoder()
     cache = EmbeddingCache(encoder.model_name)
-    entities = embed_with_cache(encoder, list(kg.entities), cache, progress=progress,
-                                desc=f"{kg.name} entities")
+    entities = embed_with_cache(
+        encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
+    )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
     return TextEmbeddings(kg, encoder, torch.from_numpy(entities), torch.from_numpy(relations))
 

@@ -60,8 +60,9 @@ def prepare(args: argparse.Namespace) -> TrainingData:
     if args.dataset == PACKAGED_DATASET:
         require_metaqa(root)
         split = args.split or "dev"
-        metaqa, train, val = metaqa_training_parts(root, args.per_hop, args.val_per_hop, rng,
-                                                   split=split)
+        metaqa, train, val = metaqa_training_parts(
+            root, args.per_hop, args.val_per_hop, rng, split=split
+        )
         dataset: Dataset = metaqa
     else:
         dataset = get_dataset(args.dataset, root)
@@ -69,22 +70,26 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         if not splits:
             raise KgvizError(f"{args.dataset} has no question files under {root}")
         split = "+".join(splits)
-        train, val = training_parts([r for s in splits for r in dataset.questions(s)],
-                                    args.per_hop, args.val_per_hop, rng)
+        train, val = training_parts(
+            [r for s in splits for r in dataset.questions(s)], args.per_hop, args.val_per_hop, rng
+        )
     if not train or not val:
-        raise KgvizError(f"{args.dataset}: too few questions to train on ({len(train)} train, "
-                         f"{len(val)} val)")
+        raise KgvizError(
+            f"{args.dataset}: too few questions to train on ({len(train)} train, {len(val)} val)"
+        )
     if args.checkpoint_root is None:
         args.checkpoint_root = user_checkpoints(args.dataset)
     return TrainingData(dataset, train, val, rng, started, args.dataset, split)
 
 
-def data_card(data: TrainingData, train: list[QARecord], val: list[QARecord],
-              **extra: Any) -> dict[str, Any]:
+def data_card(
+    data: TrainingData, train: list[QARecord], val: list[QARecord], **extra: Any
+) -> dict[str, Any]:
     """The `data` block of a checkpoint card: which questions of which dataset were used."""
-    name = ("MetaQA vanilla (1/2/3-hop)" if data.name == PACKAGED_DATASET else data.name)
+    name = "MetaQA vanilla (1/2/3-hop)" if data.name == PACKAGED_DATASET else data.name
     return {
-        "dataset": name, "split": data.split,
+        "dataset": name,
+        "split": data.split,
         "parts": {"train": hop_counts(train), "val": hop_counts(val)},
         **extra,
         "split_plan": asdict(SplitPlan()),

@@ -78,13 +78,20 @@ def _note(stage: str, text: str) -> str:
 # The drawing functions of each record type, imported on first use (PEP 562); the description
 # view shares its module's name, so it is imported from `kgviz.viz.description_view`.
 _HOMES = {
-    "augmentation_graph": "paths_view", "gnn_paths_graph": "paths_view",
-    "ego_ranking_figure": "ego_graph_view", "gate_figure": "ego_graph_view",
-    "linking_table": "linking_view", "node_scores_figure": "node_scores_view",
-    "pattern_graph": "pattern_view", "pools_figure": "pools_view",
-    "scored_evidence_graph": "triple_scores_view", "triple_scores_figure": "triple_scores_view",
-    "scored_triples_figure": "triples_view", "search_tree_figure": "search_tree_view",
-    "subgraphs_graph": "subgraph_view", "triple_ranking_figure": "kaping_view",
+    "augmentation_graph": "paths_view",
+    "gnn_paths_graph": "paths_view",
+    "ego_ranking_figure": "ego_graph_view",
+    "gate_figure": "ego_graph_view",
+    "linking_table": "linking_view",
+    "node_scores_figure": "node_scores_view",
+    "pattern_graph": "pattern_view",
+    "pools_figure": "pools_view",
+    "scored_evidence_graph": "triple_scores_view",
+    "triple_scores_figure": "triple_scores_view",
+    "scored_triples_figure": "triples_view",
+    "search_tree_figure": "search_tree_view",
+    "subgraphs_graph": "subgraph_view",
+    "triple_ranking_figure": "kaping_view",
 }
 
 

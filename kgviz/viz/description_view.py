@@ -14,29 +14,40 @@ from kgviz.viz.subgraph_view import ROOT_STYLE, node_size, triples_graph
 MAX_PRUNED = 150  # soft-pruned edges drawn at most, the best-scoring first
 
 
-def description_view(descriptions: Sequence[Description],
-                     pruned: Sequence[PrunedEgoGraph] | None = None, answers: Iterable[str] = (),
-                     max_pruned: int = MAX_PRUNED) -> str:
+def description_view(
+    descriptions: Sequence[Description],
+    pruned: Sequence[PrunedEgoGraph] | None = None,
+    answers: Iterable[str] = (),
+    max_pruned: int = MAX_PRUNED,
+) -> str:
     """HTML: with `pruned` (question answering; the stance task prunes nothing), the graph of the
     ego-graphs that kept a triple; then each description."""
     graph = pruned_graph(pruned, answers, max_pruned) if pruned else ""
     texts = "".join(
         f"<details open><summary>Graph {number}, around {esc(description.centre)}: "
         f'{description.triples} triple(s)</summary><pre style="{PRE}">{esc(description.text)}'
-        f"</pre></details>" for number, description in enumerate(descriptions, 1))
-    key = ('<p style="color:#555">Each description is a tree grown from the graph\'s centre: '
-           "<code>-</code> marks a tree edge (indented under the node it grows from), "
-           "<code>+</code> an edge outside the tree (under its head node).</p>")
+        f"</pre></details>"
+        for number, description in enumerate(descriptions, 1)
+    )
+    key = (
+        '<p style="color:#555">Each description is a tree grown from the graph\'s centre: '
+        "<code>-</code> marks a tree edge (indented under the node it grows from), "
+        "<code>+</code> an edge outside the tree (under its head node).</p>"
+    )
     return f'{graph}<div style="font:13px sans-serif">{key}{texts}</div>'
 
 
-def pruned_graph(pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (),
-                 max_pruned: int = MAX_PRUNED) -> str:
+def pruned_graph(
+    pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (), max_pruned: int = MAX_PRUNED
+) -> str:
     """HTML: the ego-graphs that kept a triple, merged: centres as dark boxes, entities in the
     colour and size of their gate (answers red), kept edges in the colour and width of their
     score, and the `max_pruned` best soft-pruned edges faded."""
-    drawn = [(rank, graph) for rank, graph in enumerate(pruned, 1)
-             if any(edge.kept for edge in graph.edges)]
+    drawn = [
+        (rank, graph)
+        for rank, graph in enumerate(pruned, 1)
+        if any(edge.kept for edge in graph.edges)
+    ]
     edges = {(e.head, e.relation, e.tail): e for _, graph in drawn for e in graph.edges}
     faded = sorted((t for t, e in edges.items() if not e.kept), key=lambda t: -edges[t].score)
     gates = {node.name: node for _, graph in drawn for node in graph.nodes}
@@ -49,12 +60,20 @@ def pruned_graph(pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (),
     if len(drawn) < len(pruned):
         notes.append(f"{len(pruned) - len(drawn)} ego-graph(s) kept no edge")
     marked = set(answers)
-    key = [("ego-graph centre", TOPIC), ("answer", ANSWER), *score_key("gate"),
-           ("soft-pruned edge", UNUSED)]
+    key = [
+        ("ego-graph centre", TOPIC),
+        ("answer", ANSWER),
+        *score_key("gate"),
+        ("soft-pruned edge", UNUSED),
+    ]
     return triples_graph(
         [t for t, e in edges.items() if e.kept] + faded[:max_pruned],
-        lambda name: _node(gates[name], centres.get(name), name in marked), key,
-        "; ".join(notes), {t: e.score for t, e in edges.items()}, set(faded))
+        lambda name: _node(gates[name], centres.get(name), name in marked),
+        key,
+        "; ".join(notes),
+        {t: e.score for t, e in edges.items()},
+        set(faded),
+    )
 
 
 def _node(node: GatedNode, centre: str | None, is_answer: bool) -> VisNode:
@@ -62,6 +81,9 @@ def _node(node: GatedNode, centre: str | None, is_answer: bool) -> VisNode:
     title = f"{node.name}\ngate {node.gate:.3f}, {verdict}"
     if centre is not None:
         return VisNode(node.name, node.name, f"{title}\n{centre}", ROOT_STYLE)
-    return VisNode(node.name, node.name, title,
-                   {"color": ANSWER if is_answer else score_colour(node.gate),
-                    "size": node_size(node.gate)})
+    return VisNode(
+        node.name,
+        node.name,
+        title,
+        {"color": ANSWER if is_answer else score_colour(node.gate), "size": node_size(node.gate)},
+    )

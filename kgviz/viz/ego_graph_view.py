@@ -26,28 +26,38 @@ def ego_ranking_figure(retrieval: EgoRetrieval, limit: int = 30) -> go.Figure:
     """The retrieved ego-graphs, best first, by cosine similarity; hover: their size."""
     egos = retrieval.retrieved
     return ranked_bars_figure(
-        [ego.centre for ego in egos], [ego.score for ego in egos], None,
+        [ego.centre for ego in egos],
+        [ego.score for ego in egos],
+        None,
         [f"{ego.nodes} nodes, {ego.edges} edges" for ego in egos],
         f"GRAG (hard prompt): top {len(egos)} of {retrieval.candidates} ego-graphs by similarity to the question",
-        "cosine similarity", limit, None,
-        f"{retrieval.hops}-hop ego-graphs centred on: {retrieval.scope}")
+        "cosine similarity",
+        limit,
+        None,
+        f"{retrieval.hops}-hop ego-graphs centred on: {retrieval.scope}",
+    )
 
 
-def gate_figure(pruned: Sequence[PrunedEgoGraph],
-                retrieval: EgoRetrieval | None = None) -> go.Figure:
+def gate_figure(
+    pruned: Sequence[PrunedEgoGraph], retrieval: EgoRetrieval | None = None
+) -> go.Figure:
     """One row per ego-graph (at least one; its similarity and counts), one dot per edge at its
     score (the mean gate of the edge and its end nodes), kept dark and soft-pruned light, the
     lowest kept score dashed (where the budget cut the gate order)."""
     budget = pruned[0].budget
     similarity = [ego.score for ego in retrieval.retrieved] if retrieval is not None else []
     rows: list[str] = []
-    points: dict[bool, tuple[list[float], list[float], list[str]]] = {True: ([], [], []),
-                                                                     False: ([], [], [])}
+    points: dict[bool, tuple[list[float], list[float], list[str]]] = {
+        True: ([], [], []),
+        False: ([], [], []),
+    }
     for row, graph in enumerate(pruned):
         kept_here = sum(edge.kept for edge in graph.edges)
         score = f" · similarity {similarity[row]:.3f}" if row < len(similarity) else ""
-        rows.append(f"#{row + 1} {plotly_text(graph.centre, LABEL_CHARS)}{score}<br>"
-                    f"{kept_here} kept, {len(graph.edges) - kept_here} soft-pruned")
+        rows.append(
+            f"#{row + 1} {plotly_text(graph.centre, LABEL_CHARS)}{score}<br>"
+            f"{kept_here} kept, {len(graph.edges) - kept_here} soft-pruned"
+        )
         for index, edge in enumerate(graph.edges):
             x, y, hover = points[edge.kept]
             x.append(edge.score)
@@ -58,29 +68,52 @@ def gate_figure(pruned: Sequence[PrunedEgoGraph],
     kept_scores = [e.score for e in edges.values() if e.kept]
     figure = go.Figure()
     for is_kept, (x, y, hover) in points.items():
-        figure.add_trace(go.Scatter(
-            x=x, y=y, mode="markers", hovertext=hover, hoverinfo="text",
-            name="kept" if is_kept else "soft-pruned",
-            marker={"color": KEPT if is_kept else LEFT_OUT, "size": 8,
-                    "line": {"width": 0.5, "color": "#555555"}}))
+        figure.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="markers",
+                hovertext=hover,
+                hoverinfo="text",
+                name="kept" if is_kept else "soft-pruned",
+                marker={
+                    "color": KEPT if is_kept else LEFT_OUT,
+                    "size": 8,
+                    "line": {"width": 0.5, "color": "#555555"},
+                },
+            )
+        )
     if kept_scores and kept < len(edges):
-        figure.add_vline(x=min(kept_scores), **CUT_LINE,
-                         annotation_text=f"budget cut {min(kept_scores):.3f}")
+        figure.add_vline(
+            x=min(kept_scores), **CUT_LINE, annotation_text=f"budget cut {min(kept_scores):.3f}"
+        )
     figure.update_layout(
-        title={"text": f"GRAG (hard prompt) soft pruning: {kept} of {len(edges)} distinct edges kept, "
-                       f"{len(edges) - kept} soft-pruned<br><sup>the best-scoring edges are "
-                       f"described to the LLM while they fit {budget:,} tokens; the others are "
-                       "left out</sup>",
-               "y": 0.97, "yanchor": "top", "x": 0.01},
+        title={
+            "text": f"GRAG (hard prompt) soft pruning: {kept} of {len(edges)} distinct edges kept, "
+            f"{len(edges) - kept} soft-pruned<br><sup>the best-scoring edges are "
+            f"described to the LLM while they fit {budget:,} tokens; the others are "
+            "left out</sup>",
+            "y": 0.97,
+            "yanchor": "top",
+            "x": 0.01,
+        },
         xaxis={"title": "edge score (mean gate of the edge and its end nodes)", "range": [0, 1]},
-        yaxis={"tickvals": list(range(len(rows))), "ticktext": rows, "autorange": "reversed",
-               "zeroline": False},
-        height=180 + 80 * len(rows), margin={"l": 10, "r": 10, "t": 95, "b": 40},
-        legend={"orientation": "h", "y": -0.2})
+        yaxis={
+            "tickvals": list(range(len(rows))),
+            "ticktext": rows,
+            "autorange": "reversed",
+            "zeroline": False,
+        },
+        height=180 + 80 * len(rows),
+        margin={"l": 10, "r": 10, "t": 95, "b": 40},
+        legend={"orientation": "h", "y": -0.2},
+    )
     return figure
 
 
 def _hover(edge: GatedEdge) -> str:
     verdict = "kept" if edge.kept else "soft-pruned (outside the description budget)"
-    return (f"<b>{plotly_text(triple_text((edge.head, edge.relation, edge.tail)))}</b><br>"
-            f"score {edge.score:.4f}, edge gate {edge.gate:.4f}<br>{verdict}")
+    return (
+        f"<b>{plotly_text(triple_text((edge.head, edge.relation, edge.tail)))}</b><br>"
+        f"score {edge.score:.4f}, edge gate {edge.gate:.4f}<br>{verdict}"
+    )

@@ -11,8 +11,12 @@ from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
 from kgviz.viz.html import plotly_text
 
-STAGE_COLOURS = {"pattern": "#8e6bbf", "retrieval": "#d9822b", "generation": "#3a7dbf",
-                 "error": "#9a9a9a"}
+STAGE_COLOURS = {
+    "pattern": "#8e6bbf",
+    "retrieval": "#d9822b",
+    "generation": "#3a7dbf",
+    "error": "#9a9a9a",
+}
 
 
 def _hop_label(hops: int) -> str:
@@ -32,29 +36,54 @@ def accuracy_chart(frame: pd.DataFrame) -> go.Figure:
     table["below"] = [rate - low for (low, _), rate in zip(bounds, table["hits@1"])]
     figure = go.Figure()
     for hops, part in table.groupby("hops"):
-        figure.add_bar(name=_hop_label(int(hops)), x=_names(part["method"]), y=part["hits@1"],
-                       error_y={"type": "data", "symmetric": False, "array": part["above"],
-                                "arrayminus": part["below"], "thickness": 1},
-                       customdata=part["n"], hovertemplate="%{x}: %{y:.2f} (n=%{customdata})")
-    figure.update_layout(title="Hits@1 per method and hop count", barmode="group",
-                         yaxis={"range": [0, 1], "title": "Hits@1"}, height=380,
-                         legend_title_text="question")
+        figure.add_bar(
+            name=_hop_label(int(hops)),
+            x=_names(part["method"]),
+            y=part["hits@1"],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": part["above"],
+                "arrayminus": part["below"],
+                "thickness": 1,
+            },
+            customdata=part["n"],
+            hovertemplate="%{x}: %{y:.2f} (n=%{customdata})",
+        )
+    figure.update_layout(
+        title="Hits@1 per method and hop count",
+        barmode="group",
+        yaxis={"range": [0, 1], "title": "Hits@1"},
+        height=380,
+        legend_title_text="question",
+    )
     return figure
 
 
 def cost_chart(frame: pd.DataFrame) -> go.Figure:
     """Median seconds and mean prompt tokens per question, per method and hop count."""
     table = method_hop_table(frame).reset_index()
-    figure = make_subplots(rows=1, cols=2, subplot_titles=("median seconds per question",
-                                                            "mean prompt tokens per question"))
+    figure = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("median seconds per question", "mean prompt tokens per question"),
+    )
     for index, (hops, part) in enumerate(table.groupby("hops")):
         colour = f"hsl({200 + 50 * index}, 55%, 50%)"
         for column, key in ((1, "median seconds"), (2, "prompt tokens")):
-            figure.add_bar(name=_hop_label(int(hops)), x=_names(part["method"]), y=part[key],
-                           marker_color=colour, showlegend=column == 1, legendgroup=str(hops),
-                           row=1, col=column)
-    figure.update_layout(title="Cost per question", barmode="group", height=380,
-                         legend_title_text="question")
+            figure.add_bar(
+                name=_hop_label(int(hops)),
+                x=_names(part["method"]),
+                y=part[key],
+                marker_color=colour,
+                showlegend=column == 1,
+                legendgroup=str(hops),
+                row=1,
+                col=column,
+            )
+    figure.update_layout(
+        title="Cost per question", barmode="group", height=380, legend_title_text="question"
+    )
     return figure
 
 
@@ -64,9 +93,18 @@ def attribution_chart(frame: pd.DataFrame) -> go.Figure:
     figure = go.Figure()
     for stage in (*STAGES, "error"):
         share = table[stage] / table["n"].clip(lower=1)
-        figure.add_bar(name=stage, x=_names(table.index), y=share,
-                       marker_color=STAGE_COLOURS[stage], customdata=table[stage],
-                       hovertemplate="%{x}: %{y:.0%} (%{customdata} questions)")
-    figure.update_layout(title="Where the misses failed (share of all questions)", barmode="stack",
-                         yaxis={"range": [0, 1], "tickformat": ".0%"}, height=380)
+        figure.add_bar(
+            name=stage,
+            x=_names(table.index),
+            y=share,
+            marker_color=STAGE_COLOURS[stage],
+            customdata=table[stage],
+            hovertemplate="%{x}: %{y:.0%} (%{customdata} questions)",
+        )
+    figure.update_layout(
+        title="Where the misses failed (share of all questions)",
+        barmode="stack",
+        yaxis={"range": [0, 1], "tickformat": ".0%"},
+        height=380,
+    )
     return figure

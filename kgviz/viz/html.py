@@ -33,7 +33,7 @@ def plotly_text(value: object, limit: int | None = None) -> str:
     """Data as plotly text (labels, titles, hover), cut to `limit` characters with an ellipsis."""
     text = str(value)
     if limit is not None and len(text) > limit:
-        text = text[:limit - 1] + "…"
+        text = text[: limit - 1] + "…"
     return html.escape(text, quote=False)
 
 
@@ -44,22 +44,28 @@ def vis_text(value: object) -> str:
 
 def iframe(document: str, height: int = GRAPH_HEIGHT) -> str:
     """A whole HTML document shown in a sandboxed `<iframe srcdoc>` (writes no files)."""
-    return (f'<iframe srcdoc="{esc(document)}" sandbox="allow-scripts" '
-            f'style="width:100%;height:{height + 20}px;border:none"></iframe>')
+    return (
+        f'<iframe srcdoc="{esc(document)}" sandbox="allow-scripts" '
+        f'style="width:100%;height:{height + 20}px;border:none"></iframe>'
+    )
 
 
-def legend(items: Iterable[tuple[str, str]], note: str = "",
-           dashed: Iterable[str] = ()) -> str:
+def legend(items: Iterable[tuple[str, str]], note: str = "", dashed: Iterable[str] = ()) -> str:
     """A row of colour swatches with their (data) labels, and an optional (data) note; labels
     in `dashed` get a white swatch with a dashed border in their colour."""
     outlined = set(dashed)
 
     def swatch(label: str, colour: str) -> str:
-        paint = (f"background:#fff;border:2px dashed {esc(colour)};box-sizing:border-box"
-                 if label in outlined else f"background:{esc(colour)}")
-        return (f'<span style="margin-right:14px"><span style="display:inline-block;width:11px;'
-                f'height:11px;border-radius:2px;{paint};margin-right:4px"></span>'
-                f'{esc(label)}</span>')
+        paint = (
+            f"background:#fff;border:2px dashed {esc(colour)};box-sizing:border-box"
+            if label in outlined
+            else f"background:{esc(colour)}"
+        )
+        return (
+            f'<span style="margin-right:14px"><span style="display:inline-block;width:11px;'
+            f'height:11px;border-radius:2px;{paint};margin-right:4px"></span>'
+            f"{esc(label)}</span>"
+        )
 
     swatches = "".join(swatch(label, colour) for label, colour in items)
     tail = f'<span style="color:#666">{esc(note)}</span>' if note else ""
@@ -112,8 +118,9 @@ if ("IntersectionObserver" in window) {
 
 # pyvis's template links bootstrap from a CDN and a vis stylesheet by a relative path; kgviz's
 # graphs need neither (vis-network is inlined), and an offline page must load nothing.
-FETCHED = re.compile(r'<script[^>]*\bsrc="[^"]*"[^>]*>\s*</script>|<link[^>]*\bhref="[^"]*"[^>]*>',
-                     re.IGNORECASE)
+FETCHED = re.compile(
+    r'<script[^>]*\bsrc="[^"]*"[^>]*>\s*</script>|<link[^>]*\bhref="[^"]*"[^>]*>', re.IGNORECASE
+)
 
 
 def framed(document: str) -> str:
@@ -121,27 +128,42 @@ def framed(document: str) -> str:
     return FETCHED.sub("", document).replace("</body>", FRAMING + "</body>", 1)
 
 
-LAYERED = ('{"layout": {"hierarchical": {"enabled": true, "direction": "LR", '
-           '"sortMethod": "directed", "levelSeparation": 320, "nodeSpacing": 90}}, '
-           '"physics": {"enabled": false}, "edges": {"font": {"size": 11, "align": "middle"}, '
-           '"smooth": false}, "interaction": {"hover": true}}')
+LAYERED = (
+    '{"layout": {"hierarchical": {"enabled": true, "direction": "LR", '
+    '"sortMethod": "directed", "levelSeparation": 320, "nodeSpacing": 90}}, '
+    '"physics": {"enabled": false}, "edges": {"font": {"size": 11, "align": "middle"}, '
+    '"smooth": false}, "interaction": {"hover": true}}'
+)
 
 
-def network_html(nodes: Sequence[VisNode], edges: Sequence[VisEdge],
-                 height: int = GRAPH_HEIGHT, layered: bool = False) -> str:
+def network_html(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    height: int = GRAPH_HEIGHT,
+    layered: bool = False,
+) -> str:
     """The pyvis document of a graph with inline vis-network (offline), in an iframe; `layered`
     lays it out left to right along its edges (patterns, paths), with room for edge labels."""
-    net = Network(height=f"{height}px", width="100%", directed=True, notebook=True,
-                  cdn_resources="in_line")
+    net = Network(
+        height=f"{height}px", width="100%", directed=True, notebook=True, cdn_resources="in_line"
+    )
     for node in nodes:
-        net.add_node(node.id, label=vis_text(node.label), title=vis_text(node.title or node.label),
-                     **node.style)
+        net.add_node(
+            node.id,
+            label=vis_text(node.label),
+            title=vis_text(node.title or node.label),
+            **node.style,
+        )
     for edge in edges:
         texts = {"label": edge.label, "title": edge.title or edge.label} if edge.label else {}
-        net.add_edge(edge.source, edge.target, **{k: vis_text(v) for k, v in texts.items()},
-                     **edge.style)
-    net.set_options(LAYERED if layered else
-                    '{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
-                    '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
-                    '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}')
+        net.add_edge(
+            edge.source, edge.target, **{k: vis_text(v) for k, v in texts.items()}, **edge.style
+        )
+    net.set_options(
+        LAYERED
+        if layered
+        else '{"physics": {"barnesHut": {"springLength": 140}, "stabilization": '
+        '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
+        '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}'
+    )
     return iframe(framed(net.generate_html(notebook=True)), height)

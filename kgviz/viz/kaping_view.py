@@ -13,8 +13,12 @@ def triple_ranking_figure(ranking: TripleRanking, limit: int = 30) -> go.Figure:
     triples = [(c.head, c.relation, c.tail) for c in ranking.candidates]
     dropped = f", {ranking.dropped} left out by the cap" if ranking.dropped else ""
     return scored_triples_figure(
-        triples, [c.score for c in ranking.candidates], [c.kept for c in ranking.candidates],
+        triples,
+        [c.score for c in ranking.candidates],
+        [c.kept for c in ranking.candidates],
         [f"hop {c.hop}" for c in ranking.candidates],
         f"KAPING: top {min(ranking.top_k, len(triples))} of {len(triples)} candidate triples"
         f"{dropped}",
-        "cosine similarity to the question", limit)
+        "cosine similarity to the question",
+        limit,
+    )

@@ -9,23 +9,34 @@ from kgviz.reasoners.gnnrag.records import NodeScores, SubgraphRecord
 from kgviz.viz.triples_view import ranked_bars_figure
 
 
-def node_scores_figure(scores: NodeScores, subgraph: SubgraphRecord | None = None,
-                       limit: int = 20) -> go.Figure:
+def node_scores_figure(
+    scores: NodeScores, subgraph: SubgraphRecord | None = None, limit: int = 20
+) -> go.Figure:
     """The `limit` most probable entities (topic entities aside) as bars, the answer candidates
     dark; the title gives the probability mass they cover; hover: PageRank from the topic
     entities."""
     nodes = [node for node in scores.nodes if not node.topic]
     chosen = sum(node.candidate for node in nodes)
     covered = sum(node.probability for node in nodes if node.candidate)
-    sizes = "" if subgraph is None else (
-        f"subgraph: {subgraph.nodes} of {subgraph.khop_nodes} nodes within {subgraph.hops} hops "
-        f"(PageRank-pruned), {subgraph.triples} triples; ")
+    sizes = (
+        ""
+        if subgraph is None
+        else (
+            f"subgraph: {subgraph.nodes} of {subgraph.khop_nodes} nodes within {subgraph.hops} hops "
+            f"(PageRank-pruned), {subgraph.triples} triples; "
+        )
+    )
     figure = ranked_bars_figure(
-        [node.name for node in nodes], [node.probability for node in nodes],
-        [node.candidate for node in nodes], [f"PageRank {node.ppr:.4f}" for node in nodes],
+        [node.name for node in nodes],
+        [node.probability for node in nodes],
+        [node.candidate for node in nodes],
+        [f"PageRank {node.ppr:.4f}" for node in nodes],
         f"GNN-RAG: {chosen} answer candidate(s) of {len(nodes)} entities, covering "
         f"{covered:.0%} of the answer probability (taken until {scores.mass:.0%})",
-        "answer probability", limit, ("answer candidate", "not a candidate"),
-        f"{sizes}topic entities left out")
+        "answer probability",
+        limit,
+        ("answer candidate", "not a candidate"),
+        f"{sizes}topic entities left out",
+    )
     figure.update_xaxes(range=[0, 1])
     return figure

@@ -11,17 +11,30 @@ def pattern_graph(pattern: QueryPattern | None) -> str:
     """HTML: the pattern graph (pyvis), a legend, and the question phrases and repairs below it."""
     if pattern is None:
         return '<p style="font:13px sans-serif">No pattern graph: the LLM reply held none.</p>'
-    nodes = [_node(index, node.text, node.is_unknown)
-             for index, node in enumerate(pattern.nodes)]
-    edges = [VisEdge(f"n{e.head}", f"n{e.tail}", e.relation,
-                     f"relation {index}: {e.relation}" + (" (UNKNOWN)" if e.is_unknown else ""),
-                     {"color": UNUSED if e.is_unknown else relation_colour(index),
-                      "dashes": e.is_unknown, "width": 1 if e.is_unknown else 2})
-             for index, e in enumerate(pattern.edges)]
+    nodes = [_node(index, node.text, node.is_unknown) for index, node in enumerate(pattern.nodes)]
+    edges = [
+        VisEdge(
+            f"n{e.head}",
+            f"n{e.tail}",
+            e.relation,
+            f"relation {index}: {e.relation}" + (" (UNKNOWN)" if e.is_unknown else ""),
+            {
+                "color": UNUSED if e.is_unknown else relation_colour(index),
+                "dashes": e.is_unknown,
+                "width": 1 if e.is_unknown else 2,
+            },
+        )
+        for index, e in enumerate(pattern.edges)
+    ]
     unknown_entity = "UNKNOWN entity (dashed border in its own colour)"
-    key = legend([("named entity or relation (filled in its own colour)", node_colour(0)),
-                  (unknown_entity, node_colour(1)), ("UNKNOWN relation (grey, dashed)", UNUSED)],
-                 dashed=[unknown_entity])
+    key = legend(
+        [
+            ("named entity or relation (filled in its own colour)", node_colour(0)),
+            (unknown_entity, node_colour(1)),
+            ("UNKNOWN relation (grey, dashed)", UNUSED),
+        ],
+        dashed=[unknown_entity],
+    )
     return key + network_html(nodes, edges, height=360, layered=True) + _notes(pattern)
 
 
@@ -29,12 +42,19 @@ def _node(index: int, text: str, is_unknown: bool) -> VisNode:
     colour = node_colour(index)
     title = f"node {index}: {text}" + (" (UNKNOWN)" if is_unknown else "")
     if is_unknown:
-        style = {"shape": "box", "color": {"background": "#ffffff", "border": colour},
-                 "borderWidth": 2, "shapeProperties": {"borderDashes": [5, 4]},
-                 "font": {"color": "#555555"}}
+        style = {
+            "shape": "box",
+            "color": {"background": "#ffffff", "border": colour},
+            "borderWidth": 2,
+            "shapeProperties": {"borderDashes": [5, 4]},
+            "font": {"color": "#555555"},
+        }
     else:
-        style = {"shape": "box", "color": {"background": colour, "border": colour},
-                 "font": {"color": "#ffffff"}}
+        style = {
+            "shape": "box",
+            "color": {"background": colour, "border": colour},
+            "font": {"color": "#ffffff"},
+        }
     return VisNode(f"n{index}", text, title, style)
 
 
@@ -43,6 +63,7 @@ def _notes(pattern: QueryPattern) -> str:
     if pattern.phrases:
         parts.append("<b>Phrases:</b> " + " | ".join(esc(p) for p in pattern.phrases))
     if pattern.repairs:
-        parts.append("<b>Repairs:</b><ul>" + "".join(f"<li>{esc(r)}</li>" for r in pattern.repairs)
-                     + "</ul>")
+        parts.append(
+            "<b>Repairs:</b><ul>" + "".join(f"<li>{esc(r)}</li>" for r in pattern.repairs) + "</ul>"
+        )
     return f'<div style="font:13px sans-serif">{"<br>".join(parts)}</div>' if parts else ""

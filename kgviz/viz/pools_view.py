@@ -33,21 +33,36 @@ def pools_figure(pools: PatternPools, subgraphs: Sequence[Subgraph] = ()) -> go.
             names.append(plotly_text(candidate.name, LABEL_CHARS) if ranks else "")
             colours.append(colour if ranks else UNUSED)
             sizes.append(13 if ranks else 7)
-            hovers.append(f"<b>{plotly_text(candidate.name)}</b><br>{row}<br>rank "
-                          f"{candidate.rank + 1}, distance {candidate.distance:.3f}"
-                          + (f"<br>used by subgraph {', '.join(f'#{r}' for r in ranks)}"
-                             if ranks else ""))
-    figure = go.Figure(go.Scatter(
-        x=x, y=y, mode="markers+text", text=names, textposition="top center",
-        textfont={"size": 10}, hovertext=hovers, hoverinfo="text", cliponaxis=False,
-        marker={"color": colours, "size": sizes, "line": {"width": 0.5, "color": "#333"}}))
+            hovers.append(
+                f"<b>{plotly_text(candidate.name)}</b><br>{row}<br>rank "
+                f"{candidate.rank + 1}, distance {candidate.distance:.3f}"
+                + (f"<br>used by subgraph {', '.join(f'#{r}' for r in ranks)}" if ranks else "")
+            )
+    figure = go.Figure(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers+text",
+            text=names,
+            textposition="top center",
+            textfont={"size": 10},
+            hovertext=hovers,
+            hoverinfo="text",
+            cliponaxis=False,
+            marker={"color": colours, "size": sizes, "line": {"width": 0.5, "color": "#333"}},
+        )
+    )
     unknown = sum(p.is_unknown for p in [*pools.nodes, *pools.relations])
     figure.update_layout(
         title=f"Candidate pools ({len(rows)} named elements"
-              + (f"; {unknown} UNKNOWN without a pool" if unknown else "") + ")",
-        xaxis_title="L2 distance to the pattern text", height=140 + 48 * max(1, len(rows)),
+        + (f"; {unknown} UNKNOWN without a pool" if unknown else "")
+        + ")",
+        xaxis_title="L2 distance to the pattern text",
+        height=140 + 48 * max(1, len(rows)),
         yaxis={"categoryorder": "array", "categoryarray": rows, "autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 50, "b": 40}, showlegend=False)
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        showlegend=False,
+    )
     return figure
 
 

@@ -25,8 +25,10 @@ def highlight(text: str, answers: Iterable[str] = (), entities: Iterable[str] = 
     pieces, last = [], 0
     for match in pattern.finditer(text):
         style = ANSWER_MARK if lookup.get(match.group().casefold()) else EVIDENCE_MARK
-        pieces += [esc(text[last:match.start()]),
-                   f'<mark style="{style}">{esc(match.group())}</mark>']
+        pieces += [
+            esc(text[last : match.start()]),
+            f'<mark style="{style}">{esc(match.group())}</mark>',
+        ]
         last = match.end()
     return "".join([*pieces, esc(text[last:])])
 
@@ -36,23 +38,35 @@ def prompt_view(trace: Trace) -> str:
     entities = {name for head, _, tail in trace.evidence for name in (head, tail)}
     calls = "".join(_call(call, trace.answers, entities) for call in trace.llm_calls)
     warnings = "".join(f"<li>{esc(w)}</li>" for w in trace.warnings)
-    key = (f'<mark style="{ANSWER_MARK}">answer</mark> '
-           f'<mark style="{EVIDENCE_MARK}">evidence entity</mark>')
-    return (f'<div style="font:13px sans-serif">'
-            f'<div><b>Question:</b> {highlight(trace.question, trace.answers, entities)}</div>'
-            f'<div><b>Answer:</b> {highlight(trace.answer, trace.answers, entities)}</div>'
-            f'<div style="margin:4px 0">{key}</div>{calls}'
-            + (f"<b>Warnings</b><ul>{warnings}</ul>" if warnings else "") + "</div>")
+    key = (
+        f'<mark style="{ANSWER_MARK}">answer</mark> '
+        f'<mark style="{EVIDENCE_MARK}">evidence entity</mark>'
+    )
+    return (
+        f'<div style="font:13px sans-serif">'
+        f"<div><b>Question:</b> {highlight(trace.question, trace.answers, entities)}</div>"
+        f"<div><b>Answer:</b> {highlight(trace.answer, trace.answers, entities)}</div>"
+        f'<div style="margin:4px 0">{key}</div>{calls}'
+        + (f"<b>Warnings</b><ul>{warnings}</ul>" if warnings else "")
+        + "</div>"
+    )
 
 
 def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
-    head = (f"<b>{esc(call.stage)}</b> · {esc(call.backend)}:{esc(call.model)} · "
-            f"{call.prompt_tokens:,} prompt + {call.completion_tokens:,} completion tokens · "
-            f"{call.latency_s:.2f} s" + (" (cached)" if call.cached else "")
-            + (" · <b>cut at the token limit</b>" if call.truncated else ""))
-    messages = "".join(f'<div><i>{esc(m.get("role", ""))}</i>'
-                       f'<pre style="{PRE}">{highlight(m.get("content", ""), answers, entities)}'
-                       f"</pre></div>" for m in call.messages)
-    reply = (f'<div><i>reply</i><pre style="{PRE}">{highlight(call.text, answers, entities)}'
-             f"</pre></div>")
+    head = (
+        f"<b>{esc(call.stage)}</b> · {esc(call.backend)}:{esc(call.model)} · "
+        f"{call.prompt_tokens:,} prompt + {call.completion_tokens:,} completion tokens · "
+        f"{call.latency_s:.2f} s"
+        + (" (cached)" if call.cached else "")
+        + (" · <b>cut at the token limit</b>" if call.truncated else "")
+    )
+    messages = "".join(
+        f"<div><i>{esc(m.get('role', ''))}</i>"
+        f'<pre style="{PRE}">{highlight(m.get("content", ""), answers, entities)}'
+        f"</pre></div>"
+        for m in call.messages
+    )
+    reply = (
+        f'<div><i>reply</i><pre style="{PRE}">{highlight(call.text, answers, entities)}</pre></div>'
+    )
     return f"<details open><summary>{head}</summary>{messages}{reply}</details>"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
+from kgviz.eval.rows import ResultRow
 from kgviz.eval.runner import read_results
 from kgviz.eval.significance import paired_table
 from kgviz.eval.tables import (
@@ -31,7 +31,7 @@ def require_files(paths: Sequence[Path]) -> None:
         raise MissingDataError(f"no results file {', '.join(missing)}")
 
 
-def load_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
+def load_rows(paths: Sequence[Path]) -> list[ResultRow]:
     """Rows of several results files, in order, each method labelled with its options and, when
     the rows come from more than one LLM, its LLM (`label_variants`)."""
     require_files(paths)
@@ -47,10 +47,13 @@ def _cell(value: object) -> str:
 def markdown_table(table: pd.DataFrame) -> str:
     """A pipe table with the index as leading column(s); floats to two decimals."""
     flat = table.reset_index()
-    lines = ["| " + " | ".join(_cell(c) for c in flat.columns) + " |",
-             "|" + "---|" * len(flat.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |"
-              for row in flat.itertuples(index=False)]
+    lines = [
+        "| " + " | ".join(_cell(c) for c in flat.columns) + " |",
+        "|" + "---|" * len(flat.columns),
+    ]
+    lines += [
+        "| " + " | ".join(_cell(v) for v in row) + " |" for row in flat.itertuples(index=False)
+    ]
     return "\n".join(lines)
 
 
@@ -62,58 +65,94 @@ def paired_differences(frame: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-PAIRED_NOTE = ("Each pair of methods on the questions both answered: a small p says the "
-               "difference in Hits@1 is unlikely to be chance.")
+PAIRED_NOTE = (
+    "Each pair of methods on the questions both answered: a small p says the "
+    "difference in Hits@1 is unlikely to be chance."
+)
 
 
-def answered_by(rows: Sequence[dict[str, Any]]) -> str:
+def answered_by(rows: Sequence[ResultRow]) -> str:
     """One line: how many answers, and which LLM(s) gave them."""
     llms = list(dict.fromkeys(row.get("llm") or "an unrecorded LLM" for row in rows))
     return f"{len(rows)} answers by {', '.join(llms)}."
 
 
-def markdown_report(rows: Sequence[dict[str, Any]]) -> str:
+def markdown_report(rows: Sequence[ResultRow]) -> str:
     """Which LLM answered, Hits@1 per method and hop, the full per-(method, hop) table, the
     error attribution and the paired differences between methods."""
     frame = rows_frame(rows)
     paired = paired_differences(frame)
-    return "\n\n".join([
-        answered_by(rows),
-        "### Hits@1 per method and hop", markdown_table(hits_by_hop(frame)),
-        "### Per method and hop", markdown_table(method_hop_table(frame)),
-        "### Where the misses failed", markdown_table(attribution_table(frame)),
-        *(["### Paired differences", PAIRED_NOTE, markdown_table(paired)] if len(paired) else []),
-    ]) + "\n"
+    return (
+        "\n\n".join(
+            [
+                answered_by(rows),
+                "### Hits@1 per method and hop",
+                markdown_table(hits_by_hop(frame)),
+                "### Per method and hop",
+                markdown_table(method_hop_table(frame)),
+                "### Where the misses failed",
+                markdown_table(attribution_table(frame)),
+                *(
+                    ["### Paired differences", PAIRED_NOTE, markdown_table(paired)]
+                    if len(paired)
+                    else []
+                ),
+            ]
+        )
+        + "\n"
+    )
 
 
-def html_report(rows: Sequence[dict[str, Any]], title: str = "kgviz evaluation") -> str:
+def html_report(rows: Sequence[ResultRow], title: str = "kgviz evaluation") -> str:
     """One HTML page (plotly.js inlined, so it opens offline) with tables, charts and misses."""
     from kgviz.viz.eval_charts import accuracy_chart, attribution_chart, cost_chart
 
     frame = rows_frame(rows)
     paired = paired_differences(frame)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
-    parts = [f"<h1>{esc(title)}</h1>",
-             (f"<p>{esc(answered_by(rows))} Methods: "
-              f"{esc(', '.join(frame['method'].cat.categories))}.</p>"),
-             "<h2>Hits@1 per method and hop</h2>", hits_by_hop(frame).to_html(float_format="%.2f"),
-             "<h2>Per method and hop</h2>", method_hop_table(frame).to_html(float_format="%.2f")]
-    parts += [chart.to_html(full_html=False, include_plotlyjs=i == 0)
-              for i, chart in enumerate(charts)]
-    parts += ["<h2>Where the misses failed</h2>", attribution_table(frame).to_html(),
-              *(["<h2>Paired differences</h2>", f"<p>{esc(PAIRED_NOTE)}</p>",
-                 paired.to_html(float_format="%.2f")] if len(paired) else []),
-              "<h2>Misses (the first 8 per method)</h2>",
-              misses_table(rows).to_html(index=False, classes="text")]
-    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-             "table.text td{text-align:left;vertical-align:top;max-width:28em}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
+    parts = [
+        f"<h1>{esc(title)}</h1>",
+        (
+            f"<p>{esc(answered_by(rows))} Methods: "
+            f"{esc(', '.join(frame['method'].cat.categories))}.</p>"
+        ),
+        "<h2>Hits@1 per method and hop</h2>",
+        hits_by_hop(frame).to_html(float_format="%.2f"),
+        "<h2>Per method and hop</h2>",
+        method_hop_table(frame).to_html(float_format="%.2f"),
+    ]
+    parts += [
+        chart.to_html(full_html=False, include_plotlyjs=i == 0) for i, chart in enumerate(charts)
+    ]
+    parts += [
+        "<h2>Where the misses failed</h2>",
+        attribution_table(frame).to_html(),
+        *(
+            [
+                "<h2>Paired differences</h2>",
+                f"<p>{esc(PAIRED_NOTE)}</p>",
+                paired.to_html(float_format="%.2f"),
+            ]
+            if len(paired)
+            else []
+        ),
+        "<h2>Misses (the first 8 per method)</h2>",
+        misses_table(rows).to_html(index=False, classes="text"),
+    ]
+    style = (
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+        "table.text td{text-align:left;vertical-align:top;max-width:28em}"
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{style}</style></head><body>{''.join(parts)}</body></html>"
+    )
 
 
-def write_report(rows: Sequence[dict[str, Any]], html_path: Path | None = None,
-                 markdown_path: Path | None = None) -> str:
+def write_report(
+    rows: Sequence[ResultRow], html_path: Path | None = None, markdown_path: Path | None = None
+) -> str:
     """Write the requested files atomically; return the Markdown report."""
     markdown = markdown_report(rows)
     if markdown_path is not None:

@@ -24,8 +24,9 @@ ROOT_COLOUR = "#ffffff"
 LABEL_CHARS = 30
 
 
-def search_tree_figure(search: SearchRecord, pattern: QueryPattern,
-                       kg: KnowledgeGraph | None = None) -> go.Figure:
+def search_tree_figure(
+    search: SearchRecord, pattern: QueryPattern, kg: KnowledgeGraph | None = None
+) -> go.Figure:
     """The icicle of every recorded component tree; entity and triple names need `kg`."""
     ids: list[str] = []
     parents: list[str] = []
@@ -49,23 +50,43 @@ def search_tree_figure(search: SearchRecord, pattern: QueryPattern,
             labels.append(_label(tree, record, kg))
             colours.append(OUTCOMES[tree.outcome[record]][1])
             hovers.append(_hover(tree, record, part, pattern, kg))
-    figure = go.Figure(go.Icicle(
-        ids=ids, parents=parents, labels=labels, hovertext=hovers, hoverinfo="text",
-        marker={"colors": colours, "line": {"width": 0.5, "color": "#ffffff"}},
-        textinfo="label", root={"color": ROOT_COLOUR}, leaf={"opacity": 1.0}))
-    figure.update_layout(title={"text": _title(search), "font": {"size": 13}},
-                         margin={"l": 5, "r": 5, "t": 90, "b": 5}, height=560)
+    figure = go.Figure(
+        go.Icicle(
+            ids=ids,
+            parents=parents,
+            labels=labels,
+            hovertext=hovers,
+            hoverinfo="text",
+            marker={"colors": colours, "line": {"width": 0.5, "color": "#ffffff"}},
+            textinfo="label",
+            root={"color": ROOT_COLOUR},
+            leaf={"opacity": 1.0},
+        )
+    )
+    figure.update_layout(
+        title={"text": _title(search), "font": {"size": 13}},
+        margin={"l": 5, "r": 5, "t": 90, "b": 5},
+        height=560,
+    )
     if not ids:
-        figure.add_annotation(text="The search tree was not recorded (run with record_tree=True).",
-                              showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        figure.add_annotation(
+            text="The search tree was not recorded (run with record_tree=True).",
+            showarrow=False,
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+        )
     return figure
 
 
 def component_summary(part: ComponentSearch) -> str:
     """One line: status, expanded and pruned counts, matches, recorded and dropped records."""
-    text = (f"component {part.component}: {part.status.replace('_', ' ')}, "
-            f"{part.expanded:,} expanded, {part.pruned:,} pruned by bound, {part.matches} "
-            f"match(es), {part.elapsed_s * 1000:.0f} ms")
+    text = (
+        f"component {part.component}: {part.status.replace('_', ' ')}, "
+        f"{part.expanded:,} expanded, {part.pruned:,} pruned by bound, {part.matches} "
+        f"match(es), {part.elapsed_s * 1000:.0f} ms"
+    )
     if part.tree is not None:
         text += f"; {len(part.tree):,} records shown, {part.tree.dropped:,} dropped by the cap"
     return text
@@ -76,8 +97,10 @@ def _title(search: SearchRecord) -> str:
     for part in search.components:
         for outcome in part.tree.outcome if part.tree is not None else ():
             counts[outcome] = counts.get(outcome, 0) + 1
-    key = "  ".join(f'<span style="color:{colour}">■</span> {text} {counts.get(outcome, 0):,}'
-                    for outcome, (text, colour) in OUTCOMES.items())
+    key = "  ".join(
+        f'<span style="color:{colour}">■</span> {text} {counts.get(outcome, 0):,}'
+        for outcome, (text, colour) in OUTCOMES.items()
+    )
     lines = [plotly_text(component_summary(part)) for part in search.components]
     return "<br>".join([f"Search tree ({plotly_text(search.algorithm)})", *lines, key])
 
@@ -93,17 +116,26 @@ def _label(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str:
     return name
 
 
-def _hover(tree: SearchTree, record: int, part: ComponentSearch, pattern: QueryPattern,
-           kg: KnowledgeGraph | None) -> str:
+def _hover(
+    tree: SearchTree,
+    record: int,
+    part: ComponentSearch,
+    pattern: QueryPattern,
+    kg: KnowledgeGraph | None,
+) -> str:
     node = part.pattern_nodes[tree.pattern_node[record]]
-    lines = [f"<b>{plotly_text(_entity(kg, tree.entity[record]))}</b>",
-             f"{OUTCOMES[tree.outcome[record]][0]}, depth {tree.depth[record]}"]
+    lines = [
+        f"<b>{plotly_text(_entity(kg, tree.entity[record]))}</b>",
+        f"{OUTCOMES[tree.outcome[record]][0]}, depth {tree.depth[record]}",
+    ]
     if tree.pattern_edge[record] < 0:
         lines.append(f"start: pattern node {node} ({plotly_text(pattern.nodes[node].text)})")
     else:
         edge = part.pattern_edges[tree.pattern_edge[record]]
-        lines.append(f"pattern edge {edge} ({plotly_text(pattern.edges[edge].relation)}) "
-                     f"→ node {node} ({plotly_text(pattern.nodes[node].text)})")
+        lines.append(
+            f"pattern edge {edge} ({plotly_text(pattern.edges[edge].relation)}) "
+            f"→ node {node} ({plotly_text(pattern.nodes[node].text)})"
+        )
         if kg is not None:
             lines.append("triple: " + plotly_text(", ".join(kg.triple_names(tree.triple[record]))))
     lines.append(f"partial GSD {tree.partial_gsd[record]:.3f}, bound {tree.bound[record]:.3f}")

@@ -20,8 +20,11 @@ from kgviz.viz.palette import (
     score_key,
 )
 
-HEADER_STYLE = {"shape": "box", "color": {"background": "#ffffff", "border": "#555555"},
-                "font": {"face": "monospace"}}
+HEADER_STYLE = {
+    "shape": "box",
+    "color": {"background": "#ffffff", "border": "#555555"},
+    "font": {"face": "monospace"},
+}
 ROOT_STYLE = {"shape": "box", "color": TOPIC, "font": {"color": "#ffffff"}}  # topics, centres
 
 
@@ -35,49 +38,82 @@ def subgraphs_graph(subgraphs: Sequence[Subgraph]) -> str:
     elements: dict[str, str] = {}
     for graph in subgraphs:
         prefix = f"s{graph.rank}"
-        nodes.append(VisNode(prefix, f"#{graph.rank} · GSD {graph.gsd:.3f}",
-                             f"subgraph #{graph.rank}, {components_text(graph.components)}",
-                             HEADER_STYLE))
+        nodes.append(
+            VisNode(
+                prefix,
+                f"#{graph.rank} · GSD {graph.gsd:.3f}",
+                f"subgraph #{graph.rank}, {components_text(graph.components)}",
+                HEADER_STYLE,
+            )
+        )
         for match in graph.nodes:
             colour = node_colour(match.pattern_node)
             elements.setdefault(f"node {match.pattern_node}: {match.text}", colour)
-            nodes.append(VisNode(
-                f"{prefix}:{match.name}", match.name,
-                f"{match.name}\n← pattern node {match.pattern_node}: {match.text}\n"
-                f"distance {match.distance:.3f}", {"color": colour, "size": 16}))
-        edges.append(VisEdge(prefix, f"{prefix}:{graph.nodes[0].name}",
-                             style={"dashes": True, "arrows": "", "color": "#bbbbbb"}))
+            nodes.append(
+                VisNode(
+                    f"{prefix}:{match.name}",
+                    match.name,
+                    f"{match.name}\n← pattern node {match.pattern_node}: {match.text}\n"
+                    f"distance {match.distance:.3f}",
+                    {"color": colour, "size": 16},
+                )
+            )
+        edges.append(
+            VisEdge(
+                prefix,
+                f"{prefix}:{graph.nodes[0].name}",
+                style={"dashes": True, "arrows": "", "color": "#bbbbbb"},
+            )
+        )
         for edge in graph.edges:
             colour = relation_colour(edge.pattern_edge)
             elements.setdefault(f"relation {edge.pattern_edge}: {edge.relation}", colour)
             head, relation, tail = edge.names
-            edges.append(VisEdge(
-                f"{prefix}:{head}", f"{prefix}:{tail}", relation,
-                f"{head} —{relation}→ {tail}\n← pattern relation {edge.pattern_edge}: "
-                f"{edge.relation}\ndistance {edge.distance:.3f}",
-                {"color": colour, "width": 2}))
+            edges.append(
+                VisEdge(
+                    f"{prefix}:{head}",
+                    f"{prefix}:{tail}",
+                    relation,
+                    f"{head} —{relation}→ {tail}\n← pattern relation {edge.pattern_edge}: "
+                    f"{edge.relation}\ndistance {edge.distance:.3f}",
+                    {"color": colour, "width": 2},
+                )
+            )
     return legend(elements.items()) + network_html(nodes, edges)
 
 
-def evidence_graph(triples: Iterable[StringTriple], highlight: Iterable[str] = (),
-                   scores: Mapping[str, float] | None = None, height: int = GRAPH_HEIGHT,
-                   triple_scores: Mapping[StringTriple, float] | None = None) -> str:
+def evidence_graph(
+    triples: Iterable[StringTriple],
+    highlight: Iterable[str] = (),
+    scores: Mapping[str, float] | None = None,
+    height: int = GRAPH_HEIGHT,
+    triple_scores: Mapping[StringTriple, float] | None = None,
+) -> str:
     """HTML: the graph of `triples`, `highlight` names (e.g. answers) in red; with `scores`
     (entity name -> probability, e.g. a GNN's), node size grows with the score shown on hover;
     with `triple_scores` (e.g. a retriever's), edges take their score's colour and width."""
     marked = set(highlight)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
     return triples_graph(
-        triples, lambda name: _entity_node(name, name in marked,
-                                           None if scores is None else scores.get(name)),
-        key + (score_key("triple score") if triple_scores else []), scores=triple_scores,
-        height=height)
+        triples,
+        lambda name: _entity_node(
+            name, name in marked, None if scores is None else scores.get(name)
+        ),
+        key + (score_key("triple score") if triple_scores else []),
+        scores=triple_scores,
+        height=height,
+    )
 
 
-def triples_graph(triples: Iterable[StringTriple], node: Callable[[str], VisNode],
-                  key: Iterable[tuple[str, str]], note: str = "",
-                  scores: Mapping[StringTriple, float] | None = None,
-                  pruned: Collection[StringTriple] = (), height: int = GRAPH_HEIGHT) -> str:
+def triples_graph(
+    triples: Iterable[StringTriple],
+    node: Callable[[str], VisNode],
+    key: Iterable[tuple[str, str]],
+    note: str = "",
+    scores: Mapping[StringTriple, float] | None = None,
+    pruned: Collection[StringTriple] = (),
+    height: int = GRAPH_HEIGHT,
+) -> str:
     """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
     `triples` (duplicates dropped) whose entities `node(name)` draws. An edge with a score in
     `scores` takes its colour and width (hover: the score); a `pruned` one is light and dashed."""
@@ -85,19 +121,27 @@ def triples_graph(triples: Iterable[StringTriple], node: Callable[[str], VisNode
     if not triples:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
     names = dict.fromkeys(name for head, _, tail in triples for name in (head, tail))
-    edges = [_triple_edge(triple, None if scores is None else scores.get(triple), triple in pruned)
-             for triple in triples]
+    edges = [
+        _triple_edge(triple, None if scores is None else scores.get(triple), triple in pruned)
+        for triple in triples
+    ]
     counts = f"{len(triples)} triples, {len(names)} entities"
-    return (legend(key, note=f"{counts}; {note}" if note else counts)
-            + network_html([node(name) for name in names], edges, height))
+    return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
+        [node(name) for name in names], edges, height
+    )
 
 
 def _triple_edge(triple: StringTriple, score: float | None, pruned: bool) -> VisEdge:
     head, relation, tail = triple
     title = f"{head} —{relation}→ {tail}" + ("" if score is None else f"\nscore {score:.3f}")
     if pruned:
-        return VisEdge(head, tail, relation, title + "\npruned",
-                       {"color": UNUSED, "dashes": True, "width": 1, "font": {"color": UNUSED}})
+        return VisEdge(
+            head,
+            tail,
+            relation,
+            title + "\npruned",
+            {"color": UNUSED, "dashes": True, "width": 1, "font": {"color": UNUSED}},
+        )
     style = {} if score is None else {"color": score_colour(score), "width": 1 + 4 * score}
     return VisEdge(head, tail, relation, title, style)
 

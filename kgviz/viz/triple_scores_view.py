@@ -19,23 +19,43 @@ BINS = 50
 KEPT_ROW = "#deebf7"
 
 
-def triple_scores_figure(scores: TripleScores, candidates: SubgraphRAGCandidates | None = None,
-                         rows: int = TABLE_ROWS) -> go.Figure:
+def triple_scores_figure(
+    scores: TripleScores, candidates: SubgraphRAGCandidates | None = None, rows: int = TABLE_ROWS
+) -> go.Figure:
     """Top: how the candidates' scores spread (log counts), the top K and the rest apart, the cut
     marked. Below: the `rows` best triples and those around the cut, evidence rows shaded."""
     triples = scores.triples
     kept = [t.score for t in triples if t.kept]
     left_out = [t.score for t in triples if not t.kept]
-    figure = make_subplots(rows=2, cols=1, specs=[[{"type": "xy"}], [{"type": "table"}]],
-                           row_heights=[0.3, 0.7], vertical_spacing=0.1)
-    for values, name, colour in ((kept, f"top {len(kept)}: evidence", KEPT),
-                                 (left_out, f"left out: {len(left_out)}", LEFT_OUT)):
-        figure.add_trace(go.Histogram(x=values, name=name, marker_color=colour,
-                                      xbins={"start": 0.0, "end": 1.0, "size": 1.0 / BINS}),
-                         row=1, col=1)
+    figure = make_subplots(
+        rows=2,
+        cols=1,
+        specs=[[{"type": "xy"}], [{"type": "table"}]],
+        row_heights=[0.3, 0.7],
+        vertical_spacing=0.1,
+    )
+    for values, name, colour in (
+        (kept, f"top {len(kept)}: evidence", KEPT),
+        (left_out, f"left out: {len(left_out)}", LEFT_OUT),
+    ):
+        figure.add_trace(
+            go.Histogram(
+                x=values,
+                name=name,
+                marker_color=colour,
+                xbins={"start": 0.0, "end": 1.0, "size": 1.0 / BINS},
+            ),
+            row=1,
+            col=1,
+        )
     if kept and left_out:
-        figure.add_vline(x=kept[-1], row=1, col=1, **CUT_LINE,
-                         annotation_text=f"top-{scores.top_k} cut: score ≥ {kept[-1]:.4f}")
+        figure.add_vline(
+            x=kept[-1],
+            row=1,
+            col=1,
+            **CUT_LINE,
+            annotation_text=f"top-{scores.top_k} cut: score ≥ {kept[-1]:.4f}",
+        )
     shown = _table_ranks(len(triples), scores.top_k, rows)
     cells: list[list[str]] = [[], [], [], [], [], []]
     fills: list[str] = []
@@ -45,25 +65,47 @@ def triple_scores_figure(scores: TripleScores, candidates: SubgraphRAGCandidates
                 column.append("…")
             fills.append("#ffffff")
         triple = triples[rank]
-        for column, value in zip(cells, (str(rank + 1), f"{triple.score:.4f}", triple.head,
-                                         triple.relation, triple.tail,
-                                         "✓" if triple.kept else "")):
+        for column, value in zip(
+            cells,
+            (
+                str(rank + 1),
+                f"{triple.score:.4f}",
+                triple.head,
+                triple.relation,
+                triple.tail,
+                "✓" if triple.kept else "",
+            ),
+        ):
             column.append(plotly_text(value))
         fills.append(KEPT_ROW if triple.kept else "#ffffff")
-    figure.add_trace(go.Table(
-        columnwidth=[0.6, 0.9, 3, 2, 3, 1],
-        header={"values": ["rank", "score", "head", "relation", "tail", "evidence"],
-                "align": "left", "fill_color": "#f0f0f0"},
-        cells={"values": cells, "align": "left", "fill_color": [fills] * len(cells)}),
-        row=2, col=1)
-    title = (f"SubgraphRAG: top {len(kept)} of {len(triples)} candidate triples sent to the LLM"
-             f"<br><sup>{plotly_text(_summary(scores, candidates))}</sup>")
-    figure.update_layout(title=title, height=420 + 26 * len(fills), barmode="stack",
-                         margin={"l": 10, "r": 10, "t": 80, "b": 10},
-                         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right"})
+    figure.add_trace(
+        go.Table(
+            columnwidth=[0.6, 0.9, 3, 2, 3, 1],
+            header={
+                "values": ["rank", "score", "head", "relation", "tail", "evidence"],
+                "align": "left",
+                "fill_color": "#f0f0f0",
+            },
+            cells={"values": cells, "align": "left", "fill_color": [fills] * len(cells)},
+        ),
+        row=2,
+        col=1,
+    )
+    title = (
+        f"SubgraphRAG: top {len(kept)} of {len(triples)} candidate triples sent to the LLM"
+        f"<br><sup>{plotly_text(_summary(scores, candidates))}</sup>"
+    )
+    figure.update_layout(
+        title=title,
+        height=420 + 26 * len(fills),
+        barmode="stack",
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right"},
+    )
     figure.update_xaxes(title_text="scorer probability", range=[0, 1], row=1, col=1)
-    figure.update_yaxes(title_text="triples", type="log", dtick=1, minor={"showgrid": False},
-                        row=1, col=1)  # ticks at 1, 10, 100, … only
+    figure.update_yaxes(
+        title_text="triples", type="log", dtick=1, minor={"showgrid": False}, row=1, col=1
+    )  # ticks at 1, 10, 100, … only
     return figure
 
 
@@ -85,8 +127,9 @@ def _summary(scores: TripleScores, candidates: SubgraphRAGCandidates | None) -> 
     parts = []
     if candidates is not None:
         hops = ", ".join(f"{count} at hop {hop}" for hop, count in candidates.per_hop.items())
-        parts.append(f"{candidates.triples} candidates over {candidates.entities} entities "
-                     f"({hops})")
+        parts.append(
+            f"{candidates.triples} candidates over {candidates.entities} entities ({hops})"
+        )
         if candidates.hubs:
             parts.append(f"{len(candidates.hubs)} hub(s) not walked through")
         if candidates.cut:

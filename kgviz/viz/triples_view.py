@@ -20,39 +20,65 @@ def triple_text(triple: StringTriple) -> str:
     return "(" + ", ".join(triple) + ")"
 
 
-def scored_triples_figure(triples: Sequence[StringTriple], scores: Sequence[float],
-                          kept: Sequence[bool] | None = None, details: Sequence[str] = (),
-                          title: str = "Scored triples", score_label: str = "score",
-                          limit: int = 30) -> go.Figure:
+def scored_triples_figure(
+    triples: Sequence[StringTriple],
+    scores: Sequence[float],
+    kept: Sequence[bool] | None = None,
+    details: Sequence[str] = (),
+    title: str = "Scored triples",
+    score_label: str = "score",
+    limit: int = 30,
+) -> go.Figure:
     """The first `limit` triples (pass them best first) as bars; `kept` ones (those the method
     used) dark, the rest light; `details[i]` (plain text) joins triple i's hover."""
-    return ranked_bars_figure([triple_text(t) for t in triples], scores, kept, details, title,
-                              score_label, limit)
+    return ranked_bars_figure(
+        [triple_text(t) for t in triples], scores, kept, details, title, score_label, limit
+    )
 
 
-def ranked_bars_figure(labels: Sequence[str], scores: Sequence[float],
-                       kept: Sequence[bool] | None = None, details: Sequence[str] = (),
-                       title: str = "Ranked", score_label: str = "score", limit: int = 30,
-                       marks: tuple[str, str] | None = ("used", "not used"),
-                       subtitle: str = "") -> go.Figure:
+def ranked_bars_figure(
+    labels: Sequence[str],
+    scores: Sequence[float],
+    kept: Sequence[bool] | None = None,
+    details: Sequence[str] = (),
+    title: str = "Ranked",
+    score_label: str = "score",
+    limit: int = 30,
+    marks: tuple[str, str] | None = ("used", "not used"),
+    subtitle: str = "",
+) -> go.Figure:
     """The first `limit` items (pass them best first, `labels` as plain text) as numbered bars;
     `kept` ones dark, the rest light, said in the hover by `marks` (kept, not kept; None: not
     said); `details[i]` (plain text) joins item i's hover; `subtitle` (plain text) goes under
     the title."""
     shown = min(limit, len(labels))
     used = list(kept) if kept is not None else [True] * len(labels)
-    names = [f"{i + 1}. {plotly_text(label, LABEL_CHARS)}"
-             for i, label in enumerate(labels[:shown])]
-    hovers = [f"<b>{plotly_text(labels[i])}</b><br>{score_label} {scores[i]:.4f}"
-              + (f"<br>{plotly_text(details[i])}" if i < len(details) else "")
-              + (f"<br>{marks[0] if used[i] else marks[1]}" if marks else "") for i in range(shown)]
-    figure = go.Figure(go.Bar(
-        x=list(scores[:shown]), y=names, orientation="h", hovertext=hovers, hoverinfo="text",
-        marker_color=[KEPT if used[i] else LEFT_OUT for i in range(shown)]))
+    names = [
+        f"{i + 1}. {plotly_text(label, LABEL_CHARS)}" for i, label in enumerate(labels[:shown])
+    ]
+    hovers = [
+        f"<b>{plotly_text(labels[i])}</b><br>{score_label} {scores[i]:.4f}"
+        + (f"<br>{plotly_text(details[i])}" if i < len(details) else "")
+        + (f"<br>{marks[0] if used[i] else marks[1]}" if marks else "")
+        for i in range(shown)
+    ]
+    figure = go.Figure(
+        go.Bar(
+            x=list(scores[:shown]),
+            y=names,
+            orientation="h",
+            hovertext=hovers,
+            hoverinfo="text",
+            marker_color=[KEPT if used[i] else LEFT_OUT for i in range(shown)],
+        )
+    )
     more = f" (first {shown} of {len(labels)})" if shown < len(labels) else ""
     below = f"<br><sup>{plotly_text(subtitle)}</sup>" if subtitle else ""
-    figure.update_layout(title=plotly_text(title) + more + below,
-                         xaxis_title=plotly_text(score_label), yaxis={"autorange": "reversed"},
-                         height=120 + 22 * max(shown, 1),
-                         margin={"l": 10, "r": 10, "t": 70 if subtitle else 50, "b": 40})
+    figure.update_layout(
+        title=plotly_text(title) + more + below,
+        xaxis_title=plotly_text(score_label),
+        yaxis={"autorange": "reversed"},
+        height=120 + 22 * max(shown, 1),
+        margin={"l": 10, "r": 10, "t": 70 if subtitle else 50, "b": 40},
+    )
     return figure

@@ -48,6 +48,7 @@ def demo_sessions(demo_dataset, demo_index, local_llm) -> Callable[..., Callable
     """`factory(llm=None)`: a session factory for the app whose sessions use `llm` (default: the
     real offline model); the demo's vector index is built once for all tests, other datasets
     (e.g. a `custom:` folder) get their own."""
+
     def factory(llm: LLM | None = None) -> Callable[..., Session]:
         chosen = local_llm if llm is None else llm
 
@@ -57,5 +58,7 @@ def demo_sessions(demo_dataset, demo_index, local_llm) -> Callable[..., Callable
             else:
                 context = ReasonerContext(get_dataset(dataset_name), chosen)
             return Session(context.dataset, context, f"test session: {chosen.describe()}")
+
         return open_session
+
     return factory

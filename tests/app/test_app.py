@@ -69,15 +69,27 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
     else:
         assert verdicts == {"correct" if score_trace(trace, gold).hit1 else "wrong"}
         score = score_trace(trace, gold)
-        assert (f"(hits@1 {score.hit1:d}, hit {score.hit:d}, F1 {score.f1:.2f}; "
-                f"gold: {esc(', '.join(gold))})") in shown
+        assert (
+            f"(hits@1 {score.hit1:d}, hit {score.hit:d}, F1 {score.f1:.2f}; "
+            f"gold: {esc(', '.join(gold))})"
+        ) in shown
 
 
 def test_params_follow_the_config_dataclass():
     form = ParamForm(SimGRAGConfig)
-    assert set(form.fields) == {"k", "k_nodes", "k_relations", "max_triples", "max_expansions",
-                                "time_limit_s", "record_tree", "max_tree_nodes", "algorithm",
-                                "task", "relation_hint"}
+    assert set(form.fields) == {
+        "k",
+        "k_nodes",
+        "k_relations",
+        "max_triples",
+        "max_expansions",
+        "time_limit_s",
+        "record_tree",
+        "max_tree_nodes",
+        "algorithm",
+        "task",
+        "relation_hint",
+    }
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["time_limit_s"], widgets.FloatText)
     assert form.fields["algorithm"].options == ("optimized", "algorithm1")
@@ -162,9 +174,13 @@ def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(demo_se
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method, tabs", [
-    ("llm-only", ("prompt", "timing")),
-    ("kaping", ("linking", "triples", "evidence", "prompt", "timing"))])
+@pytest.mark.parametrize(
+    "method, tabs",
+    [
+        ("llm-only", ("prompt", "timing")),
+        ("kaping", ("linking", "triples", "evidence", "prompt", "timing")),
+    ],
+)
 def test_other_methods_render_their_stages(demo_sessions, method, tabs):
     app = make_lab(demo_sessions, method=method)
     app.ask(FORREST)
@@ -176,10 +192,14 @@ def test_other_methods_render_their_stages(demo_sessions, method, tabs):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method, tabs", [
-    ("subgraphrag", ("linking", "scoring", "evidence", "prompt", "timing")),
-    ("gnnrag", ("linking", "gnn", "paths", "prompt", "timing")),
-    ("grag", ("linking", "ego_graphs", "pruning", "description", "prompt", "timing"))])
+@pytest.mark.parametrize(
+    "method, tabs",
+    [
+        ("subgraphrag", ("linking", "scoring", "evidence", "prompt", "timing")),
+        ("gnnrag", ("linking", "gnn", "paths", "prompt", "timing")),
+        ("grag", ("linking", "ego_graphs", "pruning", "description", "prompt", "timing")),
+    ],
+)
 def test_scored_methods_get_their_own_tabs(demo_sessions, method, tabs):
     app = make_lab(demo_sessions, method=method)
     app.ask(FORREST)
@@ -270,10 +290,20 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
     folder = tmp_path / "kg"
     folder.mkdir()
     (folder / "kb.tsv").write_text(f"Big\tdirected_by\t{HOSTILE}\nBig\tstarred_actors\tTom Hanks\n")
-    (folder / "dev.jsonl").write_text(json.dumps(
-        {"question": "who directed Big", "answers": [HOSTILE], "topic_entities": ["Big"]}) + "\n")
-    app = Lab(f"custom:{folder}", "auto", "off", ollama=[], session_factory=demo_sessions(),
-              methods=["kaping", "llm-only"])
+    (folder / "dev.jsonl").write_text(
+        json.dumps(
+            {"question": "who directed Big", "answers": [HOSTILE], "topic_entities": ["Big"]}
+        )
+        + "\n"
+    )
+    app = Lab(
+        f"custom:{folder}",
+        "auto",
+        "off",
+        ollama=[],
+        session_factory=demo_sessions(),
+        methods=["kaping", "llm-only"],
+    )
     app.controls.question.value = "who directed Big"
     app.ask_panel.method.value = "kaping"
     app.ask()
@@ -298,9 +328,14 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
 
 def test_compare_row_shows_what_a_cached_reply_first_cost():
     call = LLMCall("generation", [], "Robert Zemeckis", 120, 4, 6.5, "llamacpp", "m", cached=True)
-    trace = Trace(method="kaping", question="q", answer="Robert Zemeckis",
-                  answers=["Robert Zemeckis"], llm_calls=[call],
-                  timings={"retrieval": 0.5, "total": 0.6})
+    trace = Trace(
+        method="kaping",
+        question="q",
+        answer="Robert Zemeckis",
+        answers=["Robert Zemeckis"],
+        llm_calls=[call],
+        timings={"retrieval": 0.5, "total": 0.6},
+    )
     row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
     assert row["committed"] == "Robert Zemeckis" and row["hits@1"] == "yes"
     assert row["latency (s)"] == "0.6 (cached; 7.1 first)"
@@ -309,9 +344,13 @@ def test_compare_row_shows_what_a_cached_reply_first_cost():
 
 
 def test_compare_row_scores_the_first_committed_answer():
-    trace = Trace(method="subgraphrag", question="q", answers=["Ron Howard", "Robert Zemeckis"],
-                  answer="No answer found. The director is Robert Zemeckis.",
-                  timings={"total": 1.0})
+    trace = Trace(
+        method="subgraphrag",
+        question="q",
+        answers=["Ron Howard", "Robert Zemeckis"],
+        answer="No answer found. The director is Robert Zemeckis.",
+        timings={"total": 1.0},
+    )
     row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
     assert (row["hits@1"], row["hit"], row["F1"]) == ("no", "yes", "0.67")
 

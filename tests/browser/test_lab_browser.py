@@ -25,21 +25,34 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 NOTEBOOK = "01_quickstart.ipynb"
 QUESTION = "who directed the movies that Tom Hanks acted in"
-NEWS_OFF = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            {"fetchNews": "false", "checkForUpdates": False}}
+NEWS_OFF = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    }
+}
 SECOND = 1000  # Playwright waits are in milliseconds
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.timeout(1800),
-    pytest.mark.skipif(not CHROMIUM.is_file(),
-                       reason=f"{CHROMIUM} is missing: run `make browser-deps` "
-                              "(apt-get install -y chromium chromium-driver)"),
+    pytest.mark.skipif(
+        not CHROMIUM.is_file(),
+        reason=f"{CHROMIUM} is missing: run `make browser-deps` "
+        "(apt-get install -y chromium chromium-driver)",
+    ),
 ]
 
 
@@ -95,19 +108,37 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
     for name, value in NEWS_OFF.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
         (settings / name).write_text(json.dumps(value))
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "jupyterlab.log"
     with open(log, "w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-             "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
-             "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}"],
-            cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--allow-root",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                "--ServerApp.port_retries=0",
+                "--ServerApp.token=",
+                "--ServerApp.password=",
+                f"--ServerApp.root_dir={root}",
+            ],
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_until_up(url, server, log)
         yield url
@@ -124,8 +155,7 @@ def screenshot(page, name: str, folders: list[Path]) -> None:
 def vis_labels(page, selector: str) -> list[str]:
     """Node labels of the vis-network inside the (sandboxed) pyvis iframe at `selector`."""
     frame = page.locator(selector).first.element_handle().content_frame()
-    frame.wait_for_function("typeof nodes !== 'undefined' && nodes.length > 0",
-                            timeout=60 * SECOND)
+    frame.wait_for_function("typeof nodes !== 'undefined' && nodes.length > 0", timeout=60 * SECOND)
     return frame.evaluate("nodes.get().map(node => node.label)")
 
 
@@ -150,8 +180,7 @@ def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
             page.set_default_timeout(60 * SECOND)
             page.goto(f"{jupyterlab}/lab/tree/{NOTEBOOK}?reset")
             page.locator(".jp-Notebook .jp-Cell").first.wait_for()
-            expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle",
-                                                                      timeout=120 * SECOND)
+            expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=120 * SECOND)
             for close in page.locator(".jp-toast-button", has_text="No").all():
                 close.click()  # the news question, should it still appear
 
@@ -163,12 +192,13 @@ def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
             answer = re.search(r"answer: (.+)", printed.inner_text()).group(1).strip()
             screenshot(page, "1-notebook-ran", shots)
 
-            page.locator("input[placeholder^=\"type a question\"]").fill(QUESTION)
+            page.locator('input[placeholder^="type a question"]').fill(QUESTION)
             ask.click()
             expect(page.locator(".kgviz-answer")).to_contain_text(answer, timeout=600 * SECOND)
             for title in ("pattern", "pools", "search", "subgraphs", "prompt", "timing"):
-                expect(page.locator(".widget-tab .lm-TabBar-tabLabel",
-                                    has_text=exact(title))).to_be_visible()
+                expect(
+                    page.locator(".widget-tab .lm-TabBar-tabLabel", has_text=exact(title))
+                ).to_be_visible()
             page.locator(".kgviz-tab-pattern").scroll_into_view_if_needed()
             pattern_frame = page.frame_locator(".kgviz-tab-pattern iframe")
             expect(pattern_frame.locator("canvas")).to_be_visible()

@@ -11,11 +11,14 @@ from kgviz.errors import DataFormatError, MissingDataError
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 HEADER = "arg1\targ2\tlabel\tgraph\n"
-GOOD_ROW = ("Zoos should close.\tAnimals in zoos are safe.\tcounter\t"
-            "(zoos; used for; animals)(animals; has property; safe)\n")
+GOOD_ROW = (
+    "Zoos should close.\tAnimals in zoos are safe.\tcounter\t"
+    "(zoos; used for; animals)(animals; has property; safe)\n"
+)
 
-needs_shared = pytest.mark.skipif(not SHARED_DATA.is_dir(),
-                                  reason=f"real ExplaGraphs data folder {SHARED_DATA} is absent")
+needs_shared = pytest.mark.skipif(
+    not SHARED_DATA.is_dir(), reason=f"real ExplaGraphs data folder {SHARED_DATA} is absent"
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +44,12 @@ def test_graphs_and_kg(explagraphs: Dataset) -> None:
     records = explagraphs.questions("all")
     edges = Counter(len(r.graph or ()) for r in records)
     assert edges == {3: 872, 4: 1008, 5: 469, 6: 229, 7: 126, 8: 62}
-    assert records[0].graph == (("cannabis", "synonym of", "marijuana"),
-                                ("legal", "causes", "more available"),
-                                ("marijuana", "capable of", "good thing"),
-                                ("good thing", "desires", "legal"))
+    assert records[0].graph == (
+        ("cannabis", "synonym of", "marijuana"),
+        ("legal", "causes", "more available"),
+        ("marijuana", "capable of", "good thing"),
+        ("good thing", "desires", "legal"),
+    )
     kg = explagraphs.kg
     assert (kg.num_entities, kg.num_relations, kg.num_triples) == (7279, 28, 11443)
     union = {triple for r in records for triple in r.graph or ()}
@@ -60,13 +65,18 @@ def test_quoted_rows_parse(explagraphs: Dataset) -> None:
     assert all(r.graph for r in quoted)
 
 
-@pytest.mark.parametrize(("row", "problem"), [
-    ("Zoos should close.\tAnimals in zoos are safe.\tneutral\t(zoos; used for; animals)\n",
-     "support or counter"),
-    ("Zoos should close.\tAnimals in zoos are safe.\tcounter\t(zoos; used for)\n", "graph"),
-    ("Zoos should close.\tcounter\t(zoos; used for; animals)\n", "4 tab-separated fields"),
-    ('"Zoos should "close.\tAnimals.\tcounter\t(zoos; used for; animals)\n', "CSV quoting"),
-])
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (
+            "Zoos should close.\tAnimals in zoos are safe.\tneutral\t(zoos; used for; animals)\n",
+            "support or counter",
+        ),
+        ("Zoos should close.\tAnimals in zoos are safe.\tcounter\t(zoos; used for)\n", "graph"),
+        ("Zoos should close.\tcounter\t(zoos; used for; animals)\n", "4 tab-separated fields"),
+        ('"Zoos should "close.\tAnimals.\tcounter\t(zoos; used for; animals)\n', "CSV quoting"),
+    ],
+)
 def test_bad_row_is_reported(tmp_path: Path, row: str, problem: str) -> None:
     folder = tmp_path / "ExplaGraphs"
     folder.mkdir()

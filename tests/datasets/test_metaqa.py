@@ -18,9 +18,19 @@ def metaqa_root(request):
 def test_kg_counts(metaqa_root):
     kg = get_dataset("metaqa-2hop", root=metaqa_root).kg
     assert (kg.num_entities, kg.num_relations, kg.num_triples) == (43_234, 9, 133_582)
-    assert sorted(kg.relations) == sorted(["directed_by", "written_by", "starred_actors", "release_year",
-                                           "in_language", "has_genre", "has_imdb_votes",
-                                           "has_imdb_rating", "has_tags"])
+    assert sorted(kg.relations) == sorted(
+        [
+            "directed_by",
+            "written_by",
+            "starred_actors",
+            "release_year",
+            "in_language",
+            "has_genre",
+            "has_imdb_votes",
+            "has_imdb_rating",
+            "has_tags",
+        ]
+    )
     assert "Tom Hanks" in kg.entities and "tom hanks" in kg.entities  # case kept apart
 
 
@@ -64,7 +74,8 @@ def test_bad_qa_line_reports_line(tmp_path, tmp_cache):
     (tmp_path / "MetaQA" / "1-hop" / "vanilla").mkdir(parents=True)
     (tmp_path / "MetaQA" / "kb.txt").write_text("A|r|B\n")
     (tmp_path / "MetaQA" / "1-hop" / "vanilla" / "qa_dev.txt").write_text(
-        "what is [A] r to\tB\nno topic here\tB\n")
+        "what is [A] r to\tB\nno topic here\tB\n"
+    )
     with pytest.raises(DataFormatError, match=r"qa_dev.txt:2: question has no \[topic entity\]"):
         get_dataset("metaqa-1hop", root=tmp_path).questions("dev")
 

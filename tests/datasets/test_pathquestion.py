@@ -8,12 +8,16 @@ from kgviz.datasets import get_dataset
 from kgviz.errors import DataFormatError, KgvizError, MissingDataError
 
 
-@pytest.mark.parametrize(("name", "entities", "relations", "triples"), [
-    ("pathquestion-2hop", 12, 8, 14),  # 15 lines, one repeated
-    ("pathquestion-3hop", 11, 6, 13),
-])
-def test_kg_counts(fixtures_root: Path, name: str, entities: int, relations: int,
-                   triples: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "entities", "relations", "triples"),
+    [
+        ("pathquestion-2hop", 12, 8, 14),  # 15 lines, one repeated
+        ("pathquestion-3hop", 11, 6, 13),
+    ],
+)
+def test_kg_counts(
+    fixtures_root: Path, name: str, entities: int, relations: int, triples: int
+) -> None:
     kg = get_dataset(name, root=fixtures_root).kg
     assert (kg.num_entities, kg.num_relations, kg.num_triples) == (entities, relations, triples)
 
@@ -32,10 +36,12 @@ def test_two_hop_records(fixtures_root: Path) -> None:
     assert husband.qid == "pathquestion-2hop/2"
 
 
-@pytest.mark.parametrize(("name", "count", "hops"), [("pathquestion-2hop", 4, 2),
-                                                     ("pathquestion-3hop", 3, 3)])
-def test_topics_and_answers_are_kg_entities(fixtures_root: Path, name: str, count: int,
-                                            hops: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "count", "hops"), [("pathquestion-2hop", 4, 2), ("pathquestion-3hop", 3, 3)]
+)
+def test_topics_and_answers_are_kg_entities(
+    fixtures_root: Path, name: str, count: int, hops: int
+) -> None:
     dataset = get_dataset(name, root=fixtures_root)
     records = dataset.questions("all")
     assert len(records) == count
@@ -59,14 +65,21 @@ def test_kb_line_with_spaces_is_reported(broken_copy) -> None:
     assert error.value.path.endswith("2H-kb.txt")
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ("where ?\tnaples\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth#naples",
-     "answer(ans1/ans2/)"),
-    ("where ?\tnaples()\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth#naples",
-     "no answers"),
-    ("where ?\tnaples(naples/)\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth", "path"),
-    ("where ?\tnaples(naples/)", "question<TAB>"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "where ?\tnaples\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth#naples",
+            "answer(ans1/ans2/)",
+        ),
+        (
+            "where ?\tnaples()\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth#naples",
+            "no answers",
+        ),
+        ("where ?\tnaples(naples/)\tpaolo_ferrante#parents#giulia_ferrante#place_of_birth", "path"),
+        ("where ?\tnaples(naples/)", "question<TAB>"),
+    ],
+)
 def test_bad_qa_line_is_reported(broken_copy, text: str, problem: str) -> None:
     root = broken_copy("PathQuestion/PQ-2H.txt", 4, text)
     with pytest.raises(DataFormatError) as error:

@@ -42,8 +42,10 @@ def test_two_hop_records(wc2014: Dataset) -> None:
 
 def test_conjunctive_lines_have_two_topics(wc2014: Dataset) -> None:
     records = wc2014.questions("conj")
-    assert [r.topic_entities for r in records] == [("Forward", "FC_Nordhafen"),
-                                                   ("Midfielder", "Germany")]
+    assert [r.topic_entities for r in records] == [
+        ("Forward", "FC_Nordhafen"),
+        ("Midfielder", "Germany"),
+    ]
     assert records[0].answers == ("Kenji_MORI",)
     assert records[0].hops == 1
 
@@ -62,20 +64,41 @@ def test_bad_kb_line_is_reported(broken_copy) -> None:
     assert "WC2014.txt:5:" in str(error.value)
 
 
-@pytest.mark.parametrize(("file", "split", "text", "problem"), [
-    ("WC-P1.txt", "1hop", "how old is Kenji_MORI ?\t27\tKenji_MORI#is_aged#27", "at least 4"),
-    ("WC-P1.txt", "1hop", "how old is Kenji_MORI ?\t27\tKenji_MORI#is_aged\t27/", "path"),
-    ("WC-P2.txt", "2hop", "where ?\tGermany\tJonas_BERGER#plays_in_club#FC_Nordhafen\t/",
-     "answers"),
-    ("WC-C.txt", "conj", ("which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER"
-                          "\tJonas_BERGER/\tnone\tMidfielder/Germany"), "2 path(s)"),
-    ("WC-C.txt", "conj", ("which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER*"
-                          "Germany#plays_for_country_inverse#Jonas_BERGER"
-                          "\tJonas_BERGER/\tnone\tGermany/"),
-     "two topic entities"),
-])
-def test_bad_qa_line_is_reported(broken_copy, file: str, split: str, text: str,
-                                 problem: str) -> None:
+@pytest.mark.parametrize(
+    ("file", "split", "text", "problem"),
+    [
+        ("WC-P1.txt", "1hop", "how old is Kenji_MORI ?\t27\tKenji_MORI#is_aged#27", "at least 4"),
+        ("WC-P1.txt", "1hop", "how old is Kenji_MORI ?\t27\tKenji_MORI#is_aged\t27/", "path"),
+        (
+            "WC-P2.txt",
+            "2hop",
+            "where ?\tGermany\tJonas_BERGER#plays_in_club#FC_Nordhafen\t/",
+            "answers",
+        ),
+        (
+            "WC-C.txt",
+            "conj",
+            (
+                "which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER"
+                "\tJonas_BERGER/\tnone\tMidfielder/Germany"
+            ),
+            "2 path(s)",
+        ),
+        (
+            "WC-C.txt",
+            "conj",
+            (
+                "which ?\tJonas_BERGER\tMidfielder#plays_position_inverse#Jonas_BERGER*"
+                "Germany#plays_for_country_inverse#Jonas_BERGER"
+                "\tJonas_BERGER/\tnone\tGermany/"
+            ),
+            "two topic entities",
+        ),
+    ],
+)
+def test_bad_qa_line_is_reported(
+    broken_copy, file: str, split: str, text: str, problem: str
+) -> None:
     root = broken_copy(f"WC2014/{file}", 2, text)
     with pytest.raises(DataFormatError) as error:
         get_dataset("wc2014", root=root).questions(split)

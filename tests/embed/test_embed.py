@@ -46,7 +46,9 @@ def test_cache_roundtrip_and_reuse(tmp_path):
     texts = ["Tom Hanks", "Forrest Gump", "tom hanks", "Tom Hanks"]
     first = embed_with_cache(encoder, texts, EmbeddingCache("m", tmp_path))
     assert encoder.encoded == 4
-    again = embed_with_cache(encoder, texts[::-1], EmbeddingCache("m", tmp_path))  # new process view
+    again = embed_with_cache(
+        encoder, texts[::-1], EmbeddingCache("m", tmp_path)
+    )  # new process view
     assert encoder.encoded == 4
     assert np.array_equal(again, first[::-1])
     assert not list(tmp_path.glob("*.tmp"))

@@ -59,11 +59,14 @@ def test_milvus_lite_matches_faiss_flat_on_metaqa(metaqa, metaqa_lite):
     texts += [record.question for record in rng.sample(metaqa.questions("dev"), 20)]
     vectors = flat.embed(texts)
     assert_same_top_k(flat.entity_index.search(vectors, 10), lite.entity_index.search(vectors, 10))
-    for want, got in zip(flat.nearest_entities_batch(texts, 10, vectors),
-                         lite.nearest_entities_batch(texts, 10, vectors)):
+    for want, got in zip(
+        flat.nearest_entities_batch(texts, 10, vectors),
+        lite.nearest_entities_batch(texts, 10, vectors),
+    ):
         assert got[0].name == want[0].name
-    assert [h.name for h in lite.nearest_relations("who directed", 3)] == \
-        [h.name for h in flat.nearest_relations("who directed", 3)]
+    assert [h.name for h in lite.nearest_relations("who directed", 3)] == [
+        h.name for h in flat.nearest_relations("who directed", 3)
+    ]
     assert lite.nearest_entities("Tom Hanks", 1)[0].name == "Tom Hanks"
 
 
@@ -138,7 +141,9 @@ def test_unreachable_server_is_a_clear_error():
 
 
 def test_cli_index_build_names_the_unreachable_uri(capsys):
-    code = main(["index", "build", "demo", "--kind", "milvus", "--milvus-uri", "http://127.0.0.1:1"])
+    code = main(
+        ["index", "build", "demo", "--kind", "milvus", "--milvus-uri", "http://127.0.0.1:1"]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "http://127.0.0.1:1" in err
     assert main(["index", "build", "demo", "--milvus-uri", "x.db"]) == 2

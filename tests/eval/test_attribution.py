@@ -8,24 +8,37 @@ from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
 from kgviz.trace import LLMCall, Trace
 
-RECORD = QARecord("who directed the movies that Tom Hanks acted in", ("Robert Zemeckis",),
-                  ("Tom Hanks",), hops=2)
+RECORD = QARecord(
+    "who directed the movies that Tom Hanks acted in", ("Robert Zemeckis",), ("Tom Hanks",), hops=2
+)
 TWO_HOPS = QueryPattern(
     ["Tom Hanks", "acted in", "directed by"],
-    [PatternNode("Tom Hanks", False), PatternNode("UNKNOWN movie 1", True, "movie"),
-     PatternNode("UNKNOWN person 1", True, "person")],
-    [PatternEdge(1, 0, "starred actors", False), PatternEdge(1, 2, "directed by", False)])
-EVIDENCE = [("Forrest Gump", "starred_actors", "Tom Hanks"),
-            ("Forrest Gump", "directed_by", "Robert Zemeckis")]
+    [
+        PatternNode("Tom Hanks", False),
+        PatternNode("UNKNOWN movie 1", True, "movie"),
+        PatternNode("UNKNOWN person 1", True, "person"),
+    ],
+    [PatternEdge(1, 0, "starred actors", False), PatternEdge(1, 2, "directed by", False)],
+)
+EVIDENCE = [
+    ("Forrest Gump", "starred_actors", "Tom Hanks"),
+    ("Forrest Gump", "directed_by", "Robert Zemeckis"),
+]
 
 
-def simgrag_trace(answer: str, pattern=TWO_HOPS, topic_found=True, evidence=EVIDENCE,
-                  answers=None) -> Trace:
+def simgrag_trace(
+    answer: str, pattern=TWO_HOPS, topic_found=True, evidence=EVIDENCE, answers=None
+) -> Trace:
     """A hand-built trace whose committed answers are the evidence entities `answer` names."""
     names = {name for h, _, t in evidence for name in (h, t)} - {"Tom Hanks"}
     committed = mentioned_entities(answer, names) if answers is None else answers
-    trace = Trace(method="simgrag", question=RECORD.question, answer=answer, answers=committed,
-                  evidence=list(evidence))
+    trace = Trace(
+        method="simgrag",
+        question=RECORD.question,
+        answer=answer,
+        answers=committed,
+        evidence=list(evidence),
+    )
     trace.record("pattern", pattern)
     trace.record("pools", PatternPools([], [], {"Tom Hanks": topic_found}))
     return trace
@@ -45,7 +58,9 @@ def test_pattern_failures():
 
 
 def test_retrieval_and_generation_failures():
-    assert failed_stage(simgrag_trace("Ron Howard", evidence=EVIDENCE[:1]), RECORD)[0] == "retrieval"
+    assert (
+        failed_stage(simgrag_trace("Ron Howard", evidence=EVIDENCE[:1]), RECORD)[0] == "retrieval"
+    )
     assert failed_stage(simgrag_trace("Ron Howard"), RECORD)[0] == "generation"
     kaping = Trace(method="kaping", question=RECORD.question, answer="Ron Howard", evidence=[])
     assert failed_stage(kaping, RECORD)[0] == "retrieval"  # no pattern stage: never "pattern"
@@ -62,16 +77,28 @@ def test_generation_misses_say_how_the_reply_missed():
 
 def test_a_reply_cut_at_its_token_limit_is_named():
     trace = simgrag_trace("Forrest Gump was directed by, directed by, directed by", answers=[])
-    trace.llm_calls.append(LLMCall("generation", [], trace.answer, 900, 384, 30.0, "llamacpp", "m",
-                                   truncated=True))
+    trace.llm_calls.append(
+        LLMCall("generation", [], trace.answer, 900, 384, 30.0, "llamacpp", "m", truncated=True)
+    )
     stage, reason = failed_stage(trace, RECORD)
     assert stage == "generation" and "token limit" in reason
 
 
 def test_summary_counts_failed_stages():
-    rows = [{"method": "simgrag", "hops": 2, "hit1": False, "f1": 0.0, "evidence_recall": False,
-             "evidence_size": 0, "prompt_tokens": 0, "error": None, "failed_stage": stage}
-            for stage in ("pattern", "pattern", "generation")]
+    rows = [
+        {
+            "method": "simgrag",
+            "hops": 2,
+            "hit1": False,
+            "f1": 0.0,
+            "evidence_recall": False,
+            "evidence_size": 0,
+            "prompt_tokens": 0,
+            "error": None,
+            "failed_stage": stage,
+        }
+        for stage in ("pattern", "pattern", "generation")
+    ]
     assert summarize(rows)["failed_at"] == {"pattern": 2, "retrieval": 0, "generation": 1}
 
 

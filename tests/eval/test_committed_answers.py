@@ -13,42 +13,82 @@ from kgviz.reasoners.subgraphrag.prompt import committed_answers
 from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAG
 from kgviz.trace import LLMCall, Trace
 
-EVIDENCE = [("Forrest Gump", "directed_by", "Robert Zemeckis"),
-            ("Forrest Gump", "starred_actors", "Tom Hanks"),
-            ("Apollo 13", "directed_by", "Ron Howard"),
-            ("Apollo 13", "starred_actors", "Tom Hanks"),
-            ("The Champ", "starred_actors", "Jon Voight")]
-RECORD = QARecord("who directed the films Tom Hanks acted in", ("Robert Zemeckis", "The Champ"),
-                  ("Tom Hanks",), hops=2, qid="q1")
+EVIDENCE = [
+    ("Forrest Gump", "directed_by", "Robert Zemeckis"),
+    ("Forrest Gump", "starred_actors", "Tom Hanks"),
+    ("Apollo 13", "directed_by", "Ron Howard"),
+    ("Apollo 13", "starred_actors", "Tom Hanks"),
+    ("The Champ", "starred_actors", "Jon Voight"),
+]
+RECORD = QARecord(
+    "who directed the films Tom Hanks acted in",
+    ("Robert Zemeckis", "The Champ"),
+    ("Tom Hanks",),
+    hops=2,
+    qid="q1",
+)
 LOOPING = "The films are " + "The Champ, " * 40
 
 
 def row_for(reply: str, truncated: bool = False) -> dict:
     """The eval row of a SubgraphRAG run whose one reply was `reply`."""
-    trace = Trace(method="subgraphrag", question=RECORD.question, answer=reply,
-                  answers=committed_answers(reply, EVIDENCE, RECORD.topic_entities),
-                  evidence=list(EVIDENCE))
-    trace.llm_calls.append(LLMCall("generation", [], reply, 900, 384 if truncated else 40, 9.0,
-                                   "llamacpp", "qwen2.5-coder-1.5b", truncated=truncated))
+    trace = Trace(
+        method="subgraphrag",
+        question=RECORD.question,
+        answer=reply,
+        answers=committed_answers(reply, EVIDENCE, RECORD.topic_entities),
+        evidence=list(EVIDENCE),
+    )
+    trace.llm_calls.append(
+        LLMCall(
+            "generation",
+            [],
+            reply,
+            900,
+            384 if truncated else 40,
+            9.0,
+            "llamacpp",
+            "qwen2.5-coder-1.5b",
+            truncated=truncated,
+        )
+    )
     return result_row("subgraphrag", RECORD, trace)
 
 
-@pytest.mark.parametrize("reply, truncated, expected", [
-    # a looping reply cut at the token cap names a gold answer by accident, and commits to nothing
-    (LOOPING, True, {"hit1": False, "hit": False, "named": True, "committed": False}),
-    # the gold answer named only as a rejected option
-    ("It was not Robert Zemeckis: the triples show Ron Howard.\nans: Ron Howard", False,
-     {"hit1": False, "hit": False, "named": True, "committed": True}),
-    # the gold answer listed second
-    ("Two directors.\nans: Ron Howard\nans: Robert Zemeckis", False,
-     {"hit1": False, "hit": True, "named": True, "committed": True}),
-    # "No answer found" with the answer in the explanation
-    (("No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
-     "Zemeckis)."), False, {"hit1": False, "hit": False, "named": True, "committed": False}),
-    # an `ans:`-formatted reply
-    ("Tom Hanks acted in Forrest Gump, directed by Robert Zemeckis.\nans: Robert Zemeckis",
-     False, {"hit1": True, "hit": True, "named": True, "committed": True}),
-])
+@pytest.mark.parametrize(
+    "reply, truncated, expected",
+    [
+        # a looping reply cut at the token cap names a gold answer by accident, and commits to nothing
+        (LOOPING, True, {"hit1": False, "hit": False, "named": True, "committed": False}),
+        # the gold answer named only as a rejected option
+        (
+            "It was not Robert Zemeckis: the triples show Ron Howard.\nans: Ron Howard",
+            False,
+            {"hit1": False, "hit": False, "named": True, "committed": True},
+        ),
+        # the gold answer listed second
+        (
+            "Two directors.\nans: Ron Howard\nans: Robert Zemeckis",
+            False,
+            {"hit1": False, "hit": True, "named": True, "committed": True},
+        ),
+        # "No answer found" with the answer in the explanation
+        (
+            (
+                "No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
+                "Zemeckis)."
+            ),
+            False,
+            {"hit1": False, "hit": False, "named": True, "committed": False},
+        ),
+        # an `ans:`-formatted reply
+        (
+            "Tom Hanks acted in Forrest Gump, directed by Robert Zemeckis.\nans: Robert Zemeckis",
+            False,
+            {"hit1": True, "hit": True, "named": True, "committed": True},
+        ),
+    ],
+)
 def test_hand_written_replies(reply, truncated, expected):
     row = row_for(reply, truncated)
     assert {key: row[key] for key in expected} == expected
@@ -63,16 +103,22 @@ def test_a_miss_says_how_the_reply_missed():
 
 
 def test_precision_recall_and_case():
-    score = score_answers("ans: robert zemeckis, Ron Howard", ["robert zemeckis", "Ron Howard"],
-                          ["Robert Zemeckis"])
+    score = score_answers(
+        "ans: robert zemeckis, Ron Howard", ["robert zemeckis", "Ron Howard"], ["Robert Zemeckis"]
+    )
     assert score.hit1 and (score.precision, score.recall) == (0.5, 1.0)
 
 
 def test_summary_rates():
-    rows = [row_for(LOOPING, truncated=True), row_for("ans: Robert Zemeckis"),
-            row_for("ans: Ron Howard\nans: Robert Zemeckis")]
+    rows = [
+        row_for(LOOPING, truncated=True),
+        row_for("ans: Robert Zemeckis"),
+        row_for("ans: Ron Howard\nans: Robert Zemeckis"),
+    ]
     summary = summarize(rows)
-    assert summary["hits@1"] == pytest.approx(1 / 3, abs=1e-4) and summary["hit"] == pytest.approx(2 / 3, abs=1e-4)
+    assert summary["hits@1"] == pytest.approx(1 / 3, abs=1e-4) and summary["hit"] == pytest.approx(
+        2 / 3, abs=1e-4
+    )
     assert summary["named"] == 1.0 and summary["no_answer"] == pytest.approx(1 / 3, abs=1e-4)
     assert summary["truncated"] == pytest.approx(1 / 3, abs=1e-4)
 
@@ -86,13 +132,18 @@ class Names:
         return text if text in self.names else None
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("Tom Hanks", ["Tom Hanks"]),                    # the topic entity: a wrong, committed answer
-    ("1994", ["1994"]),                              # a KG entity outside the evidence
-    ("- Ron Howard\n- Tom Hanks", ["Ron Howard", "Tom Hanks"]),
-    ("Unknown", []), ("None", []), ("N/A.", []),     # refusals, though a film is called Unknown
-    ("The director is Ron Howard.", []),             # prose is not a list
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Tom Hanks", ["Tom Hanks"]),  # the topic entity: a wrong, committed answer
+        ("1994", ["1994"]),  # a KG entity outside the evidence
+        ("- Ron Howard\n- Tom Hanks", ["Ron Howard", "Tom Hanks"]),
+        ("Unknown", []),
+        ("None", []),
+        ("N/A.", []),  # refusals, though a film is called Unknown
+        ("The director is Ron Howard.", []),  # prose is not a list
+    ],
+)
 def test_the_last_resort_reads_only_list_like_replies(reply, expected):
     assert listed_names(reply, Names()) == expected
 

@@ -12,18 +12,37 @@ from kgviz.viz.report import html_report, markdown_report
 
 
 def row(method, qid, hops, hit, stage=None, error=None, answer="", seconds=1.0):
-    return {"method": method, "qid": qid, "hops": hops, "hit1": hit, "hit": hit, "named": hit,
-            "committed": hit or stage == "generation", "truncated": False, "f1": float(hit),
-            "evidence_recall": stage != "retrieval", "evidence_size": 4, "prompt_tokens": 100,
-            "llm_calls": 1, "seconds": seconds + 0.5, "timings": {"retrieval": 0.5},
-            "failed_stage": stage, "failure": "why" if stage else "", "error": error,
-            "answer": answer}
+    return {
+        "method": method,
+        "qid": qid,
+        "hops": hops,
+        "hit1": hit,
+        "hit": hit,
+        "named": hit,
+        "committed": hit or stage == "generation",
+        "truncated": False,
+        "f1": float(hit),
+        "evidence_recall": stage != "retrieval",
+        "evidence_size": 4,
+        "prompt_tokens": 100,
+        "llm_calls": 1,
+        "seconds": seconds + 0.5,
+        "timings": {"retrieval": 0.5},
+        "failed_stage": stage,
+        "failure": "why" if stage else "",
+        "error": error,
+        "answer": answer,
+    }
 
 
-ROWS = [row("simgrag", "q1", 1, True), row("simgrag", "q2", 2, False, "pattern"),
-        row("simgrag", "q3", 2, False, "retrieval"), row("kaping", "q1", 1, False, "generation"),
-        row("kaping", "q2", 2, False, error="LLMOutputError: bad"),
-        row("kaping", "q3", 2, True, seconds=3.0)]
+ROWS = [
+    row("simgrag", "q1", 1, True),
+    row("simgrag", "q2", 2, False, "pattern"),
+    row("simgrag", "q3", 2, False, "retrieval"),
+    row("kaping", "q1", 1, False, "generation"),
+    row("kaping", "q2", 2, False, error="LLMOutputError: bad"),
+    row("kaping", "q3", 2, True, seconds=3.0),
+]
 
 
 def test_tables_count_what_the_rows_say():
@@ -37,7 +56,13 @@ def test_tables_count_what_the_rows_say():
     assert table.loc[("kaping", 2), "n"] == 2
     attribution = attribution_table(frame)
     assert attribution.loc["simgrag"].to_dict() == {
-        "n": 3, "misses": 2, "pattern": 1, "retrieval": 1, "generation": 0, "error": 0}
+        "n": 3,
+        "misses": 2,
+        "pattern": 1,
+        "retrieval": 1,
+        "generation": 0,
+        "error": 0,
+    }
     assert attribution.loc["kaping", "error"] == 1 and attribution.loc["kaping", "generation"] == 1
 
 
@@ -52,8 +77,16 @@ def test_markdown_report_has_the_four_tables():
 
 
 def test_html_report_escapes_data_text():
-    hostile = [row("<script>alert(1)</script>", "q9", 1, False, "generation",
-                   answer="<img src=x onerror=alert(2)>")]
+    hostile = [
+        row(
+            "<script>alert(1)</script>",
+            "q9",
+            1,
+            False,
+            "generation",
+            answer="<img src=x onerror=alert(2)>",
+        )
+    ]
     page = html_report(hostile)
     assert "<script>alert(1)" not in page and "<img src=x" not in page
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
@@ -65,8 +98,12 @@ def test_no_rows_is_a_clear_error(tmp_path):
     empty, missing = tmp_path / "empty.jsonl", tmp_path / "missing.jsonl"
     empty.write_text("")
     for paths, message in (([empty], "no result rows"), ([empty, missing], "no results file")):
-        done = subprocess.run([sys.executable, "-m", "kgviz", "report", *map(str, paths)],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "kgviz", "report", *map(str, paths)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert done.returncode == 2 and done.stderr.startswith(f"kgviz: error: {message}")
         assert "Traceback" not in done.stderr
 
@@ -75,8 +112,17 @@ def test_report_command_writes_html_and_markdown(tmp_path):
     results = tmp_path / "r.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     html, markdown = tmp_path / "report.html", tmp_path / "report.md"
-    command = [sys.executable, "-m", "kgviz", "report", str(results), "--html", str(html),
-               "--markdown", str(markdown)]
+    command = [
+        sys.executable,
+        "-m",
+        "kgviz",
+        "report",
+        str(results),
+        "--html",
+        str(html),
+        "--markdown",
+        str(markdown),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == markdown.read_text()
@@ -95,8 +141,10 @@ def test_misses_are_listed_per_method():
 def test_misses_clip_looping_answers_and_long_gold_lists():
     from kgviz.eval.tables import misses_table
 
-    looping = {**row("subgraphrag", "q1", 2, False, "generation", answer="drama, " * 300),
-               "gold": [f"Film {i}" for i in range(20)]}
+    looping = {
+        **row("subgraphrag", "q1", 2, False, "generation", answer="drama, " * 300),
+        "gold": [f"Film {i}" for i in range(20)],
+    }
     miss = misses_table([looping]).iloc[0]
     assert len(miss["answer"]) == 240 and miss["answer"].endswith("…")
     assert miss["gold"] == "Film 0, Film 1, Film 2, Film 3, Film 4, Film 5 (+14 more)"
@@ -117,9 +165,12 @@ def test_rows_of_two_llms_are_labelled_not_pooled(tmp_path):
     for path, llm in ((small, "llamacpp:qwen2.5-coder-0.5b"), (large, "ollama:llama3.1:8b")):
         path.write_text("".join(json.dumps({**r, "llm": llm}) + "\n" for r in ROWS))
     hits = hits_by_hop(rows_frame(load_rows([small, large])))
-    assert list(hits.index) == ["simgrag · llamacpp:qwen2.5-coder-0.5b",
-                                "kaping · llamacpp:qwen2.5-coder-0.5b",
-                                "simgrag · ollama:llama3.1:8b", "kaping · ollama:llama3.1:8b"]
+    assert list(hits.index) == [
+        "simgrag · llamacpp:qwen2.5-coder-0.5b",
+        "kaping · llamacpp:qwen2.5-coder-0.5b",
+        "simgrag · ollama:llama3.1:8b",
+        "kaping · ollama:llama3.1:8b",
+    ]
     assert list(hits["n"]) == [3, 3, 3, 3]
     assert [r["method"] for r in load_rows([small])] == [r["method"] for r in ROWS]
 
@@ -135,7 +186,13 @@ def test_a_method_without_misses_keeps_its_count():
     attribution = attribution_table(rows_frame(rows))
     assert list(attribution.index) == ["simgrag", "kaping", "gnnrag"]
     assert attribution.loc["gnnrag"].to_dict() == {
-        "n": 2, "misses": 0, "pattern": 0, "retrieval": 0, "generation": 0, "error": 0}
+        "n": 2,
+        "misses": 0,
+        "pattern": 0,
+        "retrieval": 0,
+        "generation": 0,
+        "error": 0,
+    }
 
 
 def test_accuracy_chart_draws_each_bars_wilson_interval():

@@ -20,7 +20,9 @@ def test_metrics():
     assert not named_in_reply("Joel Coenish", ["Joel Coen"])
     assert answer_prf(["A", "B"], ["B", "C"]) == (0.5, 0.5, 0.5)
     assert answer_prf([], ["B"]) == (0.0, 0.0, 0.0)
-    assert evidence_recall([("X", "r", "B")], ["B"]) and not evidence_recall([("X", "r", "B")], ["C"])
+    assert evidence_recall([("X", "r", "B")], ["B"]) and not evidence_recall(
+        [("X", "r", "B")], ["C"]
+    )
 
 
 def test_torn_last_line_is_dropped(tmp_path):
@@ -46,9 +48,19 @@ def test_plan_selects_parts_deterministically():
 
 
 def test_summary_by_method_and_hops():
-    rows = [{"method": m, "hops": h, "hit1": hit, "f1": 0.0, "evidence_recall": True, "evidence_size": 2,
-             "prompt_tokens": 10, "error": None} for m, h, hit in
-            [("a", 1, True), ("a", 2, False), ("b", 1, True), ("b", 2, True)]]
+    rows = [
+        {
+            "method": m,
+            "hops": h,
+            "hit1": hit,
+            "f1": 0.0,
+            "evidence_recall": True,
+            "evidence_size": 2,
+            "prompt_tokens": 10,
+            "error": None,
+        }
+        for m, h, hit in [("a", 1, True), ("a", 2, False), ("b", 1, True), ("b", 2, True)]
+    ]
     summary = summarize(rows)
     assert summary["hits@1"] == 0.75 and summary["n"] == 4
     assert summary["by_method"]["a"]["by_hops"]["2"]["hits@1"] == 0.0
@@ -59,9 +71,27 @@ def test_summary_by_method_and_hops():
 def test_kill_and_resume(tmp_path):
     """A real run with the offline model, killed after its first row, then resumed to the end."""
     out = tmp_path / "r.jsonl"
-    command = [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
-               "--method", "llm-only", "--limit", "3", "--llm", "local", "--cache", "off",
-               "--out", str(out), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "kgviz",
+        "eval",
+        "--dataset",
+        "demo",
+        "--split",
+        "dev",
+        "--method",
+        "llm-only",
+        "--limit",
+        "3",
+        "--llm",
+        "local",
+        "--cache",
+        "off",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
@@ -103,8 +133,9 @@ def test_ids_only_rows_leave_the_dataset_out(tmp_path):
     assert all("question" not in r and "gold" not in r for r in ids) and len(ids) == 4
     drop = ("seconds", "timings", "llm_seconds", "cached_calls")
     joined = attach_questions(ids, session.dataset.questions("dev"))
-    assert [{k: v for k, v in r.items() if k not in drop} for r in joined] == \
-        [{k: v for k, v in r.items() if k not in drop} for r in full]
+    assert [{k: v for k, v in r.items() if k not in drop} for r in joined] == [
+        {k: v for k, v in r.items() if k not in drop} for r in full
+    ]
 
 
 def test_a_results_file_holds_one_llms_answers(tmp_path):
@@ -117,8 +148,11 @@ def test_a_results_file_holds_one_llms_answers(tmp_path):
     text = json.dumps({"llm": "ollama:llama3.1:8b", "method": "llm-only", "qid": "demo/dev/0"})
     out.write_text(text + "\n")
     session = open_session("demo", "local", cache_mode="off")
-    with pytest.raises(KgvizError, match=r"holds answers from ollama:llama3.1:8b, but this run "
-                                         r"uses llamacpp:qwen2.5-coder-1.5b"):
+    with pytest.raises(
+        KgvizError,
+        match=r"holds answers from ollama:llama3.1:8b, but this run "
+        r"uses llamacpp:qwen2.5-coder-1.5b",
+    ):
         run_eval(session, ["llm-only"], EvalPlan("dev", limit=2), out, progress=False)
     assert out.read_text() == text + "\n"
 
@@ -128,27 +162,48 @@ def test_rows_count_a_cached_reply_at_its_first_cost():
     from kgviz.eval.runner import result_row
     from kgviz.trace import LLMCall, Trace
 
-    record = QARecord("who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), qid="q1",
-                      hops=1)
+    record = QARecord(
+        "who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), qid="q1", hops=1
+    )
     pattern = LLMCall("pattern", [], "{}", 300, 40, 5.0, "llamacpp", "m", cached=False)
     answer = LLMCall("generation", [], "Robert Zemeckis", 200, 5, 3.0, "llamacpp", "m", cached=True)
-    trace = Trace(method="simgrag", question=record.question, answer="Robert Zemeckis",
-                  answers=["Robert Zemeckis"], llm_calls=[pattern, answer],
-                  timings={"retrieval": 5.2, "total": 5.3})
+    trace = Trace(
+        method="simgrag",
+        question=record.question,
+        answer="Robert Zemeckis",
+        answers=["Robert Zemeckis"],
+        llm_calls=[pattern, answer],
+        timings={"retrieval": 5.2, "total": 5.3},
+    )
     row = result_row("simgrag", record, trace)
     assert row["seconds"] == 8.3 and row["llm_seconds"] == 8.0 and row["cached_calls"] == 1
     assert "question" not in row and "gold" not in row and row["hit1"]
 
 
 def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
-    base = [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
-            "--method", "llm-only", "--llm", "local", "--quiet"]
+    base = [
+        sys.executable,
+        "-m",
+        "kgviz",
+        "eval",
+        "--dataset",
+        "demo",
+        "--split",
+        "dev",
+        "--method",
+        "llm-only",
+        "--llm",
+        "local",
+        "--quiet",
+    ]
     a_file = tmp_path / "notes.txt"
     a_file.write_text("not a folder")
-    cases = [(["--out", str(tmp_path)], "is a folder"),
-             (["--out", str(a_file / "r.jsonl")], "cannot write results to"),
-             (["--out", str(tmp_path / "r.jsonl"), "--limit", "0"], "0 is not at least 1"),
-             (["--out", str(tmp_path / "r.jsonl"), "--workers", "two"], "'two' is not a whole")]
+    cases = [
+        (["--out", str(tmp_path)], "is a folder"),
+        (["--out", str(a_file / "r.jsonl")], "cannot write results to"),
+        (["--out", str(tmp_path / "r.jsonl"), "--limit", "0"], "0 is not at least 1"),
+        (["--out", str(tmp_path / "r.jsonl"), "--workers", "two"], "'two' is not a whole"),
+    ]
     for extra, message in cases:
         done = subprocess.run(base + extra, capture_output=True, text=True, check=False)
         assert done.returncode == 2 and message in done.stderr, done.stderr
@@ -173,8 +228,9 @@ def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
         with pytest.raises(KgvizError, match="holds kaping answers with other options"):
             run_eval(session, ["kaping"], plan, out, progress=False, settings=other)
     with pytest.raises(KgvizError, match="unknown option"):
-        run_eval(session, ["kaping"], plan, tmp_path / "bad.jsonl", progress=False,
-                 settings={"top": 1})
+        run_eval(
+            session, ["kaping"], plan, tmp_path / "bad.jsonl", progress=False, settings={"top": 1}
+        )
     assert not (tmp_path / "bad.jsonl").exists() and len(read_results(out)) == 2
     default = tmp_path / "default.jsonl"
     run_eval(session, ["kaping"], plan, default, progress=False)
@@ -184,9 +240,29 @@ def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
 
 
 def test_eval_set_with_a_wrong_type_is_a_one_line_error(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split",
-                           "dev", "--method", "kaping", "--llm", "local", "--quiet", "--set",
-                           "top_k=many", "--out", str(tmp_path / "r.jsonl")],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "eval",
+            "--dataset",
+            "demo",
+            "--split",
+            "dev",
+            "--method",
+            "kaping",
+            "--llm",
+            "local",
+            "--quiet",
+            "--set",
+            "top_k=many",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 2 and "top_k" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "r.jsonl").exists()

@@ -20,8 +20,12 @@ from kgviz.session import Session
 
 
 def reply(text: str) -> bytes:
-    return json.dumps({"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
+    return json.dumps(
+        {
+            "choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3},
+        }
+    ).encode()
 
 
 def session_on(url: str) -> Session:
@@ -41,9 +45,27 @@ def test_a_second_writer_is_refused_naming_the_first(tmp_path):
 def test_a_second_eval_on_the_same_file_is_refused(tmp_path, fault_server):
     server = fault_server(lambda n, _: (200, reply("Robert Zemeckis"), 0))
     out = tmp_path / "r.jsonl"
-    command = [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
-               "--method", "llm-only", "--limit", "2", "--llm", f"openai:{server.url}/v1#m",
-               "--cache", "off", "--quiet", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "kgviz",
+        "eval",
+        "--dataset",
+        "demo",
+        "--split",
+        "dev",
+        "--method",
+        "llm-only",
+        "--limit",
+        "2",
+        "--llm",
+        f"openai:{server.url}/v1#m",
+        "--cache",
+        "off",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     with sole_writer(out):
         result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "is being written by kgviz eval" in result.stderr
@@ -64,8 +86,9 @@ def test_rescore_leaves_a_file_a_run_still_writes(tmp_path):
 def test_transient_503s_leave_no_error_rows(tmp_path, fault_server):
     server = fault_server(lambda n, _: (503, b"busy", 0) if n < 2 else (200, reply("Tom Hanks"), 0))
     out = tmp_path / "r.jsonl"
-    summary = run_eval(session_on(server.url), ["llm-only"], EvalPlan("dev", limit=3), out,
-                       progress=False)
+    summary = run_eval(
+        session_on(server.url), ["llm-only"], EvalPlan("dev", limit=3), out, progress=False
+    )
     rows = read_results(out)
     assert summary["failed"] == 0 and len(rows) == 3
     assert all(row.get("error") is None for row in rows)
@@ -75,8 +98,13 @@ def test_failed_questions_stay_pending_and_a_dead_server_ends_the_run(tmp_path, 
     session = session_on("http://127.0.0.1:9")
     second = EvalPlan("dev", limit=3).select(session.dataset.questions("dev"))[1].question
     failing = {"on": True}
-    server = fault_server(lambda n, body: (500, b'{"error":"boom"}', 0)
-                          if failing["on"] and second in body else (200, reply("Tom Hanks"), 0))
+    server = fault_server(
+        lambda n, body: (
+            (500, b'{"error":"boom"}', 0)
+            if failing["on"] and second in body
+            else (200, reply("Tom Hanks"), 0)
+        )
+    )
     out = tmp_path / "r.jsonl"
     session = session_on(server.url)
     summary = run_eval(session, ["llm-only"], EvalPlan("dev", limit=3), out, progress=False)
@@ -86,8 +114,13 @@ def test_failed_questions_stay_pending_and_a_dead_server_ends_the_run(tmp_path, 
     assert summary["failed"] == 0 and len(read_results(out)) == 3  # the pending one, retried
     dead = fault_server(lambda n, _: (503, b"down", 0))
     with pytest.raises(KgvizError, match="3 questions in a row failed"):
-        run_eval(session_on(dead.url), ["llm-only"], EvalPlan("dev", limit=8),
-                 tmp_path / "dead.jsonl", progress=False)
+        run_eval(
+            session_on(dead.url),
+            ["llm-only"],
+            EvalPlan("dev", limit=8),
+            tmp_path / "dead.jsonl",
+            progress=False,
+        )
     assert read_results(tmp_path / "dead.jsonl") == []
 
 
@@ -95,11 +128,33 @@ def test_eval_exits_non_zero_when_questions_failed(tmp_path, fault_server):
     server = fault_server(lambda n, _: (500, b"boom", 0) if n < 3 else (200, reply("Tom Hanks"), 0))
     out = tmp_path / "r.jsonl"
     result = subprocess.run(
-        [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
-         "--method", "llm-only", "--limit", "2", "--llm", f"openai:{server.url}/v1#m",
-         "--cache", "off", "--quiet", "--out", str(out)],
-        check=False, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")})
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "eval",
+            "--dataset",
+            "demo",
+            "--split",
+            "dev",
+            "--method",
+            "llm-only",
+            "--limit",
+            "2",
+            "--llm",
+            f"openai:{server.url}/v1#m",
+            "--cache",
+            "off",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")},
+    )
     assert result.returncode == 1, result.stderr
     assert "1 question(s) failed" in result.stderr and json.loads(result.stdout)["failed"] == 1
     assert len(read_results(out)) == 1
@@ -115,8 +170,16 @@ def test_a_tampered_model_ends_the_run_without_rows(tmp_path, monkeypatch):
 
     monkeypatch.setenv("KGVIZ_MODELS", str(tmp_path))
     (tmp_path / "tiny.gguf").write_bytes(b"tampered")
-    spec = ModelSpec("tiny", "tiny.gguf", 8, hashlib.sha256(b"original").hexdigest(),
-                     "none", "0", 1, "a recorded model whose file was changed")
+    spec = ModelSpec(
+        "tiny",
+        "tiny.gguf",
+        8,
+        hashlib.sha256(b"original").hexdigest(),
+        "none",
+        "0",
+        1,
+        "a recorded model whose file was changed",
+    )
     dataset = get_dataset("demo")
     session = Session(dataset, ReasonerContext(dataset, LlamaCppBackend(spec=spec)), "tampered")
     out = tmp_path / "r.jsonl"

@@ -25,23 +25,32 @@ KB = "Forrest Gump\tdirected_by\tRobert Zemeckis\nApollo 13\tdirected_by\tRon Ho
 def kgviz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     import os
 
-    return subprocess.run([sys.executable, "-m", "kgviz", *args], capture_output=True, text=True,
-                          timeout=300, check=False, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "kgviz", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def custom_folder(tmp_path: Path, kb: bytes, questions: str = "") -> Path:
     folder = tmp_path / "kg"
     folder.mkdir()
     (folder / "kb.tsv").write_bytes(kb)
-    (folder / "dev.jsonl").write_text(questions or json.dumps(
-        {"question": "who directed Apollo 13", "answers": ["Ron Howard"]}) + "\n")
+    (folder / "dev.jsonl").write_text(
+        questions
+        or json.dumps({"question": "who directed Apollo 13", "answers": ["Ron Howard"]}) + "\n"
+    )
     return folder
 
 
 def test_a_latin1_kb_is_one_line_naming_file_and_line(tmp_path):
     folder = custom_folder(tmp_path, (KB + "Amélie\tdirected_by\tJeunet\n").encode("latin-1"))
-    result = kgviz("data", "info", f"custom:{folder}", "--json",
-                   env={"KGVIZ_CACHE": str(tmp_path / "cache")})
+    result = kgviz(
+        "data", "info", f"custom:{folder}", "--json", env={"KGVIZ_CACHE": str(tmp_path / "cache")}
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{folder / 'kb.tsv'}:3: not UTF-8 text (byte 0xe9" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -68,12 +77,25 @@ def test_an_oversized_name_is_refused_with_its_line(tmp_path, monkeypatch):
     assert len(list(read_triples(path))) == 3
 
 
-@pytest.mark.parametrize("lines, problem", [
-    ([{"question": "q1", "answers": ["a"], "hops": 1},
-      {"question": "q2", "answers": ["a"], "hops": "2"}], r"dev.jsonl:2: 'hops' must be"),
-    ([{"id": "x", "question": "q1", "answers": ["a"]},
-      {"id": "x", "question": "q2", "answers": ["a"]}], r"dev.jsonl:2: question id 'x' is used again"),
-])
+@pytest.mark.parametrize(
+    "lines, problem",
+    [
+        (
+            [
+                {"question": "q1", "answers": ["a"], "hops": 1},
+                {"question": "q2", "answers": ["a"], "hops": "2"},
+            ],
+            r"dev.jsonl:2: 'hops' must be",
+        ),
+        (
+            [
+                {"id": "x", "question": "q1", "answers": ["a"]},
+                {"id": "x", "question": "q2", "answers": ["a"]},
+            ],
+            r"dev.jsonl:2: question id 'x' is used again",
+        ),
+    ],
+)
 def test_bad_question_files(tmp_path, lines, problem):
     folder = custom_folder(tmp_path, KB.encode(), "\n".join(map(json.dumps, lines)) + "\n")
     with pytest.raises(DataFormatError, match=problem):
@@ -100,11 +122,22 @@ def test_results_rows_of_the_wrong_shape(tmp_path):
 
 
 def test_a_malformed_ollama_host_is_one_line(tmp_path):
-    result = kgviz("ask", "who directed Apollo 13", "--dataset", "demo", "--method", "llm-only",
-                   "--llm", "ollama", env={"OLLAMA_HOST": "http://h:port", "KGVIZ_CACHE":
-                                           str(tmp_path / "cache")})
-    assert result.returncode == 2 and "OLLAMA_HOST 'http://h:port' is not a server address" \
-        in result.stderr and "Traceback" not in result.stderr
+    result = kgviz(
+        "ask",
+        "who directed Apollo 13",
+        "--dataset",
+        "demo",
+        "--method",
+        "llm-only",
+        "--llm",
+        "ollama",
+        env={"OLLAMA_HOST": "http://h:port", "KGVIZ_CACHE": str(tmp_path / "cache")},
+    )
+    assert (
+        result.returncode == 2
+        and "OLLAMA_HOST 'http://h:port' is not a server address" in result.stderr
+        and "Traceback" not in result.stderr
+    )
 
 
 def test_a_torn_processed_graph_is_rebuilt(tmp_path, monkeypatch, caplog):
@@ -136,9 +169,23 @@ def test_a_corrupt_llm_cache_entry_is_set_aside(tmp_path):
 
     entry = tmp_path / "ab" / "abcd.json"
     entry.parent.mkdir()
-    entry.write_text(json.dumps({"request": {}, "completion": {
-        "text": 5, "parsed": None, "prompt_tokens": "many", "completion_tokens": 1,
-        "latency_s": 0.1, "backend": "b", "model": "m", "truncated": False}}))
+    entry.write_text(
+        json.dumps(
+            {
+                "request": {},
+                "completion": {
+                    "text": 5,
+                    "parsed": None,
+                    "prompt_tokens": "many",
+                    "completion_tokens": 1,
+                    "latency_s": 0.1,
+                    "backend": "b",
+                    "model": "m",
+                    "truncated": False,
+                },
+            }
+        )
+    )
     assert CachedLLM._read(entry) is None
     assert not entry.exists() and entry.with_name("abcd.json.corrupt").exists()
 
@@ -177,5 +224,6 @@ def test_a_corrupt_faiss_index_is_rebuilt(tmp_path, monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="kgviz"):
         again = KGIndex.build(kg)
     assert "was unreadable" in caplog.text
-    assert [n.name for n in again.nearest_entities("Forrest Gump", 3)] == \
-        [n.name for n in first.nearest_entities("Forrest Gump", 3)]
+    assert [n.name for n in again.nearest_entities("Forrest Gump", 3)] == [
+        n.name for n in first.nearest_entities("Forrest Gump", 3)
+    ]

@@ -27,15 +27,27 @@ BACKENDS = {
 
 
 def openai_reply(text: str) -> bytes:
-    return json.dumps({"choices": [{"message": {"role": "assistant", "content": text},
-                                    "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
+    return json.dumps(
+        {
+            "choices": [
+                {"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3},
+        }
+    ).encode()
 
 
 def ollama_reply(text: str) -> bytes:
-    return json.dumps({"model": "m", "message": {"role": "assistant", "content": text},
-                       "done": True, "done_reason": "stop", "prompt_eval_count": 10,
-                       "eval_count": 3}).encode()
+    return json.dumps(
+        {
+            "model": "m",
+            "message": {"role": "assistant", "content": text},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 10,
+            "eval_count": 3,
+        }
+    ).encode()
 
 
 def reply_for(kind: str, text: str) -> bytes:
@@ -44,8 +56,11 @@ def reply_for(kind: str, text: str) -> bytes:
 
 @pytest.mark.parametrize("kind", BACKENDS)
 def test_transient_503s_are_retried(fault_server, kind):
-    server = fault_server(lambda n, _: (503, b'{"error":"busy"}', 0) if n < 2
-                          else (200, reply_for(kind, "Robert Zemeckis"), 0))
+    server = fault_server(
+        lambda n, _: (
+            (503, b'{"error":"busy"}', 0) if n < 2 else (200, reply_for(kind, "Robert Zemeckis"), 0)
+        )
+    )
     completion = BACKENDS[kind][0](server.url).complete(MESSAGES)
     assert completion.text == "Robert Zemeckis" and server.requests == 3
 
@@ -92,9 +107,26 @@ def test_ctrl_c_stops_ask_within_two_seconds(fault_server, tmp_path):
     server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 4000), 0.05))
     env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "kgviz", "ask", "who directed Forrest Gump", "--dataset", "demo",
-         "--method", "llm-only", "--llm", f"openai:{server.url}/v1#m", "--cache", "off"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "ask",
+            "who directed Forrest Gump",
+            "--dataset",
+            "demo",
+            "--method",
+            "llm-only",
+            "--llm",
+            f"openai:{server.url}/v1#m",
+            "--cache",
+            "off",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while server.requests == 0 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -114,10 +146,34 @@ def test_ctrl_c_stops_eval_within_two_seconds(fault_server, tmp_path):
     out = tmp_path / "r.jsonl"
     env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "kgviz", "eval", "--dataset", "demo", "--split", "dev",
-         "--method", "llm-only", "--limit", "4", "--workers", "2", "--quiet", "--cache", "off",
-         "--llm", f"openai:{server.url}/v1#m", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "eval",
+            "--dataset",
+            "demo",
+            "--split",
+            "dev",
+            "--method",
+            "llm-only",
+            "--limit",
+            "4",
+            "--workers",
+            "2",
+            "--quiet",
+            "--cache",
+            "off",
+            "--llm",
+            f"openai:{server.url}/v1#m",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while server.requests < 2 and time.monotonic() < deadline:
         time.sleep(0.1)

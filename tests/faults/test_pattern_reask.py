@@ -14,19 +14,30 @@ from kgviz.reasoners.simgrag.reasoner import PATTERN_REASK_STAGE
 
 QUESTION = "who directed the films that Tom Hanks acted in"
 PHRASES = ["a film has Tom Hanks among its starred actors", "that film was directed by someone"]
-SELF_LOOP = {"phrases": PHRASES,
-             "triples": [["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
-                         ["UNKNOWN person 1", "directed by", "UNKNOWN person 1"]]}
-FIXED = {"phrases": PHRASES,
-         "triples": [["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
-                     ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"]]}
+SELF_LOOP = {
+    "phrases": PHRASES,
+    "triples": [
+        ["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
+        ["UNKNOWN person 1", "directed by", "UNKNOWN person 1"],
+    ],
+}
+FIXED = {
+    "phrases": PHRASES,
+    "triples": [
+        ["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
+        ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"],
+    ],
+}
 ANSWER = {"reason": "Graph 1 links his film to its director.", "answer": ["Robert Zemeckis"]}
 
 
 def reply(content: dict) -> bytes:
-    return json.dumps({"choices": [{"message": {"content": json.dumps(content)},
-                                    "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 10, "completion_tokens": 20}}).encode()
+    return json.dumps(
+        {
+            "choices": [{"message": {"content": json.dumps(content)}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 20},
+        }
+    ).encode()
 
 
 def run(fault_server, replies: list[dict]):
@@ -44,8 +55,11 @@ def run(fault_server, replies: list[dict]):
 
 def test_a_self_loop_is_reasked_and_the_fixed_pattern_searched(fault_server, tmp_cache):
     trace, bodies = run(fault_server, [SELF_LOOP, FIXED, ANSWER])
-    assert [call.stage for call in trace.llm_calls] == ["pattern", PATTERN_REASK_STAGE,
-                                                        "generation"]
+    assert [call.stage for call in trace.llm_calls] == [
+        "pattern",
+        PATTERN_REASK_STAGE,
+        "generation",
+    ]
     reask = json.loads(bodies[1])["messages"][-1]["content"]
     assert "links 'UNKNOWN person 1' to itself" in reask and "one triple per phrase" in reask
     pattern = trace.stages["pattern"]

@@ -37,17 +37,25 @@ def test_vocabularies_and_dedup(kg):
 def test_neighbors_each_direction(kg):
     hanks = kg.entity_id("Tom Hanks")
     incoming = {(kg.entities[n], kg.relations[r]) for _, r, n, fwd in kg.neighbors(hanks, "in")}
-    assert incoming == {("Forrest Gump", "starred_actors"), ("Cast Away", "starred_actors"),
-                        ("Big", "starred_actors")}
+    assert incoming == {
+        ("Forrest Gump", "starred_actors"),
+        ("Cast Away", "starred_actors"),
+        ("Big", "starred_actors"),
+    }
     assert kg.neighbors(hanks, "out") == []
     both = kg.neighbors(kg.entity_id("Big"), "both")
     assert {(kg.entities[n], fwd) for _, _, n, fwd in both} == {
-        ("Tom Hanks", True), ("Penny Marshall", True), ("tom hanks", False)}
+        ("Tom Hanks", True),
+        ("Penny Marshall", True),
+        ("tom hanks", False),
+    }
 
 
 def random_graph(seed: int, n: int = 40, m: int = 120):
     rng = random.Random(seed)
-    triples = [(f"e{rng.randrange(n)}", f"r{rng.randrange(4)}", f"e{rng.randrange(n)}") for _ in range(m)]
+    triples = [
+        (f"e{rng.randrange(n)}", f"r{rng.randrange(4)}", f"e{rng.randrange(n)}") for _ in range(m)
+    ]
     return KnowledgeGraph.from_triples(triples), triples
 
 
@@ -74,8 +82,11 @@ def test_k_hop_subgraph_matches_networkx(seed):
         expected = nx.single_source_shortest_path_length(undirected, 0, cutoff=hops)
         assert set(nodes.tolist()) == set(expected)
         dist = kg.distances_from([0], hops)
-        walked = {e for e, (h, _, t) in enumerate(kg.triples.tolist())
-                  if min(dist[h] if dist[h] >= 0 else 99, dist[t] if dist[t] >= 0 else 99) < hops}
+        walked = {
+            e
+            for e, (h, _, t) in enumerate(kg.triples.tolist())
+            if min(dist[h] if dist[h] >= 0 else 99, dist[t] if dist[t] >= 0 else 99) < hops
+        }
         assert set(edges.tolist()) == walked
 
 
@@ -116,8 +127,14 @@ def test_shortest_paths_are_relation_labelled(kg):
     paths = kg.shortest_paths([kg.entity_id("Tom Hanks")], [kg.entity_id("Robert Zemeckis")])
     named = {tuple(kg.triple_names(e) for e in p) for p in paths}
     assert named == {
-        (("Forrest Gump", "starred_actors", "Tom Hanks"), ("Forrest Gump", "directed_by", "Robert Zemeckis")),
-        (("Cast Away", "starred_actors", "Tom Hanks"), ("Cast Away", "directed_by", "Robert Zemeckis")),
+        (
+            ("Forrest Gump", "starred_actors", "Tom Hanks"),
+            ("Forrest Gump", "directed_by", "Robert Zemeckis"),
+        ),
+        (
+            ("Cast Away", "starred_actors", "Tom Hanks"),
+            ("Cast Away", "directed_by", "Robert Zemeckis"),
+        ),
     }
 
 
@@ -158,6 +175,7 @@ def test_shortest_path_edges_are_those_of_every_shortest_path(seed):
     kg, _ = random_graph(seed, n=40, m=90)
     sources, targets = [0, 3], list(range(5, 40, 3)) + [3]
     for max_hops in (1, 2, 4):
-        enumerated = {edge for path in kg.shortest_paths(sources, targets, max_hops, 10**6)
-                      for edge in path}
+        enumerated = {
+            edge for path in kg.shortest_paths(sources, targets, max_hops, 10**6) for edge in path
+        }
         assert set(kg.shortest_path_edges(sources, targets, max_hops).tolist()) == enumerated

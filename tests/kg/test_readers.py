@@ -13,7 +13,10 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_pipe_and_tab_formats(tmp_path):
-    assert list(read_triples(write(tmp_path, "A|r|B\n\nB|s|C\n"))) == [("A", "r", "B"), ("B", "s", "C")]
+    assert list(read_triples(write(tmp_path, "A|r|B\n\nB|s|C\n"))) == [
+        ("A", "r", "B"),
+        ("B", "s", "C"),
+    ]
     assert list(read_triples(write(tmp_path, "A\tr\tB x\r\n"))) == [("A", "r", "B x")]
 
 

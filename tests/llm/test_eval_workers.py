@@ -33,8 +33,9 @@ def test_questions_run_concurrently_and_each_is_written_once(llamacpp_http, tmp_
     llm = CountingBackend(llamacpp_http, "qwen2.5-coder-0.5b", max_tokens=24)
     session = Session(dataset, ReasonerContext(dataset, llm), "test server")
     out = tmp_path / "r.jsonl"
-    summary = run_eval(session, ["llm-only"], EvalPlan("dev", limit=4), out, progress=False,
-                       workers=2)
+    summary = run_eval(
+        session, ["llm-only"], EvalPlan("dev", limit=4), out, progress=False, workers=2
+    )
     rows = read_results(out)
     assert summary["n"] == 4 and len({row["qid"] for row in rows}) == 4
     assert llm.most_in_flight == 2

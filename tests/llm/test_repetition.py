@@ -5,22 +5,30 @@ import pytest
 from kgviz.llm.repetition import LoopGuard, cut_loop
 
 
-@pytest.mark.parametrize("text, kept", [
-    ("The answer is " + "The Champ, " * 30, "The answer is The Champ,"),
-    ("ans: King Vidor\n" * 12, "ans: King Vidor"),
-    ("Films: " + ", ".join(f"Film {i % 5}" for i in range(60)),
-     "Films: Film 0, Film 1, Film 2, Film 3, Film 4,"),
-])
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("The answer is " + "The Champ, " * 30, "The answer is The Champ,"),
+        ("ans: King Vidor\n" * 12, "ans: King Vidor"),
+        (
+            "Films: " + ", ".join(f"Film {i % 5}" for i in range(60)),
+            "Films: Film 0, Film 1, Film 2, Film 3, Film 4,",
+        ),
+    ],
+)
 def test_loops_are_cut_after_their_first_copy(text, kept):
     assert cut_loop(text) == (kept, True)
 
 
-@pytest.mark.parametrize("text", [
-    "ans: 1987\nans: 1992\nans: 1993",
-    "Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed_by, Robert Zemeckis).",
-    "The films are " + ", ".join(f"Film {i}" for i in range(150)),
-    "ha ha ha",  # too short to be a loop
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ans: 1987\nans: 1992\nans: 1993",
+        "Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed_by, Robert Zemeckis).",
+        "The films are " + ", ".join(f"Film {i}" for i in range(150)),
+        "ha ha ha",  # too short to be a loop
+    ],
+)
 def test_other_text_is_kept(text):
     assert cut_loop(text) == (text, False)
 

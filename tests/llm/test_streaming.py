@@ -13,8 +13,7 @@ from kgviz.llm.streaming import begin_call, streaming_to
 MESSAGES = [{"role": "user", "content": "Name three colours, comma separated."}]
 
 
-def test_tokens_stream_from_the_offline_model_and_a_cached_reply_arrives_whole(counting,
-                                                                                tmp_path):
+def test_tokens_stream_from_the_offline_model_and_a_cached_reply_arrives_whole(counting, tmp_path):
     llm = CachedLLM(counting(), tmp_path)
     pieces: list[str] = []
     with streaming_to(pieces.append):
@@ -40,9 +39,26 @@ def test_the_live_box_shows_the_stage_and_escaped_text():
 
 def test_ask_streams_the_reply_to_the_terminal():
     result = subprocess.run(
-        [sys.executable, "-m", "kgviz", "ask", "who directed Forrest Gump", "--dataset", "demo",
-         "--method", "llm-only", "--llm", "local", "--cache", "off"],
-        capture_output=True, text=True, timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "ask",
+            "who directed Forrest Gump",
+            "--dataset",
+            "demo",
+            "--method",
+            "llm-only",
+            "--llm",
+            "local",
+            "--cache",
+            "off",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert "── generation: the LLM writes …\n│ " in result.stderr
     assert "── generation done in" in result.stderr

@@ -9,9 +9,16 @@ from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAGConfig, resolved_top
 from kgviz.trace import REASK_STAGE, Trace
 
 
-@pytest.mark.parametrize("model, k", [("qwen2.5-coder-1.5b", 30), ("qwen2.5-coder:0.5b", 30),
-                                      ("llama3.1:70b", 100), ("qwen2.5:7b-instruct", 100),
-                                      ("mistral", 100)])
+@pytest.mark.parametrize(
+    "model, k",
+    [
+        ("qwen2.5-coder-1.5b", 30),
+        ("qwen2.5-coder:0.5b", 30),
+        ("llama3.1:70b", 100),
+        ("qwen2.5:7b-instruct", 100),
+        ("mistral", 100),
+    ],
+)
 def test_top_k_auto_follows_the_reader_size(model, k):
     assert SubgraphRAGConfig().top_k == "auto"
     assert resolved_top_k("auto", model) == k and resolved_top_k(12, model) == 12
@@ -31,12 +38,21 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
     assert [call.stage for call in trace.llm_calls] == ["generation", REASK_STAGE]
     assert trace.reasked and trace.answers == [] and len(seen) == 2
     reask = trace.llm_calls[1].messages
-    assert reask[-2] == {"role": "assistant", "content": seen[0]} and "Reply again" in reask[-1]["content"]
+    assert (
+        reask[-2] == {"role": "assistant", "content": seen[0]}
+        and "Reply again" in reask[-1]["content"]
+    )
     trace = Trace(method="llm-only", question="who directed Forrest Gump")
     generate_answer(trace, llm, answer_messages(trace.question), 32, lambda reply: [reply])
     assert not trace.reasked and len(trace.llm_calls) == 1
     # the last resort decides only once the re-ask committed to nothing either
     trace = Trace(method="llm-only", question="who directed Forrest Gump")
-    generate_answer(trace, llm, answer_messages(trace.question), 32, nothing_commits,
-                    fallback=lambda reply: ["listed"])
+    generate_answer(
+        trace,
+        llm,
+        answer_messages(trace.question),
+        32,
+        nothing_commits,
+        fallback=lambda reply: ["listed"],
+    )
     assert trace.reasked and trace.answers == ["listed"] and len(trace.llm_calls) == 2

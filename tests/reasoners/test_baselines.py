@@ -33,8 +33,9 @@ def demo(tmp_cache) -> ReasonerContext:
     return ReasonerContext(get_dataset("demo"), llm=UnavailableLLM())
 
 
-@pytest.mark.parametrize("method, option", [("kaping", "top_k"), ("kaping", "hops"),
-                                            ("llm-only", "max_tokens")])
+@pytest.mark.parametrize(
+    "method, option", [("kaping", "top_k"), ("kaping", "hops"), ("llm-only", "max_tokens")]
+)
 def test_config_is_checked(demo, method, option):
     with pytest.raises(KgvizError, match=f"{method}: {option} must be at least 1"):
         make_reasoner(method, demo, **{option: 0})
@@ -43,8 +44,12 @@ def test_config_is_checked(demo, method, option):
 def test_answer_entities_keeps_kg_names_from_a_list_reply(demo):
     names = entity_names(demo)
     reply = "1. Ethan Coen and joel coen.\n- Samuel L. Jackson\nsomeone else, Penelope Cruz"
-    assert answer_entities(reply, names) == ["Ethan Coen", "Joel Coen", "Samuel L. Jackson",
-                                             "Penélope Cruz"]
+    assert answer_entities(reply, names) == [
+        "Ethan Coen",
+        "Joel Coen",
+        "Samuel L. Jackson",
+        "Penélope Cruz",
+    ]
     assert answer_entities("I don't know.", names) == []
 
 
@@ -56,13 +61,15 @@ def test_candidate_edges_nearer_hops_first_under_the_cap(demo):
     assert set(hop.tolist()) == {1} and dropped == 0
     cap = len(one_hop) + 5
     capped, hop, dropped = candidate_edges(kg, [seed], 2, cap, np.random.default_rng(0))
-    assert set(capped[:len(one_hop)].tolist()) == set(one_hop.tolist())
+    assert set(capped[: len(one_hop)].tolist()) == set(one_hop.tolist())
     assert hop.tolist() == [1] * len(one_hop) + [2] * 5 and dropped > 0
 
 
 def test_verbalise_uses_readable_relations():
-    assert verbalise(("Forrest Gump", "directed_by", "Robert Zemeckis")) == \
-        "(Forrest Gump, directed by, Robert Zemeckis)"
+    assert (
+        verbalise(("Forrest Gump", "directed_by", "Robert Zemeckis"))
+        == "(Forrest Gump, directed by, Robert Zemeckis)"
+    )
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -108,8 +115,11 @@ def test_llm_only_traces_on_demo(tmp_cache, local_llm):
 
 @pytest.mark.slow
 def test_kaping_traces_on_demo_hold_the_gold_answer(tmp_cache, local_llm):
-    questions = ["who directed Forrest Gump", "when was Parasite released",
-                 "what films did Kathryn Bigelow direct"]
+    questions = [
+        "who directed Forrest Gump",
+        "when was Parasite released",
+        "what films did Kathryn Bigelow direct",
+    ]
     for record, trace in run_demo_questions("kaping", local_llm, questions):
         shown = check_contract(trace, "kaping")
         assert isinstance(trace.stages["linking"], EntityLinking)

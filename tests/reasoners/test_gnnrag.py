@@ -45,7 +45,8 @@ def test_paths_follow_triples_both_ways_and_show_their_direction(movies):
     kg = movies
     paths = candidate_paths(kg, [kg.entity_id("Heat")], kg.entity_id("Tom Cruise"), {}, 3, keep=5)
     assert [p.text for p in paths] == [
-        "Heat → directed by → Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"]
+        "Heat → directed by → Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"
+    ]
     path = paths[0]
     assert (path.start, path.end) == ("Heat", "Tom Cruise")
     assert path.triples == [TRIPLES[0], TRIPLES[1], TRIPLES[2]]  # each triple as stored
@@ -60,8 +61,9 @@ def test_paths_start_at_the_topic_entity_even_against_the_first_triple(movies):
 
 
 def test_more_paths_than_kept_prefer_probable_entities(movies):
-    kg = movies.__class__.from_triples(TRIPLES + [("Heat", "has_genre", "Crime"),
-                                                  ("Collateral", "has_genre", "Crime")])
+    kg = movies.__class__.from_triples(
+        TRIPLES + [("Heat", "has_genre", "Crime"), ("Collateral", "has_genre", "Crime")]
+    )
     topic, target = kg.entity_id("Heat"), kg.entity_id("Collateral")
     both = candidate_paths(kg, [topic], target, {}, 3, keep=5)
     assert {p.steps[0].entity for p in both} == {"Michael Mann", "Crime"}
@@ -80,8 +82,10 @@ def test_evidence_triples_become_paths_from_the_topic(movies):
     texts = sorted(p.text for p in paths)
     assert texts == [
         "Heat → release year → 1995",
-        ("Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"
-         " ← starred actors ← Top Gun"),
+        (
+            "Michael Mann ← directed by ← Collateral → starred actors → Tom Cruise"
+            " ← starred actors ← Top Gun"
+        ),
     ]
     assert {p.origin for p in paths} == {"kaping"}
 
@@ -104,7 +108,7 @@ def test_pagerank_solves_the_restart_equation():
     heads, tails = np.array([0, 1, 2]), np.array([1, 2, 3])  # a path 0-1-2-3
     score = personalized_pagerank(4, heads, tails, np.array([0]), alpha=0.2, iterations=200)
     # column u spreads u's score evenly over its neighbours
-    walk = np.array([[0, .5, 0, 0], [1, 0, .5, 0], [0, .5, 0, 1], [0, 0, .5, 0]])
+    walk = np.array([[0, 0.5, 0, 0], [1, 0, 0.5, 0], [0, 0.5, 0, 1], [0, 0, 0.5, 0]])
     exact = np.linalg.solve(np.eye(4) - 0.8 * walk, 0.2 * np.array([1.0, 0, 0, 0]))
     assert score == pytest.approx(exact, abs=1e-6) and score.sum() == pytest.approx(1.0)
     assert score[1] > score[2] > score[3]
@@ -116,11 +120,15 @@ def test_gnn_gives_one_logit_per_node_of_each_stacked_graph():
     model = GNNReasoner(shape)
     triples = torch.tensor([[0, 0, 1], [1, 1, 2], [3, 0, 4]])  # graph 0: nodes 0-2, graph 1: 3-4
     inputs = GraphInputs(
-        questions=torch.randn(2, 8), tokens=torch.randn(2, 5, 8),
+        questions=torch.randn(2, 8),
+        tokens=torch.randn(2, 5, 8),
         token_mask=torch.tensor([[True] * 5, [True, True, True, False, False]]),
-        relations=torch.randn(2, 8), triples=triples,
+        relations=torch.randn(2, 8),
+        triples=triples,
         topic_mask=torch.tensor([True, False, False, True, False]),
-        graph=torch.tensor([0, 0, 0, 1, 1]), names=torch.randn(5, 8))
+        graph=torch.tensor([0, 0, 0, 1, 1]),
+        names=torch.randn(5, 8),
+    )
     logits = model(inputs)
     assert logits.shape == (5,) and torch.isfinite(logits).all()
     distribution_loss(logits, torch.tensor([0.0, 1.0, 0.0, 0.0, 1.0]), inputs.graph).backward()
@@ -184,7 +192,8 @@ def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
     question = "who directed Forrest Gump"
     record = next(r for r in context.dataset.questions("dev") if r.question == question)
     trace = make_reasoner("gnnrag", context, augment_with=augment_with).run(
-        record.question, record.topic_entities)
+        record.question, record.topic_entities
+    )
     shown = trace.to_json()
     expected = ["linking", "subgraph", "gnn", "candidates", "paths"]
     assert list(trace.stages) == expected + (["augmentation"] if augment_with else [])
@@ -236,25 +245,35 @@ def test_trained_gnn_finds_heldout_metaqa_answers(shared_data):
     text = kg_text_embeddings(kg)
     samples = build_samples(kg, text, records, settings)
     scores = node_metrics(model, text, samples, settings)["all"]
-    hits = [evidence_recall(unique_triples(retrieve(kg, model, text, s.question,
-                                                    s.subgraph.topics.tolist(), settings).paths),
-                            s.record.answers) for s in samples]
+    hits = [
+        evidence_recall(
+            unique_triples(
+                retrieve(kg, model, text, s.question, s.subgraph.topics.tolist(), settings).paths
+            ),
+            s.record.answers,
+        )
+        for s in samples
+    ]
     assert scores["questions"] == 36
     assert scores["recall"] >= 0.65 and scores["hits@1"] >= 0.7 and np.mean(hits) >= 0.75
 
 
-@pytest.mark.parametrize("probabilities, excluded, mass, cap, expected", [
-    # taken until the sum reaches the mass, the node that crosses it included
-    ([0.5, 0.3, 0.15, 0.05], [], 0.95, 10, [0, 1, 2]),
-    ([0.05, 0.15, 0.3, 0.5], [], 0.95, 10, [3, 2, 1]),
-    ([0.97, 0.02, 0.01], [], 0.95, 10, [0]),               # a sure GNN hands over one
-    ([0.25, 0.25, 0.25, 0.25], [], 0.95, 3, [0, 1, 2]),   # an unsure one many, up to the cap
-    ([0.25, 0.25, 0.25, 0.25], [], 0.5, 10, [0, 1]),      # exactly at the mass: stop there
-    ([0.9, 0.06, 0.04], [0], 0.95, 10, [1, 2]),            # topic entities never count
-    ([0.9, 0.1], [0, 1], 0.95, 10, []),
-])
-def test_candidates_follow_the_papers_cumulative_probability_rule(probabilities, excluded, mass,
-                                                                   cap, expected):
+@pytest.mark.parametrize(
+    "probabilities, excluded, mass, cap, expected",
+    [
+        # taken until the sum reaches the mass, the node that crosses it included
+        ([0.5, 0.3, 0.15, 0.05], [], 0.95, 10, [0, 1, 2]),
+        ([0.05, 0.15, 0.3, 0.5], [], 0.95, 10, [3, 2, 1]),
+        ([0.97, 0.02, 0.01], [], 0.95, 10, [0]),  # a sure GNN hands over one
+        ([0.25, 0.25, 0.25, 0.25], [], 0.95, 3, [0, 1, 2]),  # an unsure one many, up to the cap
+        ([0.25, 0.25, 0.25, 0.25], [], 0.5, 10, [0, 1]),  # exactly at the mass: stop there
+        ([0.9, 0.06, 0.04], [0], 0.95, 10, [1, 2]),  # topic entities never count
+        ([0.9, 0.1], [0, 1], 0.95, 10, []),
+    ],
+)
+def test_candidates_follow_the_papers_cumulative_probability_rule(
+    probabilities, excluded, mass, cap, expected
+):
     mask = np.isin(np.arange(len(probabilities)), excluded)
     chosen = candidates_by_mass(np.array(probabilities), mask, mass, cap)
     assert chosen.tolist() == expected
@@ -267,5 +286,6 @@ def test_the_loss_is_cross_entropy_against_each_questions_gold_distribution():
     first = -0.5 * (torch.log_softmax(logits[:3], 0)[0] + torch.log_softmax(logits[:3], 0)[2])
     second = -torch.log_softmax(logits[3:], 0)[1]
     assert distribution_loss(logits, labels, graph).item() == pytest.approx(
-        ((first + second) / 2).item(), rel=1e-6)
+        ((first + second) / 2).item(), rel=1e-6
+    )
     assert answer_distribution(logits, graph)[:3].sum().item() == pytest.approx(1.0)

@@ -32,16 +32,32 @@ from kgviz.reasoners.registry import make_reasoner
 
 # ------------------------------------------------------------------ lossless description
 NAMES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
-PUNCTUATED = st.sampled_from(['a "quoted" name', "x, (y)", "+ (", "- (\"a\", \"b\")", "back\\slash",
-                              "line\nbreak", "sep\u2028arator", "  spaced  ", "é", "[Name]"])
+PUNCTUATED = st.sampled_from(
+    [
+        'a "quoted" name',
+        "x, (y)",
+        "+ (",
+        '- ("a", "b")',
+        "back\\slash",
+        "line\nbreak",
+        "sep\u2028arator",
+        "  spaced  ",
+        "é",
+        "[Name]",
+    ]
+)
 
 
 @st.composite
 def small_graphs(draw):
     nodes = draw(st.lists(st.one_of(NAMES, PUNCTUATED), min_size=1, max_size=8, unique=True))
     relations = draw(st.lists(st.one_of(NAMES, PUNCTUATED), min_size=1, max_size=3, unique=True))
-    triples = draw(st.lists(st.tuples(st.sampled_from(nodes), st.sampled_from(relations),
-                                      st.sampled_from(nodes)), max_size=14))
+    triples = draw(
+        st.lists(
+            st.tuples(st.sampled_from(nodes), st.sampled_from(relations), st.sampled_from(nodes)),
+            max_size=14,
+        )
+    )
     return triples, draw(st.sampled_from(nodes))
 
 
@@ -57,12 +73,14 @@ def test_description_rebuilds_the_graph_exactly(graph):
 
 
 def test_description_is_a_bfs_tree_in_pre_order_with_extra_edges_at_their_heads():
-    triples = [("Cast Away", "directed_by", "Robert Zemeckis"),
-               ("Forrest Gump", "directed_by", "Robert Zemeckis"),
-               ("Forrest Gump", "release_year", "1994"),
-               ("Cast Away", "release_year", "2000"),
-               ("Forrest Gump", "starred_actors", "Tom Hanks"),
-               ("Cast Away", "starred_actors", "Tom Hanks")]
+    triples = [
+        ("Cast Away", "directed_by", "Robert Zemeckis"),
+        ("Forrest Gump", "directed_by", "Robert Zemeckis"),
+        ("Forrest Gump", "release_year", "1994"),
+        ("Cast Away", "release_year", "2000"),
+        ("Forrest Gump", "starred_actors", "Tom Hanks"),
+        ("Cast Away", "starred_actors", "Tom Hanks"),
+    ]
     assert describe_graph(triples, "Forrest Gump").split("\n") == [
         '"Forrest Gump"',
         '  - ("Forrest Gump", "directed_by", "Robert Zemeckis")',
@@ -78,15 +96,24 @@ def test_description_is_a_bfs_tree_in_pre_order_with_extra_edges_at_their_heads(
 @pytest.fixture
 def chain() -> KnowledgeGraph:
     """a -r-> b -s-> c -r-> d, and a hub h -s-> a, b, c."""
-    return KnowledgeGraph.from_triples([("a", "r", "b"), ("b", "s", "c"), ("c", "r", "d"),
-                                        ("h", "s", "a"), ("h", "s", "b"), ("h", "s", "c")])
+    return KnowledgeGraph.from_triples(
+        [
+            ("a", "r", "b"),
+            ("b", "s", "c"),
+            ("c", "r", "d"),
+            ("h", "s", "a"),
+            ("h", "s", "b"),
+            ("h", "s", "c"),
+        ]
+    )
 
 
 def test_mean_pooling_on_a_hand_made_graph(chain):
     ids = {name: chain.entity_id(name) for name in "abcdh"}
     assert list(ids.values()) == [0, 1, 2, 3, 4] and list(chain.relations) == ["r", "s"]
-    nodes = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1]],
-                     np.float32)  # a, b, c, d, h
+    nodes = np.array(
+        [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1]], np.float32
+    )  # a, b, c, d, h
     relations = np.array([[2, 0, 0, 0], [0, 0, 0, 2]], np.float32)  # r, s
     # 1 hop: d's ego-graph is {c, d} with c-r->d: (c + d + r) / 3
     one_hop = pooled_ego_embeddings(chain, nodes, relations, hops=1, max_degree=10)
@@ -104,7 +131,10 @@ def test_mean_pooling_on_a_hand_made_graph(chain):
     ego = ego_graph(chain, ids["d"], hops=2, max_degree=10)
     assert sorted(chain.entities[n] for n in ego.nodes) == ["b", "c", "d", "h"]
     assert sorted(chain.triple_names(e) for e in ego.edges) == [
-        ("b", "s", "c"), ("c", "r", "d"), ("h", "s", "c")]
+        ("b", "s", "c"),
+        ("c", "r", "d"),
+        ("h", "s", "c"),
+    ]
 
 
 def test_a_hub_expands_through_the_half_edges_most_relevant_to_the_question(chain):
@@ -122,10 +152,13 @@ def test_a_hub_expands_through_the_half_edges_most_relevant_to_the_question(chai
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40),
-       st.lists(st.integers(1, 30), min_size=40, max_size=40), st.integers(1, 300))
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40),
+    st.lists(st.integers(1, 30), min_size=40, max_size=40),
+    st.integers(1, 300),
+)
 def test_the_budget_keeps_a_prefix_of_the_gate_order(scores, tokens, budget):
-    scores, tokens = np.array(scores), np.array(tokens[:len(scores)])
+    scores, tokens = np.array(scores), np.array(tokens[: len(scores)])
     kept = keep_within_budget(scores, tokens, budget)
     order = np.argsort(-scores, kind="stable")
     count = int(kept.sum())
@@ -139,10 +172,12 @@ def test_bulk_pooling_matches_each_walked_ego_graph(tmp_cache):
     index = build_ego_index(kg, hops=2, max_degree=8)
     for centre in range(0, kg.num_entities, 17):
         ego = index.ego_graph(centre)
-        total = (index.node_vectors[ego.nodes].sum(0)
-                 + index.relation_vectors[kg.triples[ego.edges, 1]].sum(0))
-        np.testing.assert_allclose(index.ego_vectors[centre], total / np.linalg.norm(total),
-                                   atol=1e-5)
+        total = index.node_vectors[ego.nodes].sum(0) + index.relation_vectors[
+            kg.triples[ego.edges, 1]
+        ].sum(0)
+        np.testing.assert_allclose(
+            index.ego_vectors[centre], total / np.linalg.norm(total), atol=1e-5
+        )
     assert list(tmp_cache.glob("grag/demo-*/*/ego-2hop-deg8.npy"))  # persisted per graph
 
 
@@ -152,7 +187,10 @@ def test_gate_training_data_shapes(tmp_cache):
     index = build_ego_index(dataset.kg, hops=2, max_degree=50)
     record = next(r for r in dataset.questions("dev") if r.hops == 2)
     sample = build_sample(index, record, index.embed_question(record.question), GRAGRetrieval())
-    assert sample.nodes.shape == sample.node_labels.shape and sample.edges.shape == sample.edge_labels.shape
+    assert (
+        sample.nodes.shape == sample.node_labels.shape
+        and sample.edges.shape == sample.edge_labels.shape
+    )
     assert set(np.unique(sample.edge_labels)) <= {0.0, 1.0} and sample.edge_labels.sum() >= 2
     labelled = set(sample.nodes[sample.node_labels > 0].tolist())
     assert sample.answers & labelled and dataset.kg.entity_id(record.topic_entities[0]) in labelled
@@ -164,11 +202,16 @@ def test_gate_training_data_shapes(tmp_cache):
     assert node_logits.shape == (len(sample.nodes),) and edge_logits.shape == (len(sample.edges),)
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("top_n", 0, "top_n must be at least 1"), ("scope_hops", -1, "scope_hops must be 0 or more"),
-    ("description_tokens", 0, "description_tokens must be at least 1"),
-    ("task", "chat", "one of auto, qa, stance"),
-    ("hops", 2.5, "hops must be int, not 2.5")])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("top_n", 0, "top_n must be at least 1"),
+        ("scope_hops", -1, "scope_hops must be 0 or more"),
+        ("description_tokens", 0, "description_tokens must be at least 1"),
+        ("task", "chat", "one of auto, qa, stance"),
+        ("hops", 2.5, "hops must be int, not 2.5"),
+    ],
+)
 def test_config_is_checked(option, value, message):
     context = ReasonerContext(get_dataset("demo"), llm=None)
     with pytest.raises(KgvizError, match=message):
@@ -198,7 +241,8 @@ def test_grag_trace_on_demo(tmp_cache, local_llm):
     trace = reasoner.run("who directed Forrest Gump", ["Forrest Gump"])
     shown = trace.to_json()
     assert {"retrieval", "ego_graphs", "pruning", "description", "generation", "total"} <= set(
-        shown["timings"])
+        shown["timings"]
+    )
     assert list(trace.stages) == ["linking", "ego_graphs", "pruning", "description"]
     retrieval: EgoRetrieval = trace.stages["ego_graphs"]
     scores = [r.score for r in retrieval.retrieved]

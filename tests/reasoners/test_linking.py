@@ -17,8 +17,9 @@ def demo(tmp_cache) -> ReasonerContext:
     return ReasonerContext(get_dataset("demo"), llm=None)
 
 
-def linked(context: ReasonerContext, question: str,
-           given: tuple[str, ...] = ()) -> tuple[str, list[str]]:
+def linked(
+    context: ReasonerContext, question: str, given: tuple[str, ...] = ()
+) -> tuple[str, list[str]]:
     linking = link_entities(context, question, given)
     return linking.method, linking.names
 
@@ -30,8 +31,11 @@ def test_given_names_come_first(demo):
 
 def test_bracket_marks_are_given_and_removed(demo):
     linking = link_entities(demo, "who directed [Forrest Gump]")
-    assert (linking.method, linking.names, linking.question) == ("given", ["Forrest Gump"],
-                                                                 "who directed Forrest Gump")
+    assert (linking.method, linking.names, linking.question) == (
+        "given",
+        ["Forrest Gump"],
+        "who directed Forrest Gump",
+    )
 
 
 def test_unknown_given_name_falls_back_to_the_question_with_a_warning(demo):
@@ -43,14 +47,17 @@ def test_unknown_given_name_falls_back_to_the_question_with_a_warning(demo):
     assert "Nowhere Film" in trace.warnings[0]
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("who directed No Country for Old Men", ("exact", ["No Country for Old Men"])),
-    ("what films did Bong Joon-ho direct", ("exact", ["Bong Joon-ho"])),
-    ("who wrote films with Samuel L. Jackson", ("exact", ["Samuel L. Jackson"])),
-    ("what movies did penelope cruz act in", ("normalised", ["Penélope Cruz"])),
-    # equally long n-grams: the longer text first
-    ("did Tom Hanks and Matt Damon act together", ("exact", ["Matt Damon", "Tom Hanks"])),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("who directed No Country for Old Men", ("exact", ["No Country for Old Men"])),
+        ("what films did Bong Joon-ho direct", ("exact", ["Bong Joon-ho"])),
+        ("who wrote films with Samuel L. Jackson", ("exact", ["Samuel L. Jackson"])),
+        ("what movies did penelope cruz act in", ("normalised", ["Penélope Cruz"])),
+        # equally long n-grams: the longer text first
+        ("did Tom Hanks and Matt Damon act together", ("exact", ["Matt Damon", "Tom Hanks"])),
+    ],
+)
 def test_string_matches_prefer_longest_exact_names(demo, question, expected):
     assert linked(demo, question) == expected
 
@@ -88,7 +95,10 @@ def test_metaqa_questions_link_to_the_bracketed_entity(shared_data, hops):
     context = ReasonerContext(dataset, llm=None)
     records = random.Random(0).sample(dataset.questions("dev"), 200)
     as_written = sum(linked(context, r.question)[1][:1] == [r.topic_entities[0]] for r in records)
-    lowered = sum([normalise(n) for n in linked(context, r.question.lower())[1][:1]]
-                  == [normalise(r.topic_entities[0])] for r in records)
+    lowered = sum(
+        [normalise(n) for n in linked(context, r.question.lower())[1][:1]]
+        == [normalise(r.topic_entities[0])]
+        for r in records
+    )
     assert as_written / len(records) >= 0.97
     assert lowered / len(records) >= 0.8

@@ -49,13 +49,15 @@ def test_dde_matches_hand_computation():
     #   0 -> 1, 2: [0, 1];  1 -> 2: [0, 1];  2: none, [0, 0];  3 -> 0: [1, 0].
     # Reverse round 2, the same over reverse round 1:
     #   0 -> 1, 2: mean([0, 1], [0, 0]) = [0, .5];  1 -> 2: [0, 0];  2: [0, 0];  3 -> 0: [0, 1].
-    expected = torch.tensor([
-        # one-hot   fwd 1      fwd 2      rev 1     rev 2
-        [1, 0,      0, 1,      0, 0,      0, 1,     0, .5],  # node 0
-        [0, 1,      1, 0,      0, 1,      0, 1,     0, 0],   # node 1
-        [0, 1,      .5, .5,    .5, .5,    0, 0,     0, 0],   # node 2
-        [0, 1,      0, 0,      0, 0,      1, 0,     0, 1],   # node 3
-    ])
+    expected = torch.tensor(
+        [
+            # one-hot   fwd 1      fwd 2      rev 1     rev 2
+            [1, 0, 0, 1, 0, 0, 0, 1, 0, 0.5],  # node 0
+            [0, 1, 1, 0, 0, 1, 0, 1, 0, 0],  # node 1
+            [0, 1, 0.5, 0.5, 0.5, 0.5, 0, 0, 0, 0],  # node 2
+            [0, 1, 0, 0, 0, 0, 1, 0, 0, 1],  # node 3
+        ]
+    )
     encoded = entity_dde(4, heads, tails, topic, rounds=2)
     assert encoded.shape == (4, dde_width(2)) == (4, 10)
     assert torch.allclose(encoded, expected)
@@ -67,16 +69,25 @@ def test_dde_matches_hand_computation():
 def test_dde_counts_parallel_triples_once_each():
     # 0->2 twice (two relations) and 1->2: node 2's first forward round is
     # mean([1, 0], [1, 0], [0, 1]) = [2/3, 1/3].
-    encoded = entity_dde(3, torch.tensor([0, 0, 1]), torch.tensor([2, 2, 2]),
-                         torch.tensor([True, False, False]), rounds=1)
+    encoded = entity_dde(
+        3,
+        torch.tensor([0, 0, 1]),
+        torch.tensor([2, 2, 2]),
+        torch.tensor([True, False, False]),
+        rounds=1,
+    )
     assert torch.allclose(encoded[2, 2:4], torch.tensor([2 / 3, 1 / 3]))
 
 
 @pytest.fixture
 def small_kg() -> KnowledgeGraph:
     # Film -> Director -> Other film; Film -> Genre, a hub shared by five more films.
-    triples = [("Film", "directed_by", "Director"), ("Other", "directed_by", "Director"),
-               ("Other", "release_year", "1999"), ("Film", "has_genre", "Genre")]
+    triples = [
+        ("Film", "directed_by", "Director"),
+        ("Other", "directed_by", "Director"),
+        ("Other", "release_year", "1999"),
+        ("Film", "has_genre", "Genre"),
+    ]
     triples += [(f"F{i}", "has_genre", "Genre") for i in range(5)]
     return KnowledgeGraph.from_triples(triples, name="small")
 
@@ -90,8 +101,11 @@ def test_candidates_do_not_walk_through_hubs(small_kg):
     found = collect_candidates(small_kg, [film], hops=3, max_candidates=100, max_degree=3)
     # Genre (degree 6) is reached at hop 1 but its five other films are not taken
     assert names_of(small_kg, found.edges) == {
-        ("Film", "directed_by", "Director"), ("Film", "has_genre", "Genre"),
-        ("Other", "directed_by", "Director"), ("Other", "release_year", "1999")}
+        ("Film", "directed_by", "Director"),
+        ("Film", "has_genre", "Genre"),
+        ("Other", "directed_by", "Director"),
+        ("Other", "release_year", "1999"),
+    }
     assert found.hops.tolist() == [1, 2, 3, 1]  # rows in KG order
     assert found.hubs == [(small_kg.entity_id("Genre"), 6)] and found.cut == 0
     without_limit = collect_candidates(small_kg, [film], hops=2, max_candidates=100)
@@ -109,11 +123,15 @@ def test_candidate_cap_keeps_low_degree_frontier_first(small_kg):
 
 def test_weak_labels_are_shortest_paths_inside_the_candidates(small_kg):
     film, year = small_kg.entity_id("Film"), small_kg.entity_id("1999")
-    subgraph = build_subgraph(small_kg, [film], SubgraphRAGRetrieval(hops=3, hub_degree=3), rounds=2)
+    subgraph = build_subgraph(
+        small_kg, [film], SubgraphRAGRetrieval(hops=3, hub_degree=3), rounds=2
+    )
     labels = weak_labels(small_kg, subgraph, [film], [year], max_hops=3)
     assert names_of(small_kg, subgraph.candidates.edges[labels]) == {
-        ("Film", "directed_by", "Director"), ("Other", "directed_by", "Director"),
-        ("Other", "release_year", "1999")}
+        ("Film", "directed_by", "Director"),
+        ("Other", "directed_by", "Director"),
+        ("Other", "release_year", "1999"),
+    }
     assert subgraph.dde.shape == (len(subgraph), ScorerShape(rounds=2).dde_dim)
 
 
@@ -150,8 +168,10 @@ def test_config_is_checked_and_the_method_registered(tmp_cache):
 
 
 def test_reply_is_split_into_explanation_and_answers():
-    reply = ("Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed by, Robert "
-             "Zemeckis).\nans: Robert Zemeckis\n- ANS: `Robert Zemeckis`\nans: not available")
+    reply = (
+        "Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed by, Robert "
+        "Zemeckis).\nans: Robert Zemeckis\n- ANS: `Robert Zemeckis`\nans: not available"
+    )
     explanation, answers = split_reply(reply)
     assert explanation.startswith("Forrest Gump was directed") and answers == ["Robert Zemeckis"]
     assert split_reply("I cannot tell.") == ("I cannot tell.", [])

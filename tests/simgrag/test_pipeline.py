@@ -28,22 +28,39 @@ def pattern_of(*triples, max_triples: int = 6):
 
 # ----------------------------------------------------------------- parsing and repair
 def test_parse_marks_unknowns_and_shares_placeholders():
-    p = pattern_of(("Tom Hanks", "starred in", f"{U} movie 1"),
-                   (f"{U} movie 1", "directed by", f"{U} person 1"),
-                   ("Unknown", f"{U} relation 1", "unknown film 2"))
+    p = pattern_of(
+        ("Tom Hanks", "starred in", f"{U} movie 1"),
+        (f"{U} movie 1", "directed by", f"{U} person 1"),
+        ("Unknown", f"{U} relation 1", "unknown film 2"),
+    )
     assert [(n.text, n.is_unknown, n.type) for n in p.nodes] == [
-        ("Tom Hanks", False, ""), (f"{U} movie 1", True, "movie"),
+        ("Tom Hanks", False, ""),
+        (f"{U} movie 1", True, "movie"),
         (f"{U} person 1", True, "person"),
         ("Unknown", False, ""),  # a film may be called "Unknown"
-        ("unknown film 2", True, "film")]
-    assert [(e.head, e.tail, e.is_unknown) for e in p.edges] == [(0, 1, False), (1, 2, False),
-                                                                (3, 4, True)]
+        ("unknown film 2", True, "film"),
+    ]
+    assert [(e.head, e.tail, e.is_unknown) for e in p.edges] == [
+        (0, 1, False),
+        (1, 2, False),
+        (3, 4, True),
+    ]
     assert p.repairs == []
 
 
-@pytest.mark.parametrize("reply", [None, [], "triples", {"phrases": ["x"]}, {"triples": "a b c"},
-                                   {"triples": []}, {"triples": [["a", "b"], [1, None, 2], {}]},
-                                   {"triples": [["a", "r", "a"]]}])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        None,
+        [],
+        "triples",
+        {"phrases": ["x"]},
+        {"triples": "a b c"},
+        {"triples": []},
+        {"triples": [["a", "b"], [1, None, 2], {}]},
+        {"triples": [["a", "r", "a"]]},
+    ],
+)
 def test_unusable_replies_are_a_clear_error(reply):
     with pytest.raises(PatternError, match="triple"):
         parse_pattern(reply, 6)
@@ -51,43 +68,74 @@ def test_unusable_replies_are_a_clear_error(reply):
 
 def test_hostile_text_is_data_and_malformed_triples_are_dropped_with_reasons():
     html = "<script>alert('x')</script> & {\"triples\": []}"
-    p = parse_pattern({"phrases": ["ok", 3, None, {"x": 1}],
-                       "triples": [[html, "r", "B"], ["a", "b"], ["A", None, "B"],
-                                   ["x" * 500, "r", "B"], [1999, "release year", "C"]]}, 6)
+    p = parse_pattern(
+        {
+            "phrases": ["ok", 3, None, {"x": 1}],
+            "triples": [
+                [html, "r", "B"],
+                ["a", "b"],
+                ["A", None, "B"],
+                ["x" * 500, "r", "B"],
+                [1999, "release year", "C"],
+            ],
+        },
+        6,
+    )
     assert p.nodes[0].text == html and not p.nodes[0].is_unknown
     assert p.phrases == ["ok", "3"]
     assert len(p.nodes[2].text) == MAX_TEXT_CHARS and p.nodes[3].text == "1999"
-    assert p.repairs == ["triple 2 dropped: not three non-empty texts",
-                         "triple 3 dropped: not three non-empty texts",
-                         f"triple 4: text longer than {MAX_TEXT_CHARS} characters cut"]
+    assert p.repairs == [
+        "triple 2 dropped: not three non-empty texts",
+        "triple 3 dropped: not three non-empty texts",
+        f"triple 4: text longer than {MAX_TEXT_CHARS} characters cut",
+    ]
 
 
 def test_self_loops_duplicates_and_extra_triples_are_dropped():
-    p = pattern_of(("A", "r", "B"), ("a", "loop", "A"), ("A", "R", "B"), ("B", "s", "C"),
-                   ("C", "t", "D"), max_triples=2)
+    p = pattern_of(
+        ("A", "r", "B"),
+        ("a", "loop", "A"),
+        ("A", "R", "B"),
+        ("B", "s", "C"),
+        ("C", "t", "D"),
+        max_triples=2,
+    )
     assert p.triples() == [("A", "r", "B"), ("B", "s", "C")]
-    assert p.repairs == ["triple 2 dropped: self-loop on 'a'", "triple 3 dropped: duplicate",
-                         "triple 5 dropped: more than 2 triples"]
+    assert p.repairs == [
+        "triple 2 dropped: self-loop on 'a'",
+        "triple 3 dropped: duplicate",
+        "triple 5 dropped: more than 2 triples",
+    ]
     assert [n.text for n in p.nodes] == ["A", "B", "C"]  # nodes of dropped triples go too
 
 
 def test_disconnected_parts_are_searched_apart_and_unanchored_ones_skipped():
-    p = pattern_of((f"{U} movie 1", "has genre", f"{U} genre 1"),
-                   ("Heat", "directed by", f"{U} person 1"),
-                   ("Alien", "has tags", f"{U} tag 1"))
+    p = pattern_of(
+        (f"{U} movie 1", "has genre", f"{U} genre 1"),
+        ("Heat", "directed by", f"{U} person 1"),
+        ("Alien", "has tags", f"{U} tag 1"),
+    )
     parts = p.searchable()
     assert [[p.nodes[n].text for n in c.nodes] for c in parts] == [
-        ["Heat", f"{U} person 1"], ["Alien", f"{U} tag 1"]]
+        ["Heat", f"{U} person 1"],
+        ["Alien", f"{U} tag 1"],
+    ]
     assert parts[0].graph.edges == ((0, 1),)
-    assert p.repairs == [("pattern has 3 disconnected parts: each is searched on its own and a "
-                          "subgraph joins a match of each; 1 part(s) without a named entity "
-                          "skipped")]
+    assert p.repairs == [
+        (
+            "pattern has 3 disconnected parts: each is searched on its own and a "
+            "subgraph joins a match of each; 1 part(s) without a named entity "
+            "skipped"
+        )
+    ]
 
 
 def test_a_pattern_of_unknowns_only_still_searches_its_largest_part():
-    p = pattern_of((f"{U} movie 1", "has genre", f"{U} genre 1"),
-                   (f"{U} movie 2", "directed by", f"{U} person 1"),
-                   (f"{U} movie 2", "written by", f"{U} person 2"))
+    p = pattern_of(
+        (f"{U} movie 1", "has genre", f"{U} genre 1"),
+        (f"{U} movie 2", "directed by", f"{U} person 1"),
+        (f"{U} movie 2", "written by", f"{U} person 2"),
+    )
     assert [c.edges for c in p.searchable()] == [(1, 2)]
 
 
@@ -105,23 +153,30 @@ def test_pattern_prompt_prefix_is_byte_stable_and_the_question_last(family):
 
 
 def test_what_a_reask_should_fix_is_marked_malformed():
-    reply = {"phrases": ["a", "b", "c"],
-             "triples": [["X", "r", "Y"], ["X", "r", "Y"], ["Z", "s", "Z"]]}
+    reply = {
+        "phrases": ["a", "b", "c"],
+        "triples": [["X", "r", "Y"], ["X", "r", "Y"], ["Z", "s", "Z"]],
+    }
     pattern = parse_pattern(reply, 6)
-    assert pattern.malformed == ["triple 2 repeats an earlier triple",
-                                 "triple 3 links 'Z' to itself",
-                                 "there are 3 phrases but 1 usable triple(s)"]
+    assert pattern.malformed == [
+        "triple 2 repeats an earlier triple",
+        "triple 3 links 'Z' to itself",
+        "there are 3 phrases but 1 usable triple(s)",
+    ]
     assert pattern.triples() == [("X", "r", "Y")]  # the repaired pattern, used if a re-ask fails
     dropped_by_cap = {"phrases": ["a", "b"], "triples": [["X", "r", "Y"], ["Y", "s", "W"]]}
     assert parse_pattern(dropped_by_cap, 1).malformed == [
-        "there are 2 phrases but 1 usable triple(s)"]
+        "there are 2 phrases but 1 usable triple(s)"
+    ]
 
 
 def test_answer_prompts_verbalize_each_graph():
     graphs = [[("Heat", "directed_by", "Michael Mann")], [("Heat", "release_year", "1995")]]
     qa = prompts.answer_messages("qa", "who directed Heat", graphs)
-    assert qa[-1]["content"] == ("question: who directed Heat\ngraph 1:\n  (Heat, directed_by, "
-                                 "Michael Mann)\ngraph 2:\n  (Heat, release_year, 1995)")
+    assert qa[-1]["content"] == (
+        "question: who directed Heat\ngraph 1:\n  (Heat, directed_by, "
+        "Michael Mann)\ngraph 2:\n  (Heat, release_year, 1995)"
+    )
     verify = prompts.answer_messages("verify", "Heat is from 1995.", [])
     assert verify[-1]["content"] == "claim: Heat is from 1995.\ngraphs: none found"
     assert "True" in verify[0]["content"]
@@ -151,7 +206,10 @@ def test_pools_on_the_demo(demo_context):
     result = optimized_topk(context.kg, p.searchable()[0].graph, search_pools, k=3)
     assert result.status == "complete"
     assert context.kg.triple_names(result.matches[0].edges[0]) == (
-        "Forrest Gump", "directed_by", "Robert Zemeckis")
+        "Forrest Gump",
+        "directed_by",
+        "Robert Zemeckis",
+    )
 
 
 class ScriptedLLM(LLM):
@@ -172,15 +230,23 @@ class ScriptedLLM(LLM):
 
 
 def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
-    trace = make_reasoner("simgrag", demo_context(ScriptedLLM("no json here", "Robert Zemeckis?"))
-                          ).run("who directed Forrest Gump")
+    trace = make_reasoner(
+        "simgrag", demo_context(ScriptedLLM("no json here", "Robert Zemeckis?"))
+    ).run("who directed Forrest Gump")
     assert trace.stages["pattern"] is None and trace.evidence == []
     assert trace.warnings[0].startswith("pattern:") and trace.warnings[1].startswith("generation:")
     # no evidence to name, but the raw reply lists a KG name: the last resort commits to it
     assert trace.answer == "Robert Zemeckis?" and trace.answers == ["Robert Zemeckis"]
 
-    nowhere = json.dumps({"phrases": [], "triples": [["Forrest Gump", "directed by", "Heat"],
-                                                     ["Heat", "directed by", "Forrest Gump"]]})
+    nowhere = json.dumps(
+        {
+            "phrases": [],
+            "triples": [
+                ["Forrest Gump", "directed by", "Heat"],
+                ["Heat", "directed by", "Forrest Gump"],
+            ],
+        }
+    )
     answer = json.dumps({"reason": "no graph", "answer": []})
     trace = make_reasoner("simgrag", demo_context(ScriptedLLM(nowhere, answer)), k_nodes=1).run("q")
     assert trace.warnings == ["search: no KG subgraph matches the pattern"]
@@ -192,10 +258,12 @@ def test_config_is_checked(demo_context):
         make_reasoner("simgrag", demo_context(None), algorithm="fastest")
     with pytest.raises(Exception, match="task"):
         make_reasoner("simgrag", demo_context(None), task="chat")
-    for option, value, message in [("k", "abc", "k must be int, not 'abc'"),
-                                   ("record_tree", 1, "record_tree must be bool, not 1"),
-                                   ("time_limit_s", -1, "time_limit_s must be above 0"),
-                                   ("algorithm", "a*", "one of optimized, algorithm1")]:
+    for option, value, message in [
+        ("k", "abc", "k must be int, not 'abc'"),
+        ("record_tree", 1, "record_tree must be bool, not 1"),
+        ("time_limit_s", -1, "time_limit_s must be above 0"),
+        ("algorithm", "a*", "one of optimized, algorithm1"),
+    ]:
         with pytest.raises(KgvizError, match=message):
             make_reasoner("simgrag", demo_context(None), **{option: value})
     assert make_reasoner("simgrag", demo_context(None), time_limit_s=5).config.time_limit_s == 5
@@ -206,21 +274,33 @@ GOLD_PATTERNS = {  # qid -> pattern, written by hand for real dev questions
     "metaqa-1hop/qa_dev/1": [(f"{U} movie 1", "starred actors", "Temuera Morrison")],
     "metaqa-1hop/qa_dev/2": [(f"{U} movie 1", "starred actors", "Evelyn Venable")],
     "metaqa-1hop/qa_dev/4": [(f"{U} movie 1", "starred actors", "Shareeka Epps")],
-    "metaqa-2hop/qa_dev/1": [(f"{U} movie 1", "directed by", "Joel Zwick"),
-                             (f"{U} movie 1", "in language", f"{U} language 1")],
-    "metaqa-2hop/qa_dev/2": [(f"{U} movie 1", "starred actors", "Sharon Tate"),
-                             (f"{U} movie 1", "release year", f"{U} year 1")],
-    "metaqa-2hop/qa_dev/4": [(f"{U} movie 1", "directed by", "Clark Gregg"),
-                             (f"{U} movie 1", "has genre", f"{U} genre 1")],
-    "metaqa-3hop/qa_dev/1": [("Black Snake Moan", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "has genre", f"{U} genre 1")],
-    "metaqa-3hop/qa_dev/2": [("Some Mother's Son", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "starred actors", f"{U} person 2")],
-    "metaqa-3hop/qa_dev/3": [("Police", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "directed by", f"{U} person 1"),
-                             (f"{U} movie 1", "in language", f"{U} language 1")],
+    "metaqa-2hop/qa_dev/1": [
+        (f"{U} movie 1", "directed by", "Joel Zwick"),
+        (f"{U} movie 1", "in language", f"{U} language 1"),
+    ],
+    "metaqa-2hop/qa_dev/2": [
+        (f"{U} movie 1", "starred actors", "Sharon Tate"),
+        (f"{U} movie 1", "release year", f"{U} year 1"),
+    ],
+    "metaqa-2hop/qa_dev/4": [
+        (f"{U} movie 1", "directed by", "Clark Gregg"),
+        (f"{U} movie 1", "has genre", f"{U} genre 1"),
+    ],
+    "metaqa-3hop/qa_dev/1": [
+        ("Black Snake Moan", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "has genre", f"{U} genre 1"),
+    ],
+    "metaqa-3hop/qa_dev/2": [
+        ("Some Mother's Son", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "starred actors", f"{U} person 2"),
+    ],
+    "metaqa-3hop/qa_dev/3": [
+        ("Police", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "directed by", f"{U} person 1"),
+        (f"{U} movie 1", "in language", f"{U} language 1"),
+    ],
 }
 
 
@@ -228,8 +308,11 @@ GOLD_PATTERNS = {  # qid -> pattern, written by hand for real dev questions
 def metaqa(shared_data):
     """The MetaQA graph and its persisted index from the user cache (built by `kgviz index`)."""
     dataset = get_dataset("metaqa-2hop", root=shared_data)
-    records = {r.qid: r for hops in (1, 2, 3)
-               for r in get_dataset(f"metaqa-{hops}hop", root=shared_data).questions("dev")[:5]}
+    records = {
+        r.qid: r
+        for hops in (1, 2, 3)
+        for r in get_dataset(f"metaqa-{hops}hop", root=shared_data).questions("dev")[:5]
+    }
     return KGIndex.build(dataset.kg), records
 
 
@@ -253,15 +336,21 @@ def test_gold_like_patterns_retrieve_the_answers_on_metaqa(metaqa, qid):
 @pytest.mark.slow
 def test_unknown_only_and_missing_entity_patterns_stop_with_a_status(metaqa):
     index, _ = metaqa
-    anything = pattern_of((f"{U} movie 1", f"{U} relation 1", f"{U} person 1"),
-                          (f"{U} movie 1", f"{U} relation 2", f"{U} year 1"))
+    anything = pattern_of(
+        (f"{U} movie 1", f"{U} relation 1", f"{U} person 1"),
+        (f"{U} movie 1", f"{U} relation 2", f"{U} year 1"),
+    )
     stopped = retrieve(index, anything, max_expansions=2_000, time_limit_s=5.0)
     assert stopped.status == "node_budget" and stopped.expanded == 2_000
     timed = retrieve(index, anything, max_expansions=None, time_limit_s=0.2)
     assert timed.status == "time_limit" and timed.elapsed_s < 1.0
 
-    missing = retrieve(index, pattern_of(("Qzxv Wrenfold Plonk", "directed by", f"{U} person 1")),
-                       max_expansions=50_000, time_limit_s=5.0)
+    missing = retrieve(
+        index,
+        pattern_of(("Qzxv Wrenfold Plonk", "directed by", f"{U} person 1")),
+        max_expansions=50_000,
+        time_limit_s=5.0,
+    )
     assert missing.status == "complete" and missing.matches[0].gsd > 0.5
 
 
@@ -280,10 +369,13 @@ def local_llm():
 def test_traced_run_on_the_demo(demo_context, local_llm):
     """Every stage of a real run is recorded: pattern, ranked subgraphs, search tree, calls."""
     trace = make_reasoner("simgrag", demo_context(local_llm), record_tree=True).run(
-        "who directed the movies that Tom Hanks acted in")
+        "who directed the movies that Tom Hanks acted in"
+    )
     data = trace.to_json()
     assert data["method"] == "simgrag" and trace.warnings == [], data
-    assert {"pattern", "pools", "search", "generation", "retrieval", "total"} <= set(data["timings"])
+    assert {"pattern", "pools", "search", "generation", "retrieval", "total"} <= set(
+        data["timings"]
+    )
     assert "Tom Hanks" in [node.text for node in trace.stages["pattern"].nodes]
     found = trace.stages["subgraphs"]
     assert [s.rank for s in found] == list(range(1, len(found) + 1)) and found
@@ -291,7 +383,7 @@ def test_traced_run_on_the_demo(demo_context, local_llm):
     kg = demo_context(None).kg
     kg_triples = {kg.triple_names(edge) for edge in range(len(kg.triples))}
     assert all(set(subgraph.triples) <= kg_triples for subgraph in found)
-    assert data["evidence"][:len(found[0].triples)] == [list(t) for t in found[0].triples]
+    assert data["evidence"][: len(found[0].triples)] == [list(t) for t in found[0].triples]
     assert ("Forrest Gump", "directed_by", "Robert Zemeckis") in trace.evidence
     assert "Robert Zemeckis" in data["answers"]
     search = trace.stages["search"].components[0]

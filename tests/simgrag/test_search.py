@@ -31,36 +31,53 @@ def keys(result):
 
 # ----------------------------------------------------------------- strategies
 @st.composite
-def problems(draw, max_entities: int, max_triples: int, max_assignments: int | None,
-             eighths: bool = True):
+def problems(
+    draw, max_entities: int, max_triples: int, max_assignments: int | None, eighths: bool = True
+):
     """A random KG, a connected pattern of 1-4 edges, pools and k; mostly with a planted match."""
     num_nodes = draw(st.integers(2, 5))
     edges = [(i, draw(st.integers(0, i - 1))) for i in range(1, num_nodes)]
     for _ in range(draw(st.integers(0, 4 - len(edges)))):
-        edges.append(draw(st.sampled_from([(u, v) for u in range(num_nodes)
-                                           for v in range(num_nodes) if u != v])))
+        edges.append(
+            draw(
+                st.sampled_from(
+                    [(u, v) for u in range(num_nodes) for v in range(num_nodes) if u != v]
+                )
+            )
+        )
     edges = [(v, u) if draw(st.booleans()) else (u, v) for u, v in edges]
     pattern = PatternGraph(num_nodes, tuple(edges))
 
     num_entities = draw(st.integers(max(num_nodes, max_entities // 3), max_entities))
     num_relations = draw(st.integers(1, 3))
     entity, relation = st.integers(0, num_entities - 1), st.integers(0, num_relations - 1)
-    rows = draw(st.lists(st.tuples(entity, relation, entity), min_size=num_entities,
-                         max_size=max_triples))
+    rows = draw(
+        st.lists(st.tuples(entity, relation, entity), min_size=num_entities, max_size=max_triples)
+    )
     planted = draw(st.permutations(range(num_entities)))[:num_nodes]
     planted_relations = [draw(relation) for _ in edges]
     if draw(st.integers(0, 3)):  # plant a match: one triple per pattern edge, random direction
         for (u, v), r in zip(edges, planted_relations):
-            rows.append((planted[u], r, planted[v]) if draw(st.booleans())
-                        else (planted[v], r, planted[u]))
+            rows.append(
+                (planted[u], r, planted[v]) if draw(st.booleans()) else (planted[v], r, planted[u])
+            )
     kg = KnowledgeGraph.from_triples([(f"e{h}", f"r{r}", f"e{t}") for h, r, t in rows])
 
-    distance = (st.integers(0, 24).map(lambda x: x / 8) if eighths
-                else st.floats(0.0, 2.0, allow_nan=False, allow_infinity=False))
+    distance = (
+        st.integers(0, 24).map(lambda x: x / 8)
+        if eighths
+        else st.floats(0.0, 2.0, allow_nan=False, allow_infinity=False)
+    )
 
     def pool(size: int, must: int | None):
-        ids = draw(st.lists(st.integers(0, size - 1), min_size=1 if draw(st.integers(0, 9)) else 0,
-                            max_size=min(size, 6), unique=True))
+        ids = draw(
+            st.lists(
+                st.integers(0, size - 1),
+                min_size=1 if draw(st.integers(0, 9)) else 0,
+                max_size=min(size, 6),
+                unique=True,
+            )
+        )
         if must is not None and must not in ids and draw(st.integers(0, 9)):
             ids.append(must)
         return Pool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
@@ -77,8 +94,10 @@ def problems(draw, max_entities: int, max_triples: int, max_assignments: int | N
                 break
             if node_pools[v] is None:
                 node_pools[v] = node_pool(v)
-    rel_pools = [pool(kg.num_relations, kg.relations.get(f"r{r}")) if draw(st.booleans())
-                 else None for r in planted_relations]
+    rel_pools = [
+        pool(kg.num_relations, kg.relations.get(f"r{r}")) if draw(st.booleans()) else None
+        for r in planted_relations
+    ]
     return kg, pattern, CandidatePools(tuple(node_pools), tuple(rel_pools)), draw(st.integers(1, 5))
 
 
@@ -113,8 +132,9 @@ def test_identical_with_arbitrary_float_distances(problem):
 def test_optimized_equals_algorithm1_on_larger_graphs(problem):
     kg, pattern, pools, k = problem
     plain = algorithm1_topk(kg, pattern, pools, k, **UNBOUNDED)
-    optimized = optimized_topk(kg, pattern, pools, k, **UNBOUNDED, record_tree=True,
-                               max_tree_nodes=10**6)
+    optimized = optimized_topk(
+        kg, pattern, pools, k, **UNBOUNDED, record_tree=True, max_tree_nodes=10**6
+    )
     assert keys(optimized) == keys(plain)
     tree = optimized.tree
     counts = np.array(tree.count)
@@ -149,8 +169,9 @@ def test_mapping_is_injective():
 def test_parallel_kg_triples_are_one_match_with_the_closest_relation():
     """A subgraph is its node map (Def. 2): three triples between a and b are one match, not three
     near-duplicates filling the top-k; the other node maps follow it."""
-    kg = KnowledgeGraph.from_triples([("a", "r", "b"), ("b", "s", "a"), ("a", "s", "b"),
-                                      ("a", "s", "c")])
+    kg = KnowledgeGraph.from_triples(
+        [("a", "r", "b"), ("b", "s", "a"), ("a", "s", "b"), ("a", "s", "c")]
+    )
     pattern = PatternGraph(2, ((0, 1),))
     pools = CandidatePools((([0], [0.0]), None), (([0, 1], [0.25, 0.5]),))
     expected = [(0.25, (0, 1), (0,)), (0.5, (0, 2), (3,))]
@@ -187,15 +208,22 @@ def test_pool_normalisation_and_search_order():
     start, steps = search_order(pattern, pools, num_entities=100)
     assert start == 1
     assert [(s.edge, s.src, s.dst, s.new) for s in steps] == [
-        (0, 1, 0, True), (2, 0, 2, True), (1, 2, 1, False), (3, 2, 3, True)]
+        (0, 1, 0, True),
+        (2, 0, 2, True),
+        (1, 2, 1, False),
+        (3, 2, 3, True),
+    ]
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: PatternGraph(3, ((0, 1),)),
-    lambda: PatternGraph(2, ((0, 0), (0, 1))),
-    lambda: PatternGraph(2, ((0, 2),)),
-    lambda: PatternGraph(0, ()),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: PatternGraph(3, ((0, 1),)),
+        lambda: PatternGraph(2, ((0, 0), (0, 1))),
+        lambda: PatternGraph(2, ((0, 2),)),
+        lambda: PatternGraph(0, ()),
+    ],
+)
 def test_malformed_patterns_are_rejected(bad):
     with pytest.raises(ValueError):
         bad()
@@ -218,13 +246,14 @@ def random_kg() -> KnowledgeGraph:
     rng = np.random.default_rng(0)
     n, m, r = 3000, 30000, 5
     triples = np.stack([rng.integers(0, n, m), rng.integers(0, r, m), rng.integers(0, n, m)], 1)
-    return KnowledgeGraph(Vocabulary((f"e{i}" for i in range(n)), kind="entity"),
-                          Vocabulary((f"r{i}" for i in range(r)), kind="relation"),
-                          np.unique(triples, axis=0))
+    return KnowledgeGraph(
+        Vocabulary((f"e{i}" for i in range(n)), kind="entity"),
+        Vocabulary((f"r{i}" for i in range(r)), kind="relation"),
+        np.unique(triples, axis=0),
+    )
 
 
-UNKNOWN_PATH = (PatternGraph(4, ((0, 1), (1, 2), (2, 3))),
-                CandidatePools((None,) * 4, (None,) * 3))
+UNKNOWN_PATH = (PatternGraph(4, ((0, 1), (1, 2), (2, 3))), CandidatePools((None,) * 4, (None,) * 3))
 
 
 @pytest.mark.parametrize("search", [algorithm1_topk, optimized_topk])
@@ -245,8 +274,11 @@ def test_time_limit(random_kg, search):
 
 def test_time_limit_works_in_a_thread(random_kg):
     results = []
-    worker = threading.Thread(target=lambda: results.append(
-        optimized_topk(random_kg, *UNKNOWN_PATH, max_expansions=None, time_limit_s=0.05)))
+    worker = threading.Thread(
+        target=lambda: results.append(
+            optimized_topk(random_kg, *UNKNOWN_PATH, max_expansions=None, time_limit_s=0.05)
+        )
+    )
     worker.start()
     worker.join(timeout=5)
     assert not worker.is_alive() and results[0].status == "time_limit"
@@ -255,8 +287,9 @@ def test_time_limit_works_in_a_thread(random_kg):
 def test_tree_cap_keeps_a_prefix(random_kg):
     rng = np.random.default_rng(1)
     ids = rng.choice(random_kg.num_entities, 16, replace=False)
-    pools = CandidatePools(((ids, np.arange(16) / 8), None, None),
-                           (([0, 1], [0.0, 0.5]), ([2, 3], [0.25, 0.75])))
+    pools = CandidatePools(
+        ((ids, np.arange(16) / 8), None, None), (([0, 1], [0.0, 0.5]), ([2, 3], [0.25, 0.75]))
+    )
     pattern = PatternGraph(3, ((0, 1), (1, 2)))
     full = optimized_topk(random_kg, pattern, pools, record_tree=True, max_tree_nodes=10**6)
     capped = optimized_topk(random_kg, pattern, pools, record_tree=True, max_tree_nodes=10)
@@ -276,29 +309,33 @@ def test_tree_cap_keeps_a_prefix(random_kg):
 @st.composite
 def two_components(draw):
     """A problem as above plus a second component (a one- or two-edge path) over the same KG."""
-    kg, first, first_pools, k = draw(problems(max_entities=8, max_triples=14,
-                                              max_assignments=400))
-    second = PatternGraph(3, ((0, 1), (1, 2))) if draw(st.booleans()) else PatternGraph(
-        2, ((0, 1),))
+    kg, first, first_pools, k = draw(problems(max_entities=8, max_triples=14, max_assignments=400))
+    second = (
+        PatternGraph(3, ((0, 1), (1, 2))) if draw(st.booleans()) else PatternGraph(2, ((0, 1),))
+    )
     distance = st.integers(0, 24).map(lambda x: x / 8)
 
     def pool(size: int):
-        ids = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=min(size, 4),
-                            unique=True))
+        ids = draw(
+            st.lists(st.integers(0, size - 1), min_size=1, max_size=min(size, 4), unique=True)
+        )
         return Pool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
 
-    second_pools = CandidatePools(tuple(pool(kg.num_entities) for _ in range(second.num_nodes)),
-                                  tuple(pool(kg.num_relations) if draw(st.booleans()) else None
-                                        for _ in second.edges))
+    second_pools = CandidatePools(
+        tuple(pool(kg.num_entities) for _ in range(second.num_nodes)),
+        tuple(pool(kg.num_relations) if draw(st.booleans()) else None for _ in second.edges),
+    )
     return kg, [(first, first_pools), (second, second_pools)], k
 
 
 def joint_brute_force(kg, parts, k):
     """Every match of every component (brute force), joined where node maps are disjoint."""
     lists = [brute_force_topk(kg, pattern, pools, 10**9).matches for pattern, pools in parts]
-    joined = sorted(math.fsum(m.gsd for m in combo) for combo in itertools.product(*lists)
-                    if len({e for m in combo for e in m.nodes}) == sum(len(m.nodes)
-                                                                        for m in combo))
+    joined = sorted(
+        math.fsum(m.gsd for m in combo)
+        for combo in itertools.product(*lists)
+        if len({e for m in combo for e in m.nodes}) == sum(len(m.nodes) for m in combo)
+    )
     return joined[:k]
 
 
@@ -321,15 +358,18 @@ def test_the_joint_top_k_of_two_components_equals_brute_force(problem):
 
 def test_a_clash_between_components_widens_their_lists():
     """The best matches of two components share an entity: the joint top-1 needs a second match."""
-    kg = KnowledgeGraph.from_triples([("a", "r", "b"), ("a", "r", "c"), ("a", "s", "d"),
-                                      ("d", "s", "e")])
+    kg = KnowledgeGraph.from_triples(
+        [("a", "r", "b"), ("a", "r", "c"), ("a", "s", "d"), ("d", "s", "e")]
+    )
     a = kg.entity_id("a")
     one = (PatternGraph(2, ((0, 1),)), CandidatePools((([a], [0.0]), None), (None,)))
-    other = (PatternGraph(2, ((0, 1),)),
-             CandidatePools(((np.array([a, kg.entity_id("d")]), np.array([0.0, 1.0])), None),
-                            (None,)))
+    other = (
+        PatternGraph(2, ((0, 1),)),
+        CandidatePools(((np.array([a, kg.entity_id("d")]), np.array([0.0, 1.0])), None), (None,)),
+    )
     results, found, width = widened_topk(
-        lambda part, w: optimized_topk(kg, *[one, other][part], w, **UNBOUNDED), 2, 1)
+        lambda part, w: optimized_topk(kg, *[one, other][part], w, **UNBOUNDED), 2, 1
+    )
     assert width > 1 and len(found) == 1 and found[0].gsd == 1.0
     picked = [results[i].matches[p] for i, p in enumerate(found[0].picks)]
     assert picked[1].nodes == (kg.entity_id("d"), kg.entity_id("e"))

@@ -18,10 +18,12 @@ def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, ca
     dataset = get_dataset("demo")
     record = dataset.questions("dev")[0]
     before = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
-        record.question, record.topic_entities)
+        record.question, record.topic_entities
+    )
     assert "(trained on metaqa)" in before.checkpoint
-    assert any("no checkpoint trained on demo" in w and "--dataset demo" in w
-               for w in before.warnings)
+    assert any(
+        "no checkpoint trained on demo" in w and "--dataset demo" in w for w in before.warnings
+    )
     row = result_row("subgraphrag", record, before)
     assert row["checkpoint"] == before.checkpoint
 
@@ -32,7 +34,8 @@ def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, ca
     assert card["training"]["epochs_max"] == 3 and str(folder) in capsys.readouterr().out
 
     after = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
-        record.question, record.topic_entities)
+        record.question, record.topic_entities
+    )
     assert after.checkpoint == f"{folder} (trained on demo)"
     assert not any("no checkpoint trained" in w for w in after.warnings)
 
@@ -41,5 +44,6 @@ def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(shared_data,
     dataset = get_dataset("metaqa-1hop", root=shared_data)
     record = dataset.questions("dev")[0]
     trace = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(
-        record.question, record.topic_entities)
+        record.question, record.topic_entities
+    )
     assert trace.checkpoint.endswith("(trained on metaqa)") and not trace.warnings

@@ -19,8 +19,10 @@ from kgviz.viz.page import external_scripts, trace_page
 
 
 def drawn(views: dict) -> dict:
-    return {name: view.to_json() if isinstance(view, go.Figure) else view
-            for name, view in views.items()}
+    return {
+        name: view.to_json() if isinstance(view, go.Figure) else view
+        for name, view in views.items()
+    }
 
 
 @pytest.mark.slow
@@ -29,14 +31,18 @@ def test_every_method_saves_loads_and_draws_the_same(tmp_path):
     kg = session.dataset.kg
     for method in method_names():
         options = {"record_tree": True} if method == "simgrag" else {}
-        trace = session.reasoner(method, **options).run("who directed Forrest Gump",
-                                                        ["Forrest Gump"])
+        trace = session.reasoner(method, **options).run(
+            "who directed Forrest Gump", ["Forrest Gump"]
+        )
         path = tmp_path / f"{method}.json"
         trace.save(path)
         loaded = Trace.load(path)
         assert list(loaded.stages) == list(trace.stages)
-        assert (loaded.answer, loaded.answers, loaded.evidence) == \
-            (trace.answer, trace.answers, trace.evidence)
+        assert (loaded.answer, loaded.answers, loaded.evidence) == (
+            trace.answer,
+            trace.answers,
+            trace.evidence,
+        )
         assert drawn(stage_views(loaded, kg)) == drawn(stage_views(trace, kg)), method
     page = trace_page(loaded, kg, gold=["Robert Zemeckis"])
     assert external_scripts(page) == [] and "hits@1" in page
@@ -59,14 +65,39 @@ def test_a_trace_file_cannot_import_outside_kgviz(tmp_path):
 def test_ask_writes_a_page_and_a_trace(tmp_path):
     page, saved = tmp_path / "run.html", tmp_path / "run.json"
     result = subprocess.run(
-        [sys.executable, "-m", "kgviz", "ask", "who directed Forrest Gump", "--dataset", "demo",
-         "--method", "simgrag", "--llm", "local", "--html", str(page), "--trace", str(saved)],
-        capture_output=True, text=True, timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "kgviz",
+            "ask",
+            "who directed Forrest Gump",
+            "--dataset",
+            "demo",
+            "--method",
+            "simgrag",
+            "--llm",
+            "local",
+            "--html",
+            str(page),
+            "--trace",
+            str(saved),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     html = page.read_text()
     assert external_scripts(html) == [] and "kgviz-fit" in html and "Search tree" in html
-    assert list(stage_views(Trace.load(saved))) == ["pattern", "pools", "search", "subgraphs",
-                                                    "prompt", "timing"]
+    assert list(stage_views(Trace.load(saved))) == [
+        "pattern",
+        "pools",
+        "search",
+        "subgraphs",
+        "prompt",
+        "timing",
+    ]
 
 
 def test_graph_documents_fetch_nothing():

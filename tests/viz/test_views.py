@@ -64,7 +64,7 @@ from kgviz.viz.triples_view import KEPT, LEFT_OUT
 
 EVIL = "<img src=x onerror=alert(1)>"
 ESCAPED = html.escape(EVIL)
-JANE = "Jane \"J\" O'Doe & <b>Co</b>"
+JANE = 'Jane "J" O\'Doe & <b>Co</b>'
 
 
 # ----------------------------------------------------------------- helpers
@@ -110,57 +110,134 @@ def assert_no_raw_markup(views: dict[str, object]) -> None:
 
 # ----------------------------------------------------------------- hand-built records
 def hand_kg() -> KnowledgeGraph:
-    return KnowledgeGraph.from_triples([(EVIL, "directed_by", JANE),
-                                        (EVIL, "starred_actors", "Tom"),
-                                        ("Other", "directed_by", JANE)])
+    return KnowledgeGraph.from_triples(
+        [
+            (EVIL, "directed_by", JANE),
+            (EVIL, "starred_actors", "Tom"),
+            ("Other", "directed_by", JANE),
+        ]
+    )
 
 
 def simgrag_trace() -> Trace:
     """A SimGRAG trace as the reasoner records it, named after the hostile entity."""
-    pattern = parse_pattern({"phrases": [f"{EVIL} was directed by someone"],
-                             "triples": [[EVIL, "directed by", "UNKNOWN person 1"]]}, 6)
+    pattern = parse_pattern(
+        {
+            "phrases": [f"{EVIL} was directed by someone"],
+            "triples": [[EVIL, "directed by", "UNKNOWN person 1"]],
+        },
+        6,
+    )
     pools = PatternPools(
-        [ElementPool("node", 0, EVIL, False, [Neighbour(0, EVIL, 0.0, 0),
-                                              Neighbour(3, "Other", 0.5, 1)]),
-         ElementPool("node", 1, "UNKNOWN person 1", True, [])],
-        [ElementPool("relation", 0, "directed by", False, [Neighbour(0, "directed_by", 0.1, 0),
-                                                          Neighbour(1, "starred_actors", 0.9, 1)])],
-        {})
+        [
+            ElementPool(
+                "node", 0, EVIL, False, [Neighbour(0, EVIL, 0.0, 0), Neighbour(3, "Other", 0.5, 1)]
+            ),
+            ElementPool("node", 1, "UNKNOWN person 1", True, []),
+        ],
+        [
+            ElementPool(
+                "relation",
+                0,
+                "directed by",
+                False,
+                [Neighbour(0, "directed_by", 0.1, 0), Neighbour(1, "starred_actors", 0.9, 1)],
+            )
+        ],
+        {},
+    )
     tree = SearchTree(max_nodes=3)
     root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
     tree.add(root, 1, 0, 1, 1, 0, 0.1, 0.1, "in_topk")
     tree.add(-1, 0, -1, 0, 3, -1, 0.5, 0.6, "pruned_bound", 1)
     tree.add(-1, 0, -1, 0, 2, -1, 0.7, 0.8, "pruned_bound")  # past the cap: dropped
-    search = SearchRecord("optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 2, 1, 0.002,
-                                                        1, tree)])
+    search = SearchRecord(
+        "optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 2, 1, 0.002, 1, tree)]
+    )
     triple = (EVIL, "directed_by", JANE)
-    found = [Subgraph(1, (0,), 0.1, [triple], [NodeMatch(0, EVIL, 0, EVIL, 0.0),
-                                            NodeMatch(1, "UNKNOWN person 1", 1, JANE, 0.0)],
-                      [EdgeMatch(0, "directed by", 0, triple, 0.1)])]
-    calls = [LLMCall("pattern", [{"role": "user", "content": f"question: who directed {EVIL}"}],
-                     json.dumps({"triples": [[EVIL, "directed by", "UNKNOWN person 1"]]}),
-                     20, 10, 0.5, "local", "m"),
-             LLMCall("generation", [{"role": "user", "content": f"graph 1: {triple}"}],
-                     f'{{"answer": ["{JANE}"]}}', 30, 5, 0.4, "local", "m")]
-    return Trace("simgrag", f"who directed {EVIL}", "hand",
-                 stages={"pattern": pattern, "pools": pools, "search": search, "subgraphs": found,
-                         "generation": SimGRAGGeneration("qa", "graph 1", [JANE])},
-                 timings={"pattern": 0.5, "pools": 0.1, "search": 0.01, "retrieval": 0.61,
-                          "generation": 0.4, "total": 1.02},
-                 llm_calls=calls, evidence=[triple], answer=f"{JANE}. graph 1", answers=[JANE])
+    found = [
+        Subgraph(
+            1,
+            (0,),
+            0.1,
+            [triple],
+            [NodeMatch(0, EVIL, 0, EVIL, 0.0), NodeMatch(1, "UNKNOWN person 1", 1, JANE, 0.0)],
+            [EdgeMatch(0, "directed by", 0, triple, 0.1)],
+        )
+    ]
+    calls = [
+        LLMCall(
+            "pattern",
+            [{"role": "user", "content": f"question: who directed {EVIL}"}],
+            json.dumps({"triples": [[EVIL, "directed by", "UNKNOWN person 1"]]}),
+            20,
+            10,
+            0.5,
+            "local",
+            "m",
+        ),
+        LLMCall(
+            "generation",
+            [{"role": "user", "content": f"graph 1: {triple}"}],
+            f'{{"answer": ["{JANE}"]}}',
+            30,
+            5,
+            0.4,
+            "local",
+            "m",
+        ),
+    ]
+    return Trace(
+        "simgrag",
+        f"who directed {EVIL}",
+        "hand",
+        stages={
+            "pattern": pattern,
+            "pools": pools,
+            "search": search,
+            "subgraphs": found,
+            "generation": SimGRAGGeneration("qa", "graph 1", [JANE]),
+        },
+        timings={
+            "pattern": 0.5,
+            "pools": 0.1,
+            "search": 0.01,
+            "retrieval": 0.61,
+            "generation": 0.4,
+            "total": 1.02,
+        },
+        llm_calls=calls,
+        evidence=[triple],
+        answer=f"{JANE}. graph 1",
+        answers=[JANE],
+    )
 
 
 def kaping_trace() -> Trace:
-    ranked = [KapingTriple(EVIL, "directed_by", JANE, 1, 0.8, True),
-              KapingTriple(EVIL, "starred_actors", "Tom", 1, 0.3, False)]
-    return Trace("kaping", f"who directed {EVIL}", "hand",
-                 stages={"linking": EntityLinking(f"who directed {EVIL}", "given",
-                                                  [LinkedEntity(0, EVIL, EVIL, "given")], [EVIL]),
-                         "triples": TripleRanking(ranked, 1, 0)},
-                 timings={"retrieval": 0.2, "generation": 0.3, "total": 0.5},
-                 llm_calls=[LLMCall("generation", [{"role": "user", "content": EVIL}], JANE, 9, 3,
-                                    0.3, "local", "m")],
-                 evidence=[(EVIL, "directed_by", JANE)], answer=JANE, answers=[JANE])
+    ranked = [
+        KapingTriple(EVIL, "directed_by", JANE, 1, 0.8, True),
+        KapingTriple(EVIL, "starred_actors", "Tom", 1, 0.3, False),
+    ]
+    return Trace(
+        "kaping",
+        f"who directed {EVIL}",
+        "hand",
+        stages={
+            "linking": EntityLinking(
+                f"who directed {EVIL}", "given", [LinkedEntity(0, EVIL, EVIL, "given")], [EVIL]
+            ),
+            "triples": TripleRanking(ranked, 1, 0),
+        },
+        timings={"retrieval": 0.2, "generation": 0.3, "total": 0.5},
+        llm_calls=[
+            LLMCall(
+                "generation", [{"role": "user", "content": EVIL}], JANE, 9, 3, 0.3, "local", "m"
+            )
+        ],
+        evidence=[(EVIL, "directed_by", JANE)],
+        answer=JANE,
+        answers=[JANE],
+    )
 
 
 def hand_linking() -> EntityLinking:
@@ -169,55 +246,103 @@ def hand_linking() -> EntityLinking:
 
 def subgraphrag_trace() -> Trace:
     """SubgraphRAG's records: three candidates, the best one kept (top 1)."""
-    ranked = [subgraphrag_records.SubgraphRAGTriple(EVIL, "directed_by", JANE, 1, 0.9, 0, True),
-              subgraphrag_records.SubgraphRAGTriple(EVIL, "starred_actors", "Tom", 1, 0.4, 1, False),
-              subgraphrag_records.SubgraphRAGTriple("Other", "directed_by", JANE, 2, 0.1, 2, False)]
-    return Trace("subgraphrag", f"who directed {EVIL}", "hand", stages={
-        "linking": hand_linking(),
-        "candidates": subgraphrag_records.SubgraphRAGCandidates(3, 4, {1: 2, 2: 1}, 2),
-        "scoring": subgraphrag_records.TripleScores(ranked, 1, "kgviz train subgraphrag")},
-        timings={"retrieval": 0.1, "total": 0.1}, evidence=[(EVIL, "directed_by", JANE)])
+    ranked = [
+        subgraphrag_records.SubgraphRAGTriple(EVIL, "directed_by", JANE, 1, 0.9, 0, True),
+        subgraphrag_records.SubgraphRAGTriple(EVIL, "starred_actors", "Tom", 1, 0.4, 1, False),
+        subgraphrag_records.SubgraphRAGTriple("Other", "directed_by", JANE, 2, 0.1, 2, False),
+    ]
+    return Trace(
+        "subgraphrag",
+        f"who directed {EVIL}",
+        "hand",
+        stages={
+            "linking": hand_linking(),
+            "candidates": subgraphrag_records.SubgraphRAGCandidates(3, 4, {1: 2, 2: 1}, 2),
+            "scoring": subgraphrag_records.TripleScores(ranked, 1, "kgviz train subgraphrag"),
+        },
+        timings={"retrieval": 0.1, "total": 0.1},
+        evidence=[(EVIL, "directed_by", JANE)],
+    )
 
 
 def gnnrag_trace() -> Trace:
     """GNN-RAG's records: Jane is the one candidate, reached by one path; Tom is not reached."""
     path = walk(EVIL, [(EVIL, "directed_by", JANE)])
-    return Trace("gnnrag", f"who directed {EVIL}", "hand", stages={
-        "linking": hand_linking(),
-        "subgraph": SubgraphRecord([EVIL], 3, 1000, 0.15, 4, 3, 4, 3),
-        "gnn": NodeScores([NodeScore(JANE, 0.8, 0.1, False, True),
-                           NodeScore(EVIL, 0.6, 0.5, True, False),
-                           NodeScore("Tom", 0.3, 0.2, False, False),
-                           NodeScore("Other", 0.01, 0.2, False, False)], 0.5, "kgviz train gnnrag"),
-        "candidates": GNNRAGCandidates([JANE], [0.8], 0.5, 0.8, 10),
-        "paths": PathRecord([path], [path.text], ["Tom"], 2)},
-        timings={"retrieval": 0.1, "total": 0.1}, evidence=path.triples)
+    return Trace(
+        "gnnrag",
+        f"who directed {EVIL}",
+        "hand",
+        stages={
+            "linking": hand_linking(),
+            "subgraph": SubgraphRecord([EVIL], 3, 1000, 0.15, 4, 3, 4, 3),
+            "gnn": NodeScores(
+                [
+                    NodeScore(JANE, 0.8, 0.1, False, True),
+                    NodeScore(EVIL, 0.6, 0.5, True, False),
+                    NodeScore("Tom", 0.3, 0.2, False, False),
+                    NodeScore("Other", 0.01, 0.2, False, False),
+                ],
+                0.5,
+                "kgviz train gnnrag",
+            ),
+            "candidates": GNNRAGCandidates([JANE], [0.8], 0.5, 0.8, 10),
+            "paths": PathRecord([path], [path.text], ["Tom"], 2),
+        },
+        timings={"retrieval": 0.1, "total": 0.1},
+        evidence=path.triples,
+    )
 
 
 def grag_trace() -> Trace:
     """GRAG's records: two ego-graphs; one edge kept, one soft-pruned, one over the budget."""
     kept = GatedEdge(EVIL, "directed_by", JANE, 0.9, 0.8, True)
-    pruned = [PrunedEgoGraph(EVIL, 20, [GatedNode(EVIL, 0.7, True), GatedNode(JANE, 0.6, True),
-                                         GatedNode("Tom", 0.1, False)],
-                             [kept, GatedEdge(EVIL, "starred_actors", "Tom", 0.2, 0.3, False)]),
-              PrunedEgoGraph("Other", 20, [GatedNode("Other", 0.4, False),
-                                            GatedNode(JANE, 0.6, True)],
-                             [GatedEdge("Other", "directed_by", JANE, 0.9, 0.6, False)])]
+    pruned = [
+        PrunedEgoGraph(
+            EVIL,
+            20,
+            [GatedNode(EVIL, 0.7, True), GatedNode(JANE, 0.6, True), GatedNode("Tom", 0.1, False)],
+            [kept, GatedEdge(EVIL, "starred_actors", "Tom", 0.2, 0.3, False)],
+        ),
+        PrunedEgoGraph(
+            "Other",
+            20,
+            [GatedNode("Other", 0.4, False), GatedNode(JANE, 0.6, True)],
+            [GatedEdge("Other", "directed_by", JANE, 0.9, 0.6, False)],
+        ),
+    ]
     triple = (EVIL, "directed_by", JANE)
     egos = [RetrievedEgo(EVIL, 0.6, 3, 2), RetrievedEgo("Other", 0.4, 2, 1)]
-    return Trace("grag", f"who directed {EVIL}", "hand", stages={
-        "linking": hand_linking(),
-        "ego_graphs": EgoRetrieval(2, "topic entities (1 hop(s))", 3, egos),
-        "pruning": pruned,
-        "description": [Description(EVIL, 1, describe_graph([triple], EVIL))]},
-        timings={"retrieval": 0.1, "total": 0.1}, evidence=[triple])
+    return Trace(
+        "grag",
+        f"who directed {EVIL}",
+        "hand",
+        stages={
+            "linking": hand_linking(),
+            "ego_graphs": EgoRetrieval(2, "topic entities (1 hop(s))", 3, egos),
+            "pruning": pruned,
+            "description": [Description(EVIL, 1, describe_graph([triple], EVIL))],
+        },
+        timings={"retrieval": 0.1, "total": 0.1},
+        evidence=[triple],
+    )
 
 
 def test_stage_views_cover_every_stage_in_run_order():
     assert list(stage_views(simgrag_trace(), hand_kg())) == [
-        "pattern", "pools", "search", "subgraphs", "prompt", "timing"]
-    assert list(stage_views(kaping_trace())) == ["linking", "triples", "evidence", "prompt",
-                                                 "timing"]
+        "pattern",
+        "pools",
+        "search",
+        "subgraphs",
+        "prompt",
+        "timing",
+    ]
+    assert list(stage_views(kaping_trace())) == [
+        "linking",
+        "triples",
+        "evidence",
+        "prompt",
+        "timing",
+    ]
 
 
 def test_scored_methods_have_a_view_for_every_record():
@@ -225,8 +350,13 @@ def test_scored_methods_have_a_view_for_every_record():
     replace the generic evidence graph."""
     assert list(stage_views(subgraphrag_trace())) == ["linking", "scoring", "evidence", "timing"]
     assert list(stage_views(gnnrag_trace())) == ["linking", "gnn", "paths", "timing"]
-    assert list(stage_views(grag_trace())) == ["linking", "ego_graphs", "pruning", "description",
-                                               "timing"]
+    assert list(stage_views(grag_trace())) == [
+        "linking",
+        "ego_graphs",
+        "pruning",
+        "description",
+        "timing",
+    ]
     stance = grag_trace()  # the stance task prunes nothing: its graph is the generic evidence
     del stance.stages["linking"], stance.stages["pruning"]
     views = stage_views(stance)
@@ -234,8 +364,9 @@ def test_scored_methods_have_a_view_for_every_record():
     assert "srcdoc" not in views["description"] and "srcdoc" in views["evidence"]
 
 
-@pytest.mark.parametrize("make", [simgrag_trace, kaping_trace, subgraphrag_trace, gnnrag_trace,
-                                  grag_trace])
+@pytest.mark.parametrize(
+    "make", [simgrag_trace, kaping_trace, subgraphrag_trace, gnnrag_trace, grag_trace]
+)
 def test_hostile_names_render_as_text_in_every_view(make):
     views = stage_views(make(), hand_kg())
     assert_no_raw_markup(views)
@@ -244,7 +375,7 @@ def test_hostile_names_render_as_text_in_every_view(make):
 
 
 def test_plain_text_survives_each_escaping_layer():
-    assert plotly_text(JANE) == "Jane \"J\" O'Doe &amp; &lt;b&gt;Co&lt;/b&gt;"  # no &quot;, &#x27;
+    assert plotly_text(JANE) == 'Jane "J" O\'Doe &amp; &lt;b&gt;Co&lt;/b&gt;'  # no &quot;, &#x27;
     assert vis_text(JANE) == JANE  # canvas labels and innerText titles show it as written
     assert "href" not in vis_text('<a href="x">')  # pyvis's innerHTML popup is never chosen
     assert plotly_text("x" * 50, limit=10) == "x" * 9 + "…"
@@ -271,7 +402,9 @@ def test_pools_mark_the_candidates_the_subgraphs_used():
     assert len(points.x) == 4 and list(points.y).count(plotly_text(f"node 0: {EVIL}")) == 2
     used = [i for i, size in enumerate(points.marker.size) if size > 10]
     assert [points.hovertext[i].split("<br>")[0] for i in used] == [
-        f"<b>{plotly_text(EVIL)}</b>", "<b>directed_by</b>"]
+        f"<b>{plotly_text(EVIL)}</b>",
+        "<b>directed_by</b>",
+    ]
     assert points.marker.color[used[0]] == node_colour(0)
     assert points.marker.color[used[1]] == relation_colour(0)
     assert all("used by subgraph #1" in points.hovertext[i] for i in used)
@@ -308,8 +441,9 @@ def test_search_tree_with_thousands_of_records_stays_quick():
     root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
     for i in range(4999):
         tree.add(root, 1, 0, 1, i % 4, 0, 0.1, 0.2, "pruned_bound" if i % 3 else "completed", 2)
-    search = SearchRecord("optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 5000, 9000,
-                                                        0.5, 10, tree)])
+    search = SearchRecord(
+        "optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 5000, 9000, 0.5, 10, tree)]
+    )
     start = time.perf_counter()
     figure = search_tree_figure(search, trace.stages["pattern"], hand_kg())
     assert time.perf_counter() - start < 5 and len(figure.data[0].ids) == 5001
@@ -327,8 +461,11 @@ def test_subgraphs_show_rank_gsd_and_element_colours():
 
 
 def test_evidence_graph_highlights_answers_and_sizes_by_score():
-    page = evidence_graph([("A", "r", "B"), ("B", "s", "C"), ("A", "r", "B")], highlight=["C"],
-                          scores={"A": 1.0, "C": 0.0})
+    page = evidence_graph(
+        [("A", "r", "B"), ("B", "s", "C"), ("A", "r", "B")],
+        highlight=["C"],
+        scores={"A": 1.0, "C": 0.0},
+    )
     nodes, edges = vis_data(page)
     assert [n["label"] for n in nodes] == ["A", "B", "C"] and len(edges) == 2
     assert nodes[2]["color"] == ANSWER and nodes[0]["size"] > nodes[2]["size"]
@@ -370,8 +507,9 @@ def test_kaping_and_linking_views():
 
 
 def test_triple_scores_show_the_cut_and_the_ranked_triples():
-    figure = triple_scores_figure(subgraphrag_trace().stages["scoring"],
-                                  subgraphrag_trace().stages["candidates"])
+    figure = triple_scores_figure(
+        subgraphrag_trace().stages["scoring"], subgraphrag_trace().stages["candidates"]
+    )
     kept, left_out, table = figure.data
     assert list(kept.x) == [0.9] and list(left_out.x) == [0.4, 0.1]
     (cut,) = figure.layout.shapes
@@ -386,8 +524,10 @@ def test_triple_scores_show_the_cut_and_the_ranked_triples():
 
 
 def test_triple_table_shows_the_ranks_around_a_far_cut():
-    ranked = [subgraphrag_records.SubgraphRAGTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
-              for i in range(40)]
+    ranked = [
+        subgraphrag_records.SubgraphRAGTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
+        for i in range(40)
+    ]
     figure = triple_scores_figure(subgraphrag_records.TripleScores(ranked, 35, ""))
     ranks = list(figure.data[2].cells.values[0])
     assert ranks == [str(i) for i in range(1, 31)] + ["…", "34", "35", "36", "37"]
@@ -408,8 +548,10 @@ def test_node_scores_rank_candidates_without_topic_entities():
     assert list(bars.marker.color) == [KEPT, LEFT_OUT, LEFT_OUT]
     assert "PageRank 0.1000<br>answer candidate" in bars.hovertext[0]
     title = figure.layout.title.text
-    assert ("1 answer candidate(s) of 3 entities, covering 80% of the answer probability "
-            "(taken until 50%)") in title
+    assert (
+        "1 answer candidate(s) of 3 entities, covering 80% of the answer probability "
+        "(taken until 50%)"
+    ) in title
     assert "subgraph: 4 of 4 nodes within 3 hops" in title
 
 
@@ -449,7 +591,8 @@ def test_ego_ranking_and_gates_cut_by_the_budget():
     assert figure.layout.shapes[0].x0 == 0.8  # the lowest kept score: where the budget cut
     assert list(figure.layout.yaxis.ticktext) == [
         f"#1 {ESCAPED} · similarity 0.600<br>1 kept, 1 soft-pruned",
-        "#2 Other · similarity 0.400<br>0 kept, 1 soft-pruned"]
+        "#2 Other · similarity 0.400<br>0 kept, 1 soft-pruned",
+    ]
     assert "1 of 3 distinct edges kept, 2 soft-pruned" in figure.layout.title.text
     assert "while they fit 20 tokens" in figure.layout.title.text
 
@@ -461,8 +604,10 @@ def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
     by_label = {n["label"]: n for n in nodes}
     assert set(by_label) == {EVIL, JANE, "Tom"}  # "Other" kept no edge: not drawn
     assert by_label[EVIL]["shape"] == "box" and "centre of ego-graph #1" in by_label[EVIL]["title"]
-    assert by_label["Tom"]["color"] == score_colour(0.1) and "in no described triple" in (
-        by_label["Tom"]["title"])
+    assert (
+        by_label["Tom"]["color"] == score_colour(0.1)
+        and "in no described triple" in (by_label["Tom"]["title"])
+    )
     kept, faded = edges
     assert kept["color"] == score_colour(0.8) and not kept.get("dashes")
     assert faded["dashes"] and faded["color"] == UNUSED and "pruned" in faded["title"]
@@ -486,8 +631,10 @@ def retrieved_traces(tmp_path_factory):
         dataset = get_dataset("demo")
         context = ReasonerContext(dataset, llm=None)
         question = "who directed the movies that Tom Hanks acted in"
-        traces = {method: make_reasoner(method, context, **config).retrieve_only(
-            question, ["Tom Hanks"]) for method, config in SCORED_METHODS.items()}
+        traces = {
+            method: make_reasoner(method, context, **config).retrieve_only(question, ["Tom Hanks"])
+            for method, config in SCORED_METHODS.items()
+        }
         return traces, dataset.kg
 
 
@@ -497,15 +644,28 @@ def test_scored_views_render_each_stage_as_it_finishes(retrieved_traces):
     for trace in traces.values():
         stages = list(trace.stages.items())
         for end in range(1, len(stages) + 1):
-            partial = Trace(trace.method, trace.question, stages=dict(stages[:end]),
-                            evidence=trace.evidence if end == len(stages) else [])
+            partial = Trace(
+                trace.method,
+                trace.question,
+                stages=dict(stages[:end]),
+                evidence=trace.evidence if end == len(stages) else [],
+            )
             views = stage_views(partial, kg)
             assert not any(isinstance(v, str) and "no view for" in v for v in views.values())
-    assert list(stage_views(traces["subgraphrag"], kg)) == ["linking", "scoring", "evidence",
-                                                           "timing"]
+    assert list(stage_views(traces["subgraphrag"], kg)) == [
+        "linking",
+        "scoring",
+        "evidence",
+        "timing",
+    ]
     assert list(stage_views(traces["gnnrag"], kg)) == ["linking", "gnn", "paths", "timing"]
-    assert list(stage_views(traces["grag"], kg)) == ["linking", "ego_graphs", "pruning",
-                                                    "description", "timing"]
+    assert list(stage_views(traces["grag"], kg)) == [
+        "linking",
+        "ego_graphs",
+        "pruning",
+        "description",
+        "timing",
+    ]
 
 
 def test_triple_scores_view_on_a_real_trace(retrieved_traces):
@@ -518,7 +678,13 @@ def test_triple_scores_view_on_a_real_trace(retrieved_traces):
     assert views["scoring"].layout.shapes[0].x0 == scores.triples[19].score
     best = scores.triples[0]
     assert next(zip(*table.cells.values)) == (
-        "1", f"{best.score:.4f}", best.head, best.relation, best.tail, "✓")
+        "1",
+        f"{best.score:.4f}",
+        best.head,
+        best.relation,
+        best.tail,
+        "✓",
+    )
     _, edges = vis_data(views["evidence"])
     assert len(edges) == len(trace.evidence) == 20
     assert f"score {best.score:.3f}" in edges[0]["title"]
@@ -534,8 +700,9 @@ def test_node_scores_and_paths_views_on_a_real_trace(retrieved_traces):
     assert bars.x[0] == best.probability and bars.y[0] == f"1. {plotly_text(best.name)}"
     assert list(bars.marker.color).count(KEPT) == len(candidates.names)
     nodes, edges = vis_data(views["paths"])
-    ringed = {n["label"] for n in nodes if isinstance(n["color"], dict)
-              and n["color"]["border"] == ANSWER}
+    ringed = {
+        n["label"] for n in nodes if isinstance(n["color"], dict) and n["color"]["border"] == ANSWER
+    }
     reached = {path.end for path in trace.stages["paths"].paths}
     assert ringed == reached <= set(candidates.names)
     assert len(edges) == len(trace.evidence)
@@ -549,8 +716,10 @@ def test_ego_graph_views_on_a_real_trace(retrieved_traces):
     pruned = trace.stages["pruning"]
     edges = {(e.head, e.relation, e.tail): e for graph in pruned for e in graph.edges}
     soft_pruned = sum(not e.kept for e in edges.values())
-    assert f"{len(edges) - soft_pruned} of {len(edges)} distinct edges kept, {soft_pruned} " \
-           "soft-pruned" in views["pruning"].layout.title.text
+    assert (
+        f"{len(edges) - soft_pruned} of {len(edges)} distinct edges kept, {soft_pruned} "
+        "soft-pruned" in views["pruning"].layout.title.text
+    )
     kept_points, pruned_points = views["pruning"].data
     assert len(kept_points.x) + len(pruned_points.x) == sum(len(g.edges) for g in pruned)
     _, drawn = vis_data(views["description"])
@@ -564,10 +733,12 @@ def write_hostile_kg(folder):
     """A custom KG folder whose film is named like an HTML tag, and a question about it."""
     (folder / "kb.tsv").write_text(
         f"{EVIL}\tdirected_by\tJane Doe\n{EVIL}\tstarred_actors\tTom Hanks\n"
-        "Forrest Gump\tdirected_by\tRobert Zemeckis\nForrest Gump\tstarred_actors\tTom Hanks\n")
+        "Forrest Gump\tdirected_by\tRobert Zemeckis\nForrest Gump\tstarred_actors\tTom Hanks\n"
+    )
     question = f"who directed {EVIL}"
-    (folder / "dev.jsonl").write_text(json.dumps(
-        {"question": question, "answers": ["Jane Doe"], "topic_entities": [EVIL]}) + "\n")
+    (folder / "dev.jsonl").write_text(
+        json.dumps({"question": question, "answers": ["Jane Doe"], "topic_entities": [EVIL]}) + "\n"
+    )
     return folder, question
 
 
@@ -579,8 +750,10 @@ def hostile_retrievals(tmp_path_factory):
         patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
         dataset = CustomDataset(folder)
         context = ReasonerContext(dataset, llm=None)
-        return [make_reasoner(method, context).retrieve_only(question, [EVIL])
-                for method in SCORED_METHODS], dataset.kg
+        return [
+            make_reasoner(method, context).retrieve_only(question, [EVIL])
+            for method in SCORED_METHODS
+        ], dataset.kg
 
 
 def test_hostile_entity_renders_as_text_in_scored_views(hostile_retrievals):
@@ -594,7 +767,8 @@ def test_hostile_entity_renders_as_text_in_scored_views(hostile_retrievals):
     assert ESCAPED in subgraphrag["scoring"].data[2].cells.values[2]
     assert f"<li>{ESCAPED} → directed by → Jane Doe</li>" in gnnrag["paths"]
     assert ESCAPED in grag["description"] and any(
-        ESCAPED in label for label in grag["ego_graphs"].data[0].y)
+        ESCAPED in label for label in grag["ego_graphs"].data[0].y
+    )
 
 
 # ----------------------------------------------------------------- real traces, offline LLM
@@ -614,9 +788,14 @@ def demo_traces(local_llm, tmp_path_factory):
         dataset = get_dataset("demo")
         context = ReasonerContext(dataset, local_llm)
         question = "who directed the movies that Tom Hanks acted in"
-        traces = {method: make_reasoner(method, context, **config).run(question)
-                  for method, config in (("simgrag", {"record_tree": True}), ("kaping", {}),
-                                         ("llm-only", {}))}
+        traces = {
+            method: make_reasoner(method, context, **config).run(question)
+            for method, config in (
+                ("simgrag", {"record_tree": True}),
+                ("kaping", {}),
+                ("llm-only", {}),
+            )
+        }
         return traces, dataset.kg
 
 
@@ -630,13 +809,17 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
     nodes, _ = vis_data(views["pattern"])
     assert [n["label"] for n in nodes] == [n.text for n in pattern.nodes]
     pools = trace.stages["pools"]
-    assert len(views["pools"].data[0].x) == sum(len(p.candidates)
-                                                for p in [*pools.nodes, *pools.relations])
+    assert len(views["pools"].data[0].x) == sum(
+        len(p.candidates) for p in [*pools.nodes, *pools.relations]
+    )
     part = trace.stages["search"].components[0]
     icicle = views["search"].data[0]
     assert len(icicle.ids) == len(part.tree) + 1
-    assert list(icicle.marker.colors).count(OUTCOMES["in_topk"][1]) == part.tree.outcome.count(
-        "in_topk") == len([s for s in trace.stages["subgraphs"] if 0 in s.components])
+    assert (
+        list(icicle.marker.colors).count(OUTCOMES["in_topk"][1])
+        == part.tree.outcome.count("in_topk")
+        == len([s for s in trace.stages["subgraphs"] if 0 in s.components])
+    )
     graph_labels = {n["label"] for n in vis_data(views["subgraphs"])[0]}
     assert {m.name for s in trace.stages["subgraphs"] for m in s.nodes} <= graph_labels
     assert all(f">{html.escape(a)}</mark>" in views["prompt"] for a in trace.answers)
@@ -664,8 +847,10 @@ def hostile_traces(local_llm, tmp_path_factory):
         patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))
         dataset = CustomDataset(folder)
         context = ReasonerContext(dataset, local_llm)
-        traces = [make_reasoner(method, context, **config).run(question, [EVIL])
-                  for method, config in (("simgrag", {"record_tree": True}), ("kaping", {}))]
+        traces = [
+            make_reasoner(method, context, **config).run(question, [EVIL])
+            for method, config in (("simgrag", {"record_tree": True}), ("kaping", {}))
+        ]
         return traces, dataset.kg
 
 

@@ -19,7 +19,8 @@ def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
     return make_reasoner(method, context)
 
 
-def borrowed_evidence(reasoner: Reasoner, question: str,
-                      topic_entities: Sequence[str]) -> list[StringTriple]:
+def borrowed_evidence(
+    reasoner: Reasoner, question: str, topic_entities: Sequence[str]
+) -> list[StringTriple]:
     """The evidence triples `reasoner` retrieves for `question` (its LLM answer is not asked for)."""
     return list(reasoner.retrieve_only(question, topic_entities).evidence)

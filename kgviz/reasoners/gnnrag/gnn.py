@@ -78,19 +78,26 @@ class QuestionGatedConv(MessagePassing):
         """`(E, 1)` relevance of each edge's relation to its question's instruction, in (0, 1)."""
         return torch.sigmoid(self.gate(instruction * relation))
 
-    def forward(self, h: torch.Tensor, p: torch.Tensor, edge_index: torch.Tensor,
-                relation: torch.Tensor,
-                instruction: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        h: torch.Tensor,
+        p: torch.Tensor,
+        edge_index: torch.Tensor,
+        relation: torch.Tensor,
+        instruction: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """New states and reachability `p_v = 1 - exp(-sum_u p_u · w(q_l, r))`."""
         gate = self.edge_gates(instruction, relation)
         summed = self.propagate(edge_index, h=h, p=p.unsqueeze(1), relation=relation, gate=gate)
-        flow = scatter(p[edge_index[0]] * gate.squeeze(1), edge_index[1], dim_size=len(h),
-                       reduce="sum")
+        flow = scatter(
+            p[edge_index[0]] * gate.squeeze(1), edge_index[1], dim_size=len(h), reduce="sum"
+        )
         reach = 1.0 - torch.exp(-flow)
         return self.norm(h + self.combine(torch.cat([h, summed], dim=-1))), reach
 
-    def message(self, h_j: torch.Tensor, p_j: torch.Tensor, relation: torch.Tensor,
-                gate: torch.Tensor) -> torch.Tensor:
+    def message(
+        self, h_j: torch.Tensor, p_j: torch.Tensor, relation: torch.Tensor, gate: torch.Tensor
+    ) -> torch.Tensor:
         return p_j * gate * torch.relu(self.message_proj(torch.cat([h_j, relation], dim=-1)))
 
 
@@ -129,8 +136,9 @@ class GNNReasoner(nn.Module):
         self.question_mean.copy_(questions.mean(dim=0))
         self.question_std.copy_(questions.std(dim=0).clamp(min=1e-4))
 
-    def instructions(self, q: torch.Tensor, tokens: torch.Tensor,
-                     token_mask: torch.Tensor) -> list[torch.Tensor]:
+    def instructions(
+        self, q: torch.Tensor, tokens: torch.Tensor, token_mask: torch.Tensor
+    ) -> list[torch.Tensor]:
         """One `(B, hidden)` instruction per layer: attention over the question's tokens, queried
         by the question and the previous instruction (consecutive steps can read other words)."""
         keys = torch.tanh(self.tokens(tokens))
@@ -157,14 +165,25 @@ class GNNReasoner(nn.Module):
         q = self.question((x.questions - self.question_mean) / self.question_std)
         logits, states = self._round(x, start, edge_index, relation, q)
         for _ in range(self.shape.rounds - 1):
-            found = scatter(answer_distribution(logits, graph).unsqueeze(1) * states, graph,
-                            dim=0, dim_size=len(q), reduce="sum")
+            found = scatter(
+                answer_distribution(logits, graph).unsqueeze(1) * states,
+                graph,
+                dim=0,
+                dim_size=len(q),
+                reduce="sum",
+            )
             q = q + torch.tanh(self.reread(torch.cat([q, found], dim=-1)))
             logits, states = self._round(x, start, edge_index, relation, q)
         return logits
 
-    def _round(self, x: GraphInputs, h: torch.Tensor, edge_index: torch.Tensor,
-               relation: torch.Tensor, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _round(
+        self,
+        x: GraphInputs,
+        h: torch.Tensor,
+        edge_index: torch.Tensor,
+        relation: torch.Tensor,
+        q: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """One reasoning round from the topic entities under question vector `q`: the logits and
         the final node states."""
         graph, topic = x.graph, x.topic_mask.float()
@@ -185,8 +204,9 @@ def answer_distribution(logits: torch.Tensor, graph: torch.Tensor) -> torch.Tens
     return softmax(logits, graph)
 
 
-def distribution_loss(logits: torch.Tensor, labels: torch.Tensor,
-                      graph: torch.Tensor) -> torch.Tensor:
+def distribution_loss(
+    logits: torch.Tensor, labels: torch.Tensor, graph: torch.Tensor
+) -> torch.Tensor:
     """The paper's training loss: cross entropy between each question's answer distribution and
     the uniform distribution over its gold answers, averaged over the questions (each must hold
     at least one gold answer)."""

@@ -39,8 +39,11 @@ class ReasoningPath:
     def triples(self) -> list[StringTriple]:
         found, here = [], self.start
         for step in self.steps:
-            found.append((here, step.relation, step.entity) if step.forward
-                         else (step.entity, step.relation, here))
+            found.append(
+                (here, step.relation, step.entity)
+                if step.forward
+                else (step.entity, step.relation, here)
+            )
             here = step.entity
         return found
 
@@ -53,8 +56,9 @@ class ReasoningPath:
         return " ".join(parts)
 
 
-def walk(start: str, triples: Sequence[StringTriple], origin: str = "gnn",
-         score: float = 0.0) -> ReasoningPath:
+def walk(
+    start: str, triples: Sequence[StringTriple], origin: str = "gnn", score: float = 0.0
+) -> ReasoningPath:
     """The path from `start` along consecutive triples (each shares an entity with the last)."""
     path, here = ReasoningPath(start, origin=origin, score=score), start
     for head, relation, tail in triples:
@@ -75,9 +79,15 @@ def start_of(kg: KnowledgeGraph, edges: Sequence[int], target: int) -> int:
     return here
 
 
-def candidate_paths(kg: KnowledgeGraph, topics: Sequence[int], candidate: int,
-                    probability: dict[int, float], max_hops: int, keep: int,
-                    search: int = 64) -> list[ReasoningPath]:
+def candidate_paths(
+    kg: KnowledgeGraph,
+    topics: Sequence[int],
+    candidate: int,
+    probability: dict[int, float],
+    max_hops: int,
+    keep: int,
+    search: int = 64,
+) -> list[ReasoningPath]:
     """Up to `keep` shortest paths from the topic entities to `candidate` (out of at most `search`),
     those through entities with the highest answer `probability` first."""
     found = []
@@ -92,8 +102,9 @@ def candidate_paths(kg: KnowledgeGraph, topics: Sequence[int], candidate: int,
     return found[:keep]
 
 
-def evidence_paths(triples: Sequence[StringTriple], topics: Sequence[str], max_hops: int,
-                   origin: str) -> list[ReasoningPath]:
+def evidence_paths(
+    triples: Sequence[StringTriple], topics: Sequence[str], max_hops: int, origin: str
+) -> list[ReasoningPath]:
     """Another retriever's triples as paths: a shortest path inside them from a topic entity to
     each entity they reach (paths that prefix a longer one dropped), then every triple no path
     uses as a one-step path from its head."""
@@ -104,11 +115,23 @@ def evidence_paths(triples: Sequence[StringTriple], topics: Sequence[str], max_h
         if target not in sources:
             routes = graph.shortest_paths(sources, [target], max_hops, 1)
             ends.update((tuple(rows), target) for rows in routes)
-    longest = [(rows, end) for rows, end in ends.items()
-               if not any(len(other) > len(rows) and other[:len(rows)] == rows for other in ends)]
-    paths = [walk(graph.entities[start_of(graph, rows, end)], [graph.triple_names(e) for e in rows],
-                  origin) for rows, end in longest]
+    longest = [
+        (rows, end)
+        for rows, end in ends.items()
+        if not any(len(other) > len(rows) and other[: len(rows)] == rows for other in ends)
+    ]
+    paths = [
+        walk(
+            graph.entities[start_of(graph, rows, end)],
+            [graph.triple_names(e) for e in rows],
+            origin,
+        )
+        for rows, end in longest
+    ]
     used = {e for rows, _ in longest for e in rows}
-    paths += [walk(graph.triple_names(e)[0], [graph.triple_names(e)], origin)
-              for e in range(graph.num_triples) if e not in used]
+    paths += [
+        walk(graph.triple_names(e)[0], [graph.triple_names(e)], origin)
+        for e in range(graph.num_triples)
+        if e not in used
+    ]
     return paths

@@ -11,7 +11,8 @@ SYSTEM_PROMPT = (
     "path starts at an entity of the question and follows relations from entity to entity; an "
     "arrow points from the subject of a relation to its object (A → directed by → B means A is "
     "directed by B; A ← directed by ← B means B is directed by A). Reply with every answer the "
-    "paths support, as entity names separated by commas, with no explanation.")
+    "paths support, as entity names separated by commas, with no explanation."
+)
 
 
 def path_messages(question: str, paths: Sequence[str]) -> list[Message]:

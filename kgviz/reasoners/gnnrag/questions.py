@@ -15,8 +15,13 @@ def question_tokens(encoder: SentenceEncoder, texts: Sequence[str]) -> list[torc
     if not texts:
         return []
     with torch.no_grad():
-        found = encoder.model.encode(list(texts), output_value="token_embeddings",
-                                     convert_to_numpy=False, show_progress_bar=False, batch_size=64)
+        found = encoder.model.encode(
+            list(texts),
+            output_value="token_embeddings",
+            convert_to_numpy=False,
+            show_progress_bar=False,
+            batch_size=64,
+        )
     return [torch.nn.functional.normalize(t.float().cpu(), dim=-1) for t in found]
 
 

@@ -77,16 +77,30 @@ class GNNRAGConfig(ReasonerConfig):
     checkpoint_root: str | None = None
 
     def __post_init__(self) -> None:
-        self.require_positive("gnnrag", "max_candidates", "hops", "max_nodes",
-                              "paths_per_candidate", "max_paths", "max_tokens",
-                              "augment_triples")
+        self.require_positive(
+            "gnnrag",
+            "max_candidates",
+            "hops",
+            "max_nodes",
+            "paths_per_candidate",
+            "max_paths",
+            "max_tokens",
+            "augment_triples",
+        )
         if not 0.0 < self.mass <= 1.0:
             raise KgvizError("gnnrag: mass must be above 0 and at most 1")
 
     @property
     def retrieval(self) -> GNNRAGRetrieval:
-        return GNNRAGRetrieval(self.hops, self.max_nodes, DEFAULTS.alpha, self.mass,
-                                 self.max_candidates, self.paths_per_candidate, self.max_paths)
+        return GNNRAGRetrieval(
+            self.hops,
+            self.max_nodes,
+            DEFAULTS.alpha,
+            self.mass,
+            self.max_candidates,
+            self.paths_per_candidate,
+            self.max_paths,
+        )
 
 
 @dataclass(frozen=True)
@@ -136,64 +150,134 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         linking = found.linking
         messages = path_messages(linking.question, [path.text for path in found.paths])
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
-        generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
-                        lambda reply: mentioned_entities(reply, names),
-                        fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)))
+        generate_answer(
+            trace,
+            self.context.llm,
+            messages,
+            self.config.max_tokens,
+            lambda reply: mentioned_entities(reply, names),
+            fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
+        )
 
-    def _gnn_paths(self, trace: Trace, model: GNNReasoner, card: dict[str, Any],
-                   linking: EntityLinking, settings: GNNRAGRetrieval) -> list[ReasoningPath]:
+    def _gnn_paths(
+        self,
+        trace: Trace,
+        model: GNNReasoner,
+        card: dict[str, Any],
+        linking: EntityLinking,
+        settings: GNNRAGRetrieval,
+    ) -> list[ReasoningPath]:
         kg = self.context.kg
         with trace.stage(SUBGRAPH):
-            subgraph = dense_subgraph(kg, linking.ids, settings.hops, settings.max_nodes,
-                                      settings.alpha)
-            trace.record(SUBGRAPH, SubgraphRecord(
-                linking.names, settings.hops, settings.max_nodes, settings.alpha,
-                subgraph.khop_nodes, subgraph.khop_edges, subgraph.num_nodes, len(subgraph.edges)))
+            subgraph = dense_subgraph(
+                kg, linking.ids, settings.hops, settings.max_nodes, settings.alpha
+            )
+            trace.record(
+                SUBGRAPH,
+                SubgraphRecord(
+                    linking.names,
+                    settings.hops,
+                    settings.max_nodes,
+                    settings.alpha,
+                    subgraph.khop_nodes,
+                    subgraph.khop_edges,
+                    subgraph.num_nodes,
+                    len(subgraph.edges),
+                ),
+            )
         with trace.stage(GNN):
             text = context_text_embeddings(self.context)
             cache = EmbeddingCache(text.encoder.model_name)
             question = encode_questions(text, [linking.question], cache)[0]
             probabilities = node_probabilities(model, text, question, subgraph)
-            candidates = select_candidates(subgraph, probabilities, settings.mass,
-                                           settings.max_candidates)
-            trace.record(GNN, node_scores(kg.entities, subgraph, probabilities, candidates,
-                                            settings.mass, card.get("command", "")))
+            candidates = select_candidates(
+                subgraph, probabilities, settings.mass, settings.max_candidates
+            )
+            trace.record(
+                GNN,
+                node_scores(
+                    kg.entities,
+                    subgraph,
+                    probabilities,
+                    candidates,
+                    settings.mass,
+                    card.get("command", ""),
+                ),
+            )
         with trace.stage(CANDIDATES):
-            trace.record(CANDIDATES, GNNRAGCandidates(
-                [kg.entities[int(subgraph.nodes[i])] for i in candidates],
-                [round(float(probabilities[i]), 5) for i in candidates], settings.mass,
-                round(float(probabilities[candidates].sum()), 5), settings.max_candidates))
+            trace.record(
+                CANDIDATES,
+                GNNRAGCandidates(
+                    [kg.entities[int(subgraph.nodes[i])] for i in candidates],
+                    [round(float(probabilities[i]), 5) for i in candidates],
+                    settings.mass,
+                    round(float(probabilities[candidates].sum()), 5),
+                    settings.max_candidates,
+                ),
+            )
         with trace.stage(PATHS):
             found = gnn_paths(kg, subgraph, probabilities, candidates, settings)
-            kept, reached = found[:settings.max_paths], {path.end for path in found}
-            trace.record(PATHS, PathRecord(
-                kept, [path.text for path in kept],
-                [name for name in trace.stages[CANDIDATES].names if name not in reached],
-                len(found) - len(kept)))
+            kept, reached = found[: settings.max_paths], {path.end for path in found}
+            trace.record(
+                PATHS,
+                PathRecord(
+                    kept,
+                    [path.text for path in kept],
+                    [name for name in trace.stages[CANDIDATES].names if name not in reached],
+                    len(found) - len(kept),
+                ),
+            )
         return kept
 
-    def _augment(self, trace: Trace, linking: EntityLinking,
-                 paths: list[ReasoningPath]) -> list[ReasoningPath]:
+    def _augment(
+        self, trace: Trace, linking: EntityLinking, paths: list[ReasoningPath]
+    ) -> list[ReasoningPath]:
         """The union of the GNN's paths with the `augment_with` method's evidence as paths."""
         method = self.config.augment_with or ""
         with trace.stage(AUGMENTATION):
             started = time.perf_counter()
-            borrowed = borrowed_evidence(self.augmenter, linking.question,
-                                         linking.names)[:self.config.augment_triples]
+            borrowed = borrowed_evidence(self.augmenter, linking.question, linking.names)[
+                : self.config.augment_triples
+            ]
             extra = evidence_paths(borrowed, linking.names, self.config.hops, method)
             seen = {tuple(path.triples) for path in paths}
             added = [path for path in extra if tuple(path.triples) not in seen]
-            trace.record(AUGMENTATION, Augmentation(
-                method, len(borrowed), len(extra), added, [path.text for path in added],
-                round(time.perf_counter() - started, 4)))
+            trace.record(
+                AUGMENTATION,
+                Augmentation(
+                    method,
+                    len(borrowed),
+                    len(extra),
+                    added,
+                    [path.text for path in added],
+                    round(time.perf_counter() - started, 4),
+                ),
+            )
         return paths + added
 
 
-def node_scores(names, subgraph: DenseSubgraph, probabilities: np.ndarray, candidates: np.ndarray,
-                mass: float, command: str) -> NodeScores:
+def node_scores(
+    names,
+    subgraph: DenseSubgraph,
+    probabilities: np.ndarray,
+    candidates: np.ndarray,
+    mass: float,
+    command: str,
+) -> NodeScores:
     """Every subgraph node with its probability and PageRank, most probable first."""
     chosen, topics = set(candidates.tolist()), topic_mask(subgraph)
     order = np.argsort(-probabilities, kind="stable").tolist()
-    return NodeScores([NodeScore(names[int(subgraph.nodes[i])], round(float(probabilities[i]), 5),
-                                 round(float(subgraph.ppr[i]), 6), bool(topics[i]), i in chosen)
-                       for i in order], mass, command)
+    return NodeScores(
+        [
+            NodeScore(
+                names[int(subgraph.nodes[i])],
+                round(float(probabilities[i]), 5),
+                round(float(subgraph.ppr[i]), 6),
+                bool(topics[i]),
+                i in chosen,
+            )
+            for i in order
+        ],
+        mass,
+        command,
+    )

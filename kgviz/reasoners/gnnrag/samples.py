@@ -36,14 +36,20 @@ class GNNRAGSample:
     question: Question
 
 
-def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QARecord],
-                  settings: GNNRAGRetrieval, progress: bool = False,
-                  desc: str = "questions") -> list[GNNRAGSample]:
+def build_samples(
+    kg: KnowledgeGraph,
+    text: TextEmbeddings,
+    records: Sequence[QARecord],
+    settings: GNNRAGRetrieval,
+    progress: bool = False,
+    desc: str = "questions",
+) -> list[GNNRAGSample]:
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
-    questions = encode_questions(text, [r.question for r, _, _ in usable],
-                                 EmbeddingCache(text.encoder.model_name))
+    questions = encode_questions(
+        text, [r.question for r, _, _ in usable], EmbeddingCache(text.encoder.model_name)
+    )
     rows = zip(usable, questions)
     if progress:
         from tqdm.auto import tqdm
@@ -57,22 +63,33 @@ def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QA
     return samples
 
 
-def node_metrics(model: GNNReasoner, text: TextEmbeddings, samples: Sequence[GNNRAGSample],
-                 settings: GNNRAGRetrieval) -> dict[str, dict[str, float]]:
+def node_metrics(
+    model: GNNReasoner,
+    text: TextEmbeddings,
+    samples: Sequence[GNNRAGSample],
+    settings: GNNRAGRetrieval,
+) -> dict[str, dict[str, float]]:
     """Per hop and over all: `hits@1` (the best non-topic node is a gold answer), `recall` (share
     of gold answers among the candidates), `candidates` (mean count) and `coverage` (share of
     gold answers inside the dense subgraph)."""
     rows: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     for sample in samples:
         probabilities = node_probabilities(model, text, sample.question, sample.subgraph)
-        chosen = select_candidates(sample.subgraph, probabilities, settings.mass,
-                                   settings.max_candidates)
+        chosen = select_candidates(
+            sample.subgraph, probabilities, settings.mass, settings.max_candidates
+        )
         hit = float(sample.labels[chosen[0]]) if len(chosen) else 0.0
-        row = (hit, sample.labels[chosen].sum() / len(sample.answers), len(chosen),
-               sample.labels.sum() / len(sample.answers))
+        row = (
+            hit,
+            sample.labels[chosen].sum() / len(sample.answers),
+            len(chosen),
+            sample.labels.sum() / len(sample.answers),
+        )
         rows["all"].append(row)
         rows[f"{sample.record.hops}-hop"].append(row)
     names = ("hits@1", "recall", "candidates", "coverage")
-    return {group: {name: round(float(np.mean(column)), 4)
-                    for name, column in zip(names, zip(*values))} | {"questions": len(values)}
-            for group, values in sorted(rows.items())}
+    return {
+        group: {name: round(float(np.mean(column)), 4) for name, column in zip(names, zip(*values))}
+        | {"questions": len(values)}
+        for group, values in sorted(rows.items())
+    }

@@ -5,7 +5,7 @@ from kgviz.reasoners.spec import MethodSpec
 SPEC = MethodSpec(
     name="gnnrag",
     summary="answer candidates from a question-conditioned GNN, the shortest paths to them as "
-            "evidence (GNN-RAG)",
+    "evidence (GNN-RAG)",
     reasoner="kgviz.reasoners.gnnrag.reasoner:GNNRAG",
     views="kgviz.reasoners.gnnrag.views:VIEWS",
     trainer="kgviz.reasoners.gnnrag.train:main",

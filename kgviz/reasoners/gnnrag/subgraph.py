@@ -30,9 +30,15 @@ class DenseSubgraph:
         return len(self.nodes)
 
 
-def personalized_pagerank(num_nodes: int, heads: np.ndarray, tails: np.ndarray,
-                          seeds: np.ndarray, alpha: float = 0.15, iterations: int = 30,
-                          tol: float = 1e-7) -> np.ndarray:
+def personalized_pagerank(
+    num_nodes: int,
+    heads: np.ndarray,
+    tails: np.ndarray,
+    seeds: np.ndarray,
+    alpha: float = 0.15,
+    iterations: int = 30,
+    tol: float = 1e-7,
+) -> np.ndarray:
     """PageRank restarting at `seeds` (uniformly) with probability `alpha`, walking triples in
     both directions; dangling mass returns to the seeds. Power iteration on a sparse matrix."""
     rows = np.concatenate([heads, tails])
@@ -54,8 +60,9 @@ def personalized_pagerank(num_nodes: int, heads: np.ndarray, tails: np.ndarray,
     return score
 
 
-def dense_subgraph(kg: KnowledgeGraph, topics: list[int], hops: int, max_nodes: int,
-                   alpha: float = 0.15) -> DenseSubgraph:
+def dense_subgraph(
+    kg: KnowledgeGraph, topics: list[int], hops: int, max_nodes: int, alpha: float = 0.15
+) -> DenseSubgraph:
     """Nodes within `hops` of `topics`, cut to `max_nodes` by PageRank personalised on `topics`
     (topic entities always kept), with every triple among the kept nodes."""
     seeds = np.unique(np.asarray(topics, dtype=np.int64))
@@ -63,17 +70,20 @@ def dense_subgraph(kg: KnowledgeGraph, topics: list[int], hops: int, max_nodes: 
     position = np.full(kg.num_entities, -1, dtype=np.int64)
     position[nodes] = np.arange(len(nodes))
     rows = kg.triples[edges]
-    ppr = personalized_pagerank(len(nodes), position[rows[:, 0]], position[rows[:, 2]],
-                                position[seeds], alpha)
+    ppr = personalized_pagerank(
+        len(nodes), position[rows[:, 0]], position[rows[:, 2]], position[seeds], alpha
+    )
     is_topic = np.zeros(len(nodes), dtype=bool)
     is_topic[position[seeds]] = True
-    order = np.lexsort((nodes, -ppr, ~is_topic))[:max(max_nodes, len(seeds))]
+    order = np.lexsort((nodes, -ppr, ~is_topic))[: max(max_nodes, len(seeds))]
     kept = nodes[order]
     position[:] = -1
     position[kept] = np.arange(len(kept))
     inside = (position[rows[:, 0]] >= 0) & (position[rows[:, 2]] >= 0)
     kept_edges, kept_rows = edges[inside], rows[inside]
-    local = np.stack([position[kept_rows[:, 0]], kept_rows[:, 1], position[kept_rows[:, 2]]],
-                     axis=1)
-    return DenseSubgraph(kept, ppr[order], kept_edges, local.astype(np.int64), seeds,
-                         len(nodes), len(edges))
+    local = np.stack(
+        [position[kept_rows[:, 0]], kept_rows[:, 1], position[kept_rows[:, 2]]], axis=1
+    )
+    return DenseSubgraph(
+        kept, ppr[order], kept_edges, local.astype(np.int64), seeds, len(nodes), len(edges)
+    )

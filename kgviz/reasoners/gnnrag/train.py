@@ -31,35 +31,49 @@ METRIC = "hits@1"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = trainer_parser("gnnrag", __doc__, per_hop=400, epochs=15, patience=4,
-                            checkpoint=CHECKPOINT)
+    parser = trainer_parser(
+        "gnnrag", __doc__, per_hop=400, epochs=15, patience=4, checkpoint=CHECKPOINT
+    )
     defaults, shape = GNNRAGRetrieval(), GNNShape()
     parser.add_argument("--lr", type=float, default=5e-3)
     parser.add_argument("--batch", type=int, default=8, help="questions per optimiser step")
     parser.add_argument("--hidden", type=int, default=shape.hidden)
     parser.add_argument("--layers", type=int, default=shape.layers, help="steps per round")
-    parser.add_argument("--rounds", type=int, default=2,
-                        help="reasoning rounds (ReaRev's adaptive instruction update between them)")
-    parser.add_argument("--no-names", action="store_true",
-                        help="do not seed nodes with name vectors")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="reasoning rounds (ReaRev's adaptive instruction update between them)",
+    )
+    parser.add_argument(
+        "--no-names", action="store_true", help="do not seed nodes with name vectors"
+    )
     parser.add_argument("--hops", type=int, default=defaults.hops, help="subgraph radius")
-    parser.add_argument("--max-nodes", type=int, default=defaults.max_nodes,
-                        help="subgraph size after PageRank")
+    parser.add_argument(
+        "--max-nodes", type=int, default=defaults.max_nodes, help="subgraph size after PageRank"
+    )
     return parser.parse_args(argv)
 
 
-
-def train_epoch(model: GNNReasoner, optimizer: torch.optim.Optimizer, text: TextEmbeddings,
-                samples: list[GNNRAGSample], order: np.ndarray, batch: int, desc: str) -> float:
+def train_epoch(
+    model: GNNReasoner,
+    optimizer: torch.optim.Optimizer,
+    text: TextEmbeddings,
+    samples: list[GNNRAGSample],
+    order: np.ndarray,
+    batch: int,
+    desc: str,
+) -> float:
     """One pass over `samples` in `order`, `batch` questions per step; the mean loss."""
     from tqdm.auto import tqdm
 
     model.train()
     losses = []
     for start in tqdm(range(0, len(order), batch), desc=desc, unit="step", leave=False):
-        chosen = [samples[i] for i in order[start:start + batch]]
-        inputs = graph_inputs(text, [s.subgraph for s in chosen], [s.question for s in chosen],
-                              model.shape.use_names)
+        chosen = [samples[i] for i in order[start : start + batch]]
+        inputs = graph_inputs(
+            text, [s.subgraph for s in chosen], [s.question for s in chosen], model.shape.use_names
+        )
         labels = torch.from_numpy(np.concatenate([s.labels for s in chosen])).float()
         loss = distribution_loss(model(inputs), labels, inputs.graph)
         optimizer.zero_grad()
@@ -75,8 +89,9 @@ def main(argv: list[str]) -> int:
     data = prepare(args)
     rng, started = data.rng, data.started
     settings = GNNRAGRetrieval(hops=args.hops, max_nodes=args.max_nodes)
-    shape = GNNShape(hidden=args.hidden, layers=args.layers, use_names=not args.no_names,
-                     rounds=args.rounds)
+    shape = GNNShape(
+        hidden=args.hidden, layers=args.layers, use_names=not args.no_names, rounds=args.rounds
+    )
     kg = data.dataset.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, data.train, settings, True, "train questions")
@@ -89,12 +104,22 @@ def main(argv: list[str]) -> int:
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     history, best, best_state, best_epoch, stale = [], None, None, 0, 0
     for epoch in range(1, args.epochs + 1):
-        loss = train_epoch(model, optimizer, text, labelled, rng.permutation(len(labelled)),
-                           args.batch, f"epoch {epoch}")
+        loss = train_epoch(
+            model,
+            optimizer,
+            text,
+            labelled,
+            rng.permutation(len(labelled)),
+            args.batch,
+            f"epoch {epoch}",
+        )
         scores = node_metrics(model, text, val, settings)
         history.append({"epoch": epoch, "loss": round(loss, 5), **scores["all"]})
-        print(f"epoch {epoch}: loss {loss:.4f}, val hits@1 {scores['all'][METRIC]:.4f}, "
-              f"recall {scores['all']['recall']:.4f}", flush=True)
+        print(
+            f"epoch {epoch}: loss {loss:.4f}, val hits@1 {scores['all'][METRIC]:.4f}, "
+            f"recall {scores['all']['recall']:.4f}",
+            flush=True,
+        )
         if best is None or scores["all"][METRIC] > best["all"][METRIC]:
             best, best_epoch, stale = scores, epoch, 0
             best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -107,19 +132,32 @@ def main(argv: list[str]) -> int:
     card = {
         "method": "gnnrag",
         "paper": "Mavromatis and Karypis, GNN-RAG: Graph Neural Retrieval for Large Language "
-                 "Model Reasoning (2024)",
+        "Model Reasoning (2024)",
         "model": {**shape.to_card(), "encoder": text.encoder.model_name},
         "retrieval": asdict(settings),
-        "data": data_card(data, [s.record for s in train], [s.record for s in val],
-                          train_with_answers_in_subgraph=len(labelled)),
+        "data": data_card(
+            data,
+            [s.record for s in train],
+            [s.record for s in val],
+            train_with_answers_in_subgraph=len(labelled),
+        ),
         "labels": "subgraph nodes that are gold answers",
         "training": {
             "loss": "cross entropy of the softmax over a question's subgraph nodes against the "
-                    "uniform distribution over its gold answers, mean over questions",
-            "optimizer": "Adam", "lr": args.lr, "batch_questions": args.batch, "seed": args.seed,
-            "epochs_max": args.epochs, "epochs_run": len(history), "best_epoch": best_epoch,
-            "patience": args.patience, "early_stopping": f"val {METRIC}", "threads": args.threads,
-            "prepare_s": round(prepared, 1), "time_s": round(elapsed, 1), "history": history,
+            "uniform distribution over its gold answers, mean over questions",
+            "optimizer": "Adam",
+            "lr": args.lr,
+            "batch_questions": args.batch,
+            "seed": args.seed,
+            "epochs_max": args.epochs,
+            "epochs_run": len(history),
+            "best_epoch": best_epoch,
+            "patience": args.patience,
+            "early_stopping": f"val {METRIC}",
+            "threads": args.threads,
+            "prepare_s": round(prepared, 1),
+            "time_s": round(elapsed, 1),
+            "history": history,
         },
         "validation": best,
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
@@ -127,8 +165,10 @@ def main(argv: list[str]) -> int:
     }
     assert best is not None and best_state is not None  # at least one epoch ran
     folder = save_checkpoint(args.out, best_state, card, args.checkpoint_root)
-    print(f"saved {folder} (best epoch {best_epoch}, val {METRIC} {best['all'][METRIC]:.4f}, "
-          f"{elapsed:.0f}s)")
+    print(
+        f"saved {folder} (best epoch {best_epoch}, val {METRIC} {best['all'][METRIC]:.4f}, "
+        f"{elapsed:.0f}s)"
+    )
     return 0
 
 

@@ -28,12 +28,15 @@ VIEWS = ViewTable(
     views={
         SubgraphRecord: None,
         NodeScores: lambda record, trace, kg: node_scores_figure(
-            record, trace.stages.get(SUBGRAPH)),
+            record, trace.stages.get(SUBGRAPH)
+        ),
         GNNRAGCandidates: None,
         PathRecord: lambda record, trace, kg: gnn_paths_graph(
-            record, trace.stages.get(GNN), topic_names(trace)),
+            record, trace.stages.get(GNN), topic_names(trace)
+        ),
         Augmentation: lambda record, trace, kg: augmentation_graph(
-            record, trace.stages.get(GNN), topic_names(trace)),
+            record, trace.stages.get(GNN), topic_names(trace)
+        ),
     },
     evidence={PathRecord: None, Augmentation: None},
 )

@@ -37,8 +37,9 @@ def _edge_line(depth: int, mark: str, triple: StringTriple) -> str:
     return f"{INDENT * depth}{mark} ({', '.join(map(_quote, triple))})"
 
 
-def bfs_tree(triples: Sequence[StringTriple],
-             root: str) -> tuple[dict[str, list[int]], list[int], list[str]]:
+def bfs_tree(
+    triples: Sequence[StringTriple], root: str
+) -> tuple[dict[str, list[int]], list[int], list[str]]:
     """`(children, non_tree, roots)`: tree-edge indices under each node (in discovery order),
     indices of the edges the forest leaves out, and the root of each tree (`root` first)."""
     incident: dict[str, list[int]] = {}

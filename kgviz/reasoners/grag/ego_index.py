@@ -41,8 +41,9 @@ class EgoGraph:
     edges: np.ndarray
 
 
-def capped_positions(kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int,
-                     relevance: Relevance | None = None) -> np.ndarray:
+def capped_positions(
+    kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int, relevance: Relevance | None = None
+) -> np.ndarray:
     """Positions in `kg.adj` of at most `max_degree` half-edges of each node: the most relevant
     ones given `relevance`, else the first ones."""
     starts, ends = kg.adj.ptr[nodes], kg.adj.ptr[nodes + 1]
@@ -62,14 +63,15 @@ def most_relevant(start: int, end: int, count: int, relevance: Relevance) -> np.
     best_scores = np.zeros(0, dtype=np.float32)
     for chunk in range(start, end, SCORE_CHUNK):
         positions = np.concatenate([best, np.arange(chunk, min(chunk + SCORE_CHUNK, end))])
-        scores = np.concatenate([best_scores, relevance(positions[len(best):])])
+        scores = np.concatenate([best_scores, relevance(positions[len(best) :])])
         top = np.lexsort((positions, -scores))[:count]
         best, best_scores = positions[top], scores[top]
     return np.sort(best)
 
 
-def ego_graph(kg: KnowledgeGraph, centre: int, hops: int, max_degree: int,
-              relevance: Relevance | None = None) -> EgoGraph:
+def ego_graph(
+    kg: KnowledgeGraph, centre: int, hops: int, max_degree: int, relevance: Relevance | None = None
+) -> EgoGraph:
     """The ego-graph of `centre` (the module docstring defines it); hubs expand through their
     most relevant half-edges given `relevance`, else their first ones."""
     seen = np.zeros(kg.num_entities, dtype=bool)
@@ -92,8 +94,13 @@ def _binary(matrix: sp.csr_matrix) -> sp.csr_matrix:
     return matrix
 
 
-def pooled_ego_embeddings(kg: KnowledgeGraph, node_vectors: np.ndarray,
-                          relation_vectors: np.ndarray, hops: int, max_degree: int) -> np.ndarray:
+def pooled_ego_embeddings(
+    kg: KnowledgeGraph,
+    node_vectors: np.ndarray,
+    relation_vectors: np.ndarray,
+    hops: int,
+    max_degree: int,
+) -> np.ndarray:
     """Mean of node and edge vectors over each entity's ego-graph, `(num_entities, dim)`.
 
     With `A` the capped adjacency and `B` the capped node -> edge incidence, the nodes within
@@ -104,21 +111,24 @@ def pooled_ego_embeddings(kg: KnowledgeGraph, node_vectors: np.ndarray,
     positions = capped_positions(kg, np.arange(n, dtype=np.int64), max_degree)
     owners = np.repeat(np.arange(n), np.diff(np.searchsorted(positions, kg.adj.ptr)))
     ones = np.ones(len(positions), dtype=np.float32)
-    step = _binary(sp.identity(n, np.float32, format="csr")
-                   + sp.csr_matrix((ones, (owners, kg.adj.neighbor[positions])), shape=(n, n)))
+    step = _binary(
+        sp.identity(n, np.float32, format="csr")
+        + sp.csr_matrix((ones, (owners, kg.adj.neighbor[positions])), shape=(n, n))
+    )
     incidence = sp.csr_matrix((ones, (owners, kg.adj.edge[positions])), shape=(n, kg.num_triples))
-    relation_of = sp.csr_matrix((np.ones(kg.num_triples, np.float32),
-                                 (np.arange(kg.num_triples), kg.triples[:, 1])),
-                                shape=(kg.num_triples, kg.num_relations))
+    relation_of = sp.csr_matrix(
+        (np.ones(kg.num_triples, np.float32), (np.arange(kg.num_triples), kg.triples[:, 1])),
+        shape=(kg.num_triples, kg.num_relations),
+    )
     pooled = np.zeros((n, node_vectors.shape[1]), dtype=np.float32)
     for start in range(0, n, CHUNK_ROWS):
-        rows = sp.identity(n, np.float32, format="csr")[start:start + CHUNK_ROWS]
+        rows = sp.identity(n, np.float32, format="csr")[start : start + CHUNK_ROWS]
         for _ in range(hops - 1):
             rows = _binary(rows @ step)
         nodes, edges = _binary(rows @ step), _binary(rows @ incidence)
         total = nodes @ node_vectors + (edges @ relation_of) @ relation_vectors
         count = np.diff(nodes.indptr) + np.diff(edges.indptr)
-        pooled[start:start + CHUNK_ROWS] = total / count[:, None]
+        pooled[start : start + CHUNK_ROWS] = total / count[:, None]
     return pooled
 
 
@@ -163,13 +173,23 @@ class EgoIndex:
 
 def index_file(kg: KnowledgeGraph, model_name: str, hops: int, max_degree: int) -> Path:
     safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name)
-    return (cache_root() / "grag" / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model
-            / f"ego-{hops}hop-deg{max_degree}.npy")
+    return (
+        cache_root()
+        / "grag"
+        / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}"
+        / safe_model
+        / f"ego-{hops}hop-deg{max_degree}.npy"
+    )
 
 
-def build_ego_index(kg: KnowledgeGraph, hops: int = 2, max_degree: int = 50,
-                    encoder: TextEncoder | None = None, persist: bool = True,
-                    progress: bool = False) -> EgoIndex:
+def build_ego_index(
+    kg: KnowledgeGraph,
+    hops: int = 2,
+    max_degree: int = 50,
+    encoder: TextEncoder | None = None,
+    persist: bool = True,
+    progress: bool = False,
+) -> EgoIndex:
     """Embed names and relations (through the embedding cache), then load or pool the ego vectors.
 
     With `persist`, pooled vectors are kept in the cache, keyed by the graph's fingerprint, the
@@ -177,8 +197,9 @@ def build_ego_index(kg: KnowledgeGraph, hops: int = 2, max_degree: int = 50,
     """
     encoder = encoder or get_encoder()
     cache = EmbeddingCache(encoder.model_name)
-    nodes = embed_with_cache(encoder, list(kg.entities), cache, progress=progress,
-                             desc=f"{kg.name} entities")
+    nodes = embed_with_cache(
+        encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
+    )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
     path = index_file(kg, encoder.model_name, hops, max_degree)
     if persist and path.is_file():

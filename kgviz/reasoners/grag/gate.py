@@ -36,21 +36,28 @@ class SoftPruner(nn.Module):
         self.node_gate = _mlp(shape)
         self.edge_gate = _mlp(shape)
 
-    def forward(self, question: torch.Tensor, nodes: torch.Tensor,
-                edges: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, question: torch.Tensor, nodes: torch.Tensor, edges: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits `(len(nodes),)` and `(len(edges),)`; `question` is one vector or one per row."""
-        return (self.node_gate((nodes - question).abs()).squeeze(-1),
-                self.edge_gate((edges - question).abs()).squeeze(-1))
+        return (
+            self.node_gate((nodes - question).abs()).squeeze(-1),
+            self.edge_gate((edges - question).abs()).squeeze(-1),
+        )
 
     @torch.no_grad()
-    def probabilities(self, question: np.ndarray, nodes: np.ndarray,
-                      edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def probabilities(
+        self, question: np.ndarray, nodes: np.ndarray, edges: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         node_logits, edge_logits = self(*map(torch.from_numpy, (question, nodes, edges)))
         return torch.sigmoid(node_logits).numpy(), torch.sigmoid(edge_logits).numpy()
 
     def card_model(self, encoder_name: str) -> dict:
-        return {"architecture": "two MLPs (nodes, edges): |z_q - z_x| -> hidden -> ReLU -> logit",
-                "encoder": encoder_name, **asdict(self.shape)}
+        return {
+            "architecture": "two MLPs (nodes, edges): |z_q - z_x| -> hidden -> ReLU -> logit",
+            "encoder": encoder_name,
+            **asdict(self.shape),
+        }
 
 
 def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict]:
@@ -62,6 +69,8 @@ def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict]:
     try:
         pruner.load_state_dict(state)
     except RuntimeError as error:
-        raise KgvizError(f"checkpoint {CHECKPOINT!r} does not fit the GRAG gate ({error}); "
-                         f"retrain it with `{TRAIN_COMMAND}`") from error
+        raise KgvizError(
+            f"checkpoint {CHECKPOINT!r} does not fit the GRAG gate ({error}); "
+            f"retrain it with `{TRAIN_COMMAND}`"
+        ) from error
     return pruner.eval(), card

@@ -7,12 +7,16 @@ from collections.abc import Sequence
 from kgviz.llm.base import Message
 from kgviz.reasoners.prompting import SYSTEM_PROMPT
 
-GRAPH_GUIDE = ("Knowledge graph excerpts follow. Each begins with a quoted entity; an indented "
-               "'-' line is a fact (head, relation, tail) joining the entity above it to a new "
-               "entity, which its own deeper lines continue from; a '+' line is a further fact "
-               "about the entity above it.")
-STANCE_SYSTEM = ("You decide whether two arguments support or counter each other. Reply with "
-                 "one word: support or counter.")
+GRAPH_GUIDE = (
+    "Knowledge graph excerpts follow. Each begins with a quoted entity; an indented "
+    "'-' line is a fact (head, relation, tail) joining the entity above it to a new "
+    "entity, which its own deeper lines continue from; a '+' line is a further fact "
+    "about the entity above it."
+)
+STANCE_SYSTEM = (
+    "You decide whether two arguments support or counter each other. Reply with "
+    "one word: support or counter."
+)
 
 
 def graph_context(descriptions: Sequence[tuple[str, str]]) -> list[str]:

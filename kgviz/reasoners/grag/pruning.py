@@ -21,17 +21,24 @@ from kgviz.reasoners.grag.records import GatedEdge, GatedNode, PrunedEgoGraph
 from kgviz.reasoners.grag.retrieval import Retrieved
 
 
-def gate_elements(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
-                  nodes: np.ndarray, edges: np.ndarray) -> tuple[dict[int, float], np.ndarray]:
+def gate_elements(
+    pruner: SoftPruner,
+    index: EgoIndex,
+    question_vector: np.ndarray,
+    nodes: np.ndarray,
+    edges: np.ndarray,
+) -> tuple[dict[int, float], np.ndarray]:
     """Gate value of each node (by id) and of each edge row (in `edges` order)."""
     relations = index.kg.triples[edges, 1]
-    node_p, edge_p = pruner.probabilities(question_vector, index.node_vectors[nodes],
-                                          index.relation_vectors[relations])
+    node_p, edge_p = pruner.probabilities(
+        question_vector, index.node_vectors[nodes], index.relation_vectors[relations]
+    )
     return dict(zip(nodes.tolist(), node_p.tolist())), edge_p
 
 
-def triple_scores(kg_triples: np.ndarray, node_gate: dict[int, float],
-                  edge_gate: np.ndarray) -> np.ndarray:
+def triple_scores(
+    kg_triples: np.ndarray, node_gate: dict[int, float], edge_gate: np.ndarray
+) -> np.ndarray:
     """Mean of the edge, head and tail gates per triple row."""
     heads = np.array([node_gate[h] for h in kg_triples[:, 0].tolist()], dtype=np.float32)
     tails = np.array([node_gate[t] for t in kg_triples[:, 2].tolist()], dtype=np.float32)
@@ -58,8 +65,13 @@ def keep_within_budget(scores: np.ndarray, tokens: np.ndarray, budget: int) -> n
     return mask
 
 
-def prune(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
-          retrieved: Sequence[Retrieved], budget: int) -> list[PrunedEgoGraph]:
+def prune(
+    pruner: SoftPruner,
+    index: EgoIndex,
+    question_vector: np.ndarray,
+    retrieved: Sequence[Retrieved],
+    budget: int,
+) -> list[PrunedEgoGraph]:
     """Gate every node and edge of the retrieved ego-graphs once, and keep the best triples
     within `budget` description tokens."""
     kg = index.kg
@@ -68,12 +80,20 @@ def prune(pruner: SoftPruner, index: EgoIndex, question_vector: np.ndarray,
     node_gate, edge_p = gate_elements(pruner, index, question_vector, nodes, edges)
     scores = triple_scores(kg.triples[edges], node_gate, edge_p)
     kept = keep_within_budget(scores, triple_tokens(kg, edges), budget)
-    by_edge = {e: (round(g, 4), round(float(s), 4), k) for e, g, s, k in
-               zip(edges.tolist(), edge_p.tolist(), scores.tolist(), kept.tolist())}
+    by_edge = {
+        e: (round(g, 4), round(float(s), 4), k)
+        for e, g, s, k in zip(edges.tolist(), edge_p.tolist(), scores.tolist(), kept.tolist())
+    }
     described = set(kg.triples[edges[kept]][:, [0, 2]].ravel().tolist())
-    return [PrunedEgoGraph(
-        kg.entities[item.ego.centre], budget,
-        [GatedNode(kg.entities[n], round(node_gate[n], 4), n in described)
-         for n in item.ego.nodes.tolist()],
-        [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()])
-        for item in retrieved]
+    return [
+        PrunedEgoGraph(
+            kg.entities[item.ego.centre],
+            budget,
+            [
+                GatedNode(kg.entities[n], round(node_gate[n], 4), n in described)
+                for n in item.ego.nodes.tolist()
+            ],
+            [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()],
+        )
+        for item in retrieved
+    ]

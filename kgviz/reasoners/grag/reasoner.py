@@ -65,8 +65,9 @@ class GRAGConfig(ReasonerConfig):
     max_tokens: int = 128
 
     def __post_init__(self) -> None:
-        self.require_positive("grag", "hops", "max_degree", "top_n", "description_tokens",
-                              "max_tokens")
+        self.require_positive(
+            "grag", "hops", "max_degree", "top_n", "description_tokens", "max_tokens"
+        )
         if self.scope_hops is not None and self.scope_hops < 0:
             raise KgvizError("grag: scope_hops must be 0 or more (or None for the whole KG)")
 
@@ -78,8 +79,11 @@ def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, .
         dataset = context.dataset
         files = {path for path in dataset.split_files.values() if path.is_file()}
         found = context.__dict__[QUESTION_GRAPHS] = {
-            record.question: record.graph for path in sorted(files)
-            for record in dataset.read_split(path) if record.graph}
+            record.question: record.graph
+            for path in sorted(files)
+            for record in dataset.read_split(path)
+            if record.graph
+        }
     return found
 
 
@@ -106,8 +110,9 @@ class GRAG(Reasoner[GRAGFound]):
     def ego_index(self) -> EgoIndex:
         key = f"_grag_index_{self.config.hops}_{self.config.max_degree}"
         if key not in self.context.__dict__:
-            self.context.__dict__[key] = build_ego_index(self.context.kg, self.config.hops,
-                                                         self.config.max_degree, progress=True)
+            self.context.__dict__[key] = build_ego_index(
+                self.context.kg, self.config.hops, self.config.max_degree, progress=True
+            )
         return self.context.__dict__[key]
 
     def _task(self) -> str:
@@ -128,12 +133,17 @@ class GRAG(Reasoner[GRAGFound]):
             vector = index.embed_question(linking.question)
             retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
             centres = candidate_centres(index, linking.ids, config.scope_hops)
-            scope = "whole KG" if centres is None else f"topic entities ({config.scope_hops} hop(s))"
+            scope = (
+                "whole KG" if centres is None else f"topic entities ({config.scope_hops} hop(s))"
+            )
             count = index.kg.num_entities if centres is None else len(centres)
             trace.record(EGO_GRAPHS, self._retrieval_record(index.kg, retrieved, scope, count))
         with trace.stage(PRUNING):
-            pruned = prune(pruner, index, vector, retrieved,
-                           config.description_tokens) if retrieved else []
+            pruned = (
+                prune(pruner, index, vector, retrieved, config.description_tokens)
+                if retrieved
+                else []
+            )
             trace.record(PRUNING, pruned)
         with trace.stage(DESCRIPTION):
             descriptions = self._describe(pruned)
@@ -145,15 +155,18 @@ class GRAG(Reasoner[GRAGFound]):
         """ExplaGraphs: the question's own graph is the source, described whole (no pruning)."""
         graph = question_graphs(self.context).get(question)
         if graph is None:
-            raise KgvizError("grag: the stance task needs a question of a dataset whose records "
-                             "carry their own graph (ExplaGraphs)")
+            raise KgvizError(
+                "grag: the stance task needs a question of a dataset whose records "
+                "carry their own graph (ExplaGraphs)"
+            )
         kg = KnowledgeGraph.from_triples(graph, name="question-graph")
         index = build_ego_index(kg, self.config.hops, self.config.max_degree, persist=False)
         with trace.stage(EGO_GRAPHS):
             vector = index.embed_question(question)
             retrieved = retrieve(index, vector, [], kg.num_entities, None)
-            trace.record(EGO_GRAPHS,
-                         self._retrieval_record(kg, retrieved, "question graph", kg.num_entities))
+            trace.record(
+                EGO_GRAPHS, self._retrieval_record(kg, retrieved, "question graph", kg.num_entities)
+            )
         with trace.stage(DESCRIPTION):
             centre = kg.entities[retrieved[0].ego.centre]
             descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
@@ -164,20 +177,39 @@ class GRAG(Reasoner[GRAGFound]):
     def generate(self, trace: Trace, question: str, found: GRAGFound) -> None:
         described = [(d.centre, d.text) for d in found.descriptions]
         if found.task == "stance":
-            generate_answer(trace, self.context.llm, stance_messages(question, described),
-                            self.config.max_tokens,
-                            lambda reply: mentioned_entities(reply, STANCES)[:1], STANCE_REASK)
+            generate_answer(
+                trace,
+                self.context.llm,
+                stance_messages(question, described),
+                self.config.max_tokens,
+                lambda reply: mentioned_entities(reply, STANCES)[:1],
+                STANCE_REASK,
+            )
             return
         names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.topics)
-        generate_answer(trace, self.context.llm, qa_messages(found.question, described),
-                        self.config.max_tokens, lambda reply: mentioned_entities(reply, names),
-                        fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)))
+        generate_answer(
+            trace,
+            self.context.llm,
+            qa_messages(found.question, described),
+            self.config.max_tokens,
+            lambda reply: mentioned_entities(reply, names),
+            fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
+        )
 
-    def _retrieval_record(self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str,
-                          candidates: int) -> EgoRetrieval:
-        return EgoRetrieval(self.config.hops, scope, candidates, [
-            RetrievedEgo(kg.entities[r.ego.centre], round(r.score, 4), len(r.ego.nodes),
-                         len(r.ego.edges)) for r in retrieved])
+    def _retrieval_record(
+        self, kg: KnowledgeGraph, retrieved: list[Retrieved], scope: str, candidates: int
+    ) -> EgoRetrieval:
+        return EgoRetrieval(
+            self.config.hops,
+            scope,
+            candidates,
+            [
+                RetrievedEgo(
+                    kg.entities[r.ego.centre], round(r.score, 4), len(r.ego.nodes), len(r.ego.edges)
+                )
+                for r in retrieved
+            ],
+        )
 
     @staticmethod
     def _describe(pruned: list[PrunedEgoGraph]) -> list[Description]:
@@ -189,6 +221,7 @@ class GRAG(Reasoner[GRAGFound]):
             fresh = [t for t in graph.kept_triples if t not in described]
             if fresh:
                 described.update(fresh)
-                descriptions.append(Description(graph.centre, len(fresh),
-                                                describe_graph(fresh, graph.centre)))
+                descriptions.append(
+                    Description(graph.centre, len(fresh), describe_graph(fresh, graph.centre))
+                )
         return descriptions

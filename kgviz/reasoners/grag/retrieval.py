@@ -25,16 +25,18 @@ class Retrieved:
     score: float
 
 
-def candidate_centres(index: EgoIndex, topics: Sequence[int],
-                      scope_hops: int | None) -> np.ndarray | None:
+def candidate_centres(
+    index: EgoIndex, topics: Sequence[int], scope_hops: int | None
+) -> np.ndarray | None:
     """Ego-graph centres within `scope_hops` of the topics (None: every entity)."""
     if scope_hops is None or not topics:
         return None
     return np.flatnonzero(index.kg.distances_from(topics, scope_hops) >= 0)
 
 
-def global_search(index: EgoIndex, question_vector: np.ndarray,
-                  top_n: int) -> tuple[np.ndarray, np.ndarray]:
+def global_search(
+    index: EgoIndex, question_vector: np.ndarray, top_n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Top-N centres over the whole KG: L2 on unit vectors ranks as cosine (cos = 1 - d^2/2)."""
     faiss_index = index.__dict__.get("_faiss")
     if faiss_index is None:
@@ -44,8 +46,13 @@ def global_search(index: EgoIndex, question_vector: np.ndarray,
     return ids[0][keep], 1.0 - distances[0][keep] ** 2 / 2.0
 
 
-def retrieve(index: EgoIndex, question_vector: np.ndarray, topics: Sequence[int], top_n: int,
-             scope_hops: int | None) -> list[Retrieved]:
+def retrieve(
+    index: EgoIndex,
+    question_vector: np.ndarray,
+    topics: Sequence[int],
+    top_n: int,
+    scope_hops: int | None,
+) -> list[Retrieved]:
     """The `top_n` ego-graphs most similar to the question, best first."""
     centres = candidate_centres(index, topics, scope_hops)
     if centres is None:
@@ -54,5 +61,6 @@ def retrieve(index: EgoIndex, question_vector: np.ndarray, topics: Sequence[int]
         similarity = index.ego_vectors[centres] @ question_vector
         order = np.argsort(-similarity, kind="stable")[:top_n]
         ids, scores = centres[order], similarity[order]
-    return [Retrieved(index.ego_graph(int(c), question_vector), float(s))
-            for c, s in zip(ids, scores)]
+    return [
+        Retrieved(index.ego_graph(int(c), question_vector), float(s)) for c, s in zip(ids, scores)
+    ]

@@ -41,8 +41,9 @@ class GRAGSample:
     answers: frozenset[int]
 
 
-def build_sample(index: EgoIndex, record: QARecord, question: np.ndarray,
-                 settings: GRAGRetrieval) -> GRAGSample:
+def build_sample(
+    index: EgoIndex, record: QARecord, question: np.ndarray, settings: GRAGRetrieval
+) -> GRAGSample:
     kg = index.kg
     topics, answers = resolve(kg, record.topic_entities), resolve(kg, record.answers)
     retrieved = retrieve(index, question, topics, settings.top_n, settings.scope_hops)
@@ -52,23 +53,39 @@ def build_sample(index: EgoIndex, record: QARecord, question: np.ndarray,
     edge_labels = np.isin(edges, on_path)
     path_nodes = kg.triples[edges[edge_labels]][:, [0, 2]].ravel()
     positive_nodes = np.concatenate([path_nodes, topics, answers])
-    return GRAGSample(record, question, nodes, edges, np.isin(nodes, positive_nodes).astype(np.float32),
-                  edge_labels.astype(np.float32), frozenset(answers))
+    return GRAGSample(
+        record,
+        question,
+        nodes,
+        edges,
+        np.isin(nodes, positive_nodes).astype(np.float32),
+        edge_labels.astype(np.float32),
+        frozenset(answers),
+    )
 
 
-def build_samples(index: EgoIndex, records: Sequence[QARecord], questions: np.ndarray,
-                  settings: GRAGRetrieval, desc: str) -> list[GRAGSample]:
+def build_samples(
+    index: EgoIndex,
+    records: Sequence[QARecord],
+    questions: np.ndarray,
+    settings: GRAGRetrieval,
+    desc: str,
+) -> list[GRAGSample]:
     from tqdm.auto import tqdm
 
     pairs = tqdm(list(zip(records, questions)), desc=desc, unit="q", leave=False)
     return [build_sample(index, record, vector, settings) for record, vector in pairs]
 
 
-def sample_tensors(index: EgoIndex,
-                   sample: GRAGSample) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def sample_tensors(
+    index: EgoIndex, sample: GRAGSample
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """`(question, node vectors, edge vectors)` of a sample as tensors."""
-    return (torch.from_numpy(sample.question), torch.from_numpy(index.node_vectors[sample.nodes]),
-            torch.from_numpy(index.relation_vectors[index.kg.triples[sample.edges, 1]]))
+    return (
+        torch.from_numpy(sample.question),
+        torch.from_numpy(index.node_vectors[sample.nodes]),
+        torch.from_numpy(index.relation_vectors[index.kg.triples[sample.edges, 1]]),
+    )
 
 
 def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -82,8 +99,9 @@ def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[GRAGSample],
-             budget: int) -> dict[str, float]:
+def evaluate(
+    pruner: SoftPruner, index: EgoIndex, samples: Sequence[GRAGSample], budget: int
+) -> dict[str, float]:
     """Triple average precision, answer recall of the kept triples, and kept-triple counts."""
     ap, recall, kept_sizes, sizes = [], [], [], []
     for sample in samples:
@@ -95,7 +113,9 @@ def evaluate(pruner: SoftPruner, index: EgoIndex, samples: Sequence[GRAGSample],
         recall.append(bool(sample.answers & set(kept[:, [0, 2]].ravel().tolist())))
         kept_sizes.append(len(kept))
         sizes.append(len(rows))
-    return {"triple_ap": round(float(np.nanmean(ap)), 4),
-            "answer_recall": round(float(np.mean(recall)), 4),
-            "kept_triples_median": float(np.median(kept_sizes)),
-            "retrieved_triples_median": float(np.median(sizes))}
+    return {
+        "triple_ap": round(float(np.nanmean(ap)), 4),
+        "answer_recall": round(float(np.mean(recall)), 4),
+        "kept_triples_median": float(np.median(kept_sizes)),
+        "retrieved_triples_median": float(np.median(sizes)),
+    }

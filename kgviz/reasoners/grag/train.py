@@ -37,29 +37,40 @@ from kgviz.training.run import data_card, prepare
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = trainer_parser("grag", __doc__, per_hop=300, epochs=20, patience=3,
-                            checkpoint=CHECKPOINT)
+    parser = trainer_parser(
+        "grag", __doc__, per_hop=300, epochs=20, patience=3, checkpoint=CHECKPOINT
+    )
     parser.add_argument("--batch", type=int, default=4, help="questions per optimiser step")
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--hidden", type=int, default=GateShape.hidden)
     return parser.parse_args(argv)
 
 
-def samples_of(index: EgoIndex, records: list[QARecord], settings: GRAGRetrieval,
-               desc: str) -> list[GRAGSample]:
-    vectors = embed_with_cache(index.encoder, [r.question for r in records],
-                               EmbeddingCache(index.encoder.model_name))
+def samples_of(
+    index: EgoIndex, records: list[QARecord], settings: GRAGRetrieval, desc: str
+) -> list[GRAGSample]:
+    vectors = embed_with_cache(
+        index.encoder, [r.question for r in records], EmbeddingCache(index.encoder.model_name)
+    )
     return build_samples(index, records, vectors, settings, desc)
 
 
 def balanced_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     positives = labels.sum().clamp(min=1.0)
-    return binary_cross_entropy_with_logits(logits, labels,
-                                            pos_weight=(len(labels) - positives) / positives)
+    return binary_cross_entropy_with_logits(
+        logits, labels, pos_weight=(len(labels) - positives) / positives
+    )
 
 
-def train_epoch(pruner: SoftPruner, optimizer: torch.optim.Optimizer, index: EgoIndex,
-                samples: list[GRAGSample], batch: int, rng: np.random.Generator, desc: str) -> float:
+def train_epoch(
+    pruner: SoftPruner,
+    optimizer: torch.optim.Optimizer,
+    index: EgoIndex,
+    samples: list[GRAGSample],
+    batch: int,
+    rng: np.random.Generator,
+    desc: str,
+) -> float:
     from tqdm.auto import tqdm
 
     pruner.train()
@@ -67,14 +78,15 @@ def train_epoch(pruner: SoftPruner, optimizer: torch.optim.Optimizer, index: Ego
     losses = []
     for start in tqdm(range(0, len(order), batch), desc=desc, unit="batch", leave=False):
         node_logits, edge_logits, node_labels, edge_labels = [], [], [], []
-        for i in order[start:start + batch]:
+        for i in order[start : start + batch]:
             nodes, edges = pruner(*sample_tensors(index, samples[i]))
             node_logits.append(nodes)
             edge_logits.append(edges)
             node_labels.append(torch.from_numpy(samples[i].node_labels))
             edge_labels.append(torch.from_numpy(samples[i].edge_labels))
-        loss = (balanced_bce(torch.cat(node_logits), torch.cat(node_labels))
-                + balanced_bce(torch.cat(edge_logits), torch.cat(edge_labels)))
+        loss = balanced_bce(torch.cat(node_logits), torch.cat(node_labels)) + balanced_bce(
+            torch.cat(edge_logits), torch.cat(edge_labels)
+        )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -128,23 +140,33 @@ def main(argv: list[str]) -> int:
         "retrieval": asdict(settings),
         "data": data_card(data, [s.record for s in train], [s.record for s in val]),
         "labels": "nodes and edges of the retrieved ego-graphs on shortest undirected topic -> "
-                  "answer paths (at most 3 hops); topic and answer nodes",
+        "answer paths (at most 3 hops); topic and answer nodes",
         "training": {
-            "loss": "class-balanced binary cross entropy, nodes + edges", "optimizer": "Adam",
-            "lr": args.lr, "batch_questions": args.batch, "seed": args.seed,
-            "epochs_max": args.epochs, "epochs_run": len(history), "best_epoch": best_epoch,
-            "patience": args.patience, "early_stopping": "val triple_ap", "threads": args.threads,
-            "prepare_s": round(prepared, 1), "time_s": round(elapsed, 1), "history": history,
+            "loss": "class-balanced binary cross entropy, nodes + edges",
+            "optimizer": "Adam",
+            "lr": args.lr,
+            "batch_questions": args.batch,
+            "seed": args.seed,
+            "epochs_max": args.epochs,
+            "epochs_run": len(history),
+            "best_epoch": best_epoch,
+            "patience": args.patience,
+            "early_stopping": "val triple_ap",
+            "threads": args.threads,
+            "prepare_s": round(prepared, 1),
+            "time_s": round(elapsed, 1),
+            "history": history,
         },
-        "validation": {"description_tokens": settings.description_tokens,
-                       **per_hop(pruner, index, val, settings.description_tokens)},
+        "validation": {
+            "description_tokens": settings.description_tokens,
+            **per_hop(pruner, index, val, settings.description_tokens),
+        },
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train grag " + shlex.join(argv),
     }
     folder = save_checkpoint(args.out, pruner.state_dict(), card, args.checkpoint_root)
     print(f"saved {folder} (best epoch {best_epoch}, val {best}, {elapsed:.0f}s)")
     return 0
-
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ VIEWS = ViewTable(
         EgoRetrieval: lambda record, trace, kg: ego_ranking_figure(record),
         PrunedEgoGraph: lambda record, trace, kg: gate_figure(record, trace.stages.get(EGO_GRAPHS)),
         Description: lambda record, trace, kg: description_view(
-            record, trace.stages.get(PRUNING), trace.answers),
+            record, trace.stages.get(PRUNING), trace.answers
+        ),
     },
     evidence={PrunedEgoGraph: None},
 )

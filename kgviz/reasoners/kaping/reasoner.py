@@ -38,8 +38,9 @@ def verbalise(triple: tuple[str, str, str]) -> str:
     return f"({head}, {relation_text(relation)}, {tail})"
 
 
-def candidate_edges(kg: KnowledgeGraph, seeds: list[int], hops: int, cap: int,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+def candidate_edges(
+    kg: KnowledgeGraph, seeds: list[int], hops: int, cap: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Triple rows within `hops` of `seeds` and their hop; beyond `cap`, nearer hops are kept
     first and a seeded sample of the last hop fills the rest. Also returns how many were dropped."""
     _, edges = kg.k_hop_subgraph(seeds, hops)
@@ -60,20 +61,38 @@ class Kaping(Reasoner[EntityLinking]):
     def _embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.context.index.encoder.model_name)
 
-    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
+    def retrieve(
+        self, trace: Trace, question: str, topic_entities: tuple[str, ...]
+    ) -> EntityLinking:
         kg, config = self.context.kg, self.config
         linking = link_topic_entities(trace, self.context, question, topic_entities)
         rng = np.random.default_rng(config.seed)
-        edges, hops, dropped = candidate_edges(kg, linking.ids, config.hops, config.max_candidates, rng)
+        edges, hops, dropped = candidate_edges(
+            kg, linking.ids, config.hops, config.max_candidates, rng
+        )
         triples = [kg.triple_names(edge) for edge in edges.tolist()]
         scores = self._similarities(linking.question, [verbalise(t) for t in triples])
         ranked = np.argsort(-scores, kind="stable")
-        kept = set(ranked[:config.top_k].tolist())
-        trace.record(TRIPLES, TripleRanking(
-            [KapingTriple(triples[i][0], triples[i][1], triples[i][2], int(hops[i]),
-                          round(float(scores[i]), 4), i in kept)
-             for i in ranked.tolist()], config.top_k, dropped))
-        trace.evidence = [triples[i] for i in ranked[:config.top_k].tolist()]
+        kept = set(ranked[: config.top_k].tolist())
+        trace.record(
+            TRIPLES,
+            TripleRanking(
+                [
+                    KapingTriple(
+                        triples[i][0],
+                        triples[i][1],
+                        triples[i][2],
+                        int(hops[i]),
+                        round(float(scores[i]), 4),
+                        i in kept,
+                    )
+                    for i in ranked.tolist()
+                ],
+                config.top_k,
+                dropped,
+            ),
+        )
+        trace.evidence = [triples[i] for i in ranked[: config.top_k].tolist()]
         if dropped:
             trace.warnings.append(f"kaping: {dropped} candidate triples left out (max_candidates)")
         return linking
@@ -81,9 +100,14 @@ class Kaping(Reasoner[EntityLinking]):
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         messages = answer_messages(found.question, [verbalise(t) for t in trace.evidence])
         names, topics = entity_names(self.context), set(found.names)
-        generate_answer(trace, self.context.llm, messages, self.config.max_tokens,
-                        lambda reply: [n for n in listed_names(reply, names) if n not in topics],
-                        fallback=lambda reply: self.listed_answers(reply, names))
+        generate_answer(
+            trace,
+            self.context.llm,
+            messages,
+            self.config.max_tokens,
+            lambda reply: [n for n in listed_names(reply, names) if n not in topics],
+            fallback=lambda reply: self.listed_answers(reply, names),
+        )
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
         """Cosine similarity of each text to the question (the encoder's vectors are unit)."""

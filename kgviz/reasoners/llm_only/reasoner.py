@@ -32,5 +32,10 @@ class LLMOnly(Reasoner[None]):
 
     def generate(self, trace: Trace, question: str, found: None) -> None:
         names = entity_names(self.context)
-        generate_answer(trace, self.context.llm, answer_messages(question), self.config.max_tokens,
-                        lambda reply: listed_names(reply, names))
+        generate_answer(
+            trace,
+            self.context.llm,
+            answer_messages(question),
+            self.config.max_tokens,
+            lambda reply: listed_names(reply, names),
+        )

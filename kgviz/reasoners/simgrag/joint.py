@@ -54,15 +54,16 @@ def joint_topk(lists: Sequence[Sequence[Match]], k: int) -> list[JointMatch]:
             found.append(JointMatch(gsd, picks))
         for i in range(len(lists)):
             if picks[i] + 1 < len(lists[i]):
-                after = picks[:i] + (picks[i] + 1,) + picks[i + 1:]
+                after = picks[:i] + (picks[i] + 1,) + picks[i + 1 :]
                 if after not in queued:
                     queued.add(after)
                     heapq.heappush(frontier, (joint_gsd(lists, after), after))
     return found
 
 
-def certified(lists: Sequence[Sequence[Match]], complete: Sequence[bool],
-              found: Sequence[JointMatch], k: int) -> bool:
+def certified(
+    lists: Sequence[Sequence[Match]], complete: Sequence[bool], found: Sequence[JointMatch], k: int
+) -> bool:
     """Whether `found` is the exact joint top-k: every component whose list may be cut
     (`complete[i]` false) has a last listed GSD that, with the best of the others, cannot beat
     the k-th joint match."""
@@ -73,11 +74,12 @@ def certified(lists: Sequence[Sequence[Match]], complete: Sequence[bool],
         return False
     kth = found[-1].gsd
     best = [matches[0].gsd for matches in lists]
-    return all(math.fsum([lists[i][-1].gsd, *best[:i], *best[i + 1:]]) >= kth for i in cut)
+    return all(math.fsum([lists[i][-1].gsd, *best[:i], *best[i + 1 :]]) >= kth for i in cut)
 
 
-def widened_topk(search: Callable[[int, int], SearchResult], parts: int,
-                 k: int) -> tuple[list[SearchResult], list[JointMatch], int]:
+def widened_topk(
+    search: Callable[[int, int], SearchResult], parts: int, k: int
+) -> tuple[list[SearchResult], list[JointMatch], int]:
     """The joint top-k of `parts` components, where `search(part, width)` gives a component's
     top-`width` matches: every list starts at k and doubles until the result is `certified`, a
     search stops early (budget or deadline: the best so far is kept), or the width reaches
@@ -89,7 +91,6 @@ def widened_topk(search: Callable[[int, int], SearchResult], parts: int,
         found = joint_topk(lists, k)
         complete = [r.status == "complete" and len(r.matches) < width for r in results]
         stopped = any(result.status != "complete" for result in results)
-        if (parts == 1 or stopped or certified(lists, complete, found, k)
-                or width >= WIDTH_CAP * k):
+        if parts == 1 or stopped or certified(lists, complete, found, k) or width >= WIDTH_CAP * k:
             return results, found, width
         width *= 2

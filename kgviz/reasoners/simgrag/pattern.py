@@ -116,10 +116,11 @@ class CandidatePools:
         """Raise `ValueError` unless the pools fit `pattern` and ids are in range."""
         if len(self.nodes) != pattern.num_nodes or len(self.relations) != len(pattern.edges):
             raise ValueError("need one node pool per pattern node and one per pattern edge")
-        for kind, pools, bound in (("entity", self.nodes, num_entities),
-                                   ("relation", self.relations, num_relations)):
+        for kind, pools, bound in (
+            ("entity", self.nodes, num_entities),
+            ("relation", self.relations, num_relations),
+        ):
             for pool in pools:
                 ids = np.zeros(0) if pool is None else pool.ids
                 if len(ids) and (ids.min() < 0 or ids.max() >= bound):
                     raise ValueError(f"{kind} pool has ids outside 0..{bound - 1}")
-

@@ -29,8 +29,10 @@ class ElementPool:
     def as_search_pool(self) -> Pool | None:
         if self.is_unknown:
             return None
-        return Pool(np.array([c.id for c in self.candidates], dtype=np.int64),
-                    np.array([c.distance for c in self.candidates], dtype=np.float64))
+        return Pool(
+            np.array([c.id for c in self.candidates], dtype=np.int64),
+            np.array([c.distance for c in self.candidates], dtype=np.float64),
+        )
 
     def distance_of(self, kg_id: int) -> float:
         """The pool distance of `kg_id` (0 for an unknown element)."""
@@ -47,8 +49,10 @@ class PatternPools:
 
     def for_component(self, component: Component) -> CandidatePools:
         """The search pools of one component, in its local node order."""
-        return CandidatePools(tuple(self.nodes[n].as_search_pool() for n in component.nodes),
-                              tuple(self.relations[e].as_search_pool() for e in component.edges))
+        return CandidatePools(
+            tuple(self.nodes[n].as_search_pool() for n in component.nodes),
+            tuple(self.relations[e].as_search_pool() for e in component.edges),
+        )
 
 
 def relation_query(text: str) -> str:
@@ -56,23 +60,41 @@ def relation_query(text: str) -> str:
     return " ".join(text.replace("_", " ").split())
 
 
-def build_pools(index: KGIndex, pattern: QueryPattern, k_nodes: int, k_relations: int,
-                topic_entities: Sequence[str] = ()) -> PatternPools:
+def build_pools(
+    index: KGIndex,
+    pattern: QueryPattern,
+    k_nodes: int,
+    k_relations: int,
+    topic_entities: Sequence[str] = (),
+) -> PatternPools:
     """Top-`k_nodes` entities per named node and top-`k_relations` relations per named relation."""
     node_texts = [n.text for n in pattern.nodes if not n.is_unknown]
     relation_texts = [relation_query(e.relation) for e in pattern.edges if not e.is_unknown]
-    vectors = index.embed(node_texts + relation_texts) if node_texts or relation_texts \
+    vectors = (
+        index.embed(node_texts + relation_texts)
+        if node_texts or relation_texts
         else np.zeros((0, 0), dtype=np.float32)
-    node_hits = (index.nearest_entities_batch(node_texts, k_nodes, vectors[:len(node_texts)])
-                 if node_texts else [])
-    relation_hits = (index.nearest_relations_batch(relation_texts, k_relations, vectors[len(node_texts):])
-                     if relation_texts else [])
+    )
+    node_hits = (
+        index.nearest_entities_batch(node_texts, k_nodes, vectors[: len(node_texts)])
+        if node_texts
+        else []
+    )
+    relation_hits = (
+        index.nearest_relations_batch(relation_texts, k_relations, vectors[len(node_texts) :])
+        if relation_texts
+        else []
+    )
     node_iter, relation_iter = iter(node_hits), iter(relation_hits)
-    nodes = [ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else next(node_iter))
-             for i, n in enumerate(pattern.nodes)]
-    relations = [ElementPool("relation", i, e.relation, e.is_unknown,
-                             [] if e.is_unknown else next(relation_iter))
-                 for i, e in enumerate(pattern.edges)]
+    nodes = [
+        ElementPool("node", i, n.text, n.is_unknown, [] if n.is_unknown else next(node_iter))
+        for i, n in enumerate(pattern.nodes)
+    ]
+    relations = [
+        ElementPool(
+            "relation", i, e.relation, e.is_unknown, [] if e.is_unknown else next(relation_iter)
+        )
+        for i, e in enumerate(pattern.edges)
+    ]
     pooled = {c.name for pool in nodes for c in pool.candidates}
     return PatternPools(nodes, relations, {name: name in pooled for name in topic_entities})
-

@@ -25,36 +25,46 @@ PATTERN_SCHEMA: dict = {
     "type": "object",
     "properties": {
         "phrases": {"type": "array", "items": {"type": "string"}},
-        "triples": {"type": "array", "minItems": 1,
-                    "items": {"type": "array", "items": {"type": "string"},
-                              "minItems": 3, "maxItems": 3}},
+        "triples": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3},
+        },
     },
     "required": ["phrases", "triples"],
 }
 ANSWER_SCHEMA: dict = {
     "type": "object",
-    "properties": {"reason": {"type": "string"},
-                   "answer": {"type": "array", "items": {"type": "string"}}},
+    "properties": {
+        "reason": {"type": "string"},
+        "answer": {"type": "array", "items": {"type": "string"}},
+    },
     "required": ["reason", "answer"],
 }
 # The one re-ask of an answer whose list names no entity of the subgraphs.
-ANSWER_REASK = ("Your answer list names no entity from the subgraphs. Answer again in the same "
-                "JSON form, putting in `answer` the entity names from the subgraphs that answer "
-                "the question, spelled exactly as there. If you are unsure, give the most likely "
-                "one.")
+ANSWER_REASK = (
+    "Your answer list names no entity from the subgraphs. Answer again in the same "
+    "JSON form, putting in `answer` the entity names from the subgraphs that answer "
+    "the question, spelled exactly as there. If you are unsure, give the most likely "
+    "one."
+)
 
 
 def pattern_reask(problems: list[str]) -> str:
     """The re-ask of a malformed pattern, quoting what is wrong with it."""
     listed = "\n".join(f"- {problem}" for problem in problems)
-    return (f"Your pattern has problems:\n{listed}\nWrite it again in the same JSON form: one "
-            "triple per phrase, each triple linking two different nodes, no triple twice.")
+    return (
+        f"Your pattern has problems:\n{listed}\nWrite it again in the same JSON form: one "
+        "triple per phrase, each triple linking two different nodes, no triple twice."
+    )
 
 
 VERIFY_SCHEMA: dict = {
     "type": "object",
-    "properties": {"reason": {"type": "string"},
-                   "verdict": {"type": "string", "enum": ["True", "False"]}},
+    "properties": {
+        "reason": {"type": "string"},
+        "verdict": {"type": "string", "enum": ["True", "False"]},
+    },
     "required": ["reason", "verdict"],
 }
 
@@ -75,11 +85,11 @@ Reply with JSON only: {"phrases": [...], "triples": [["head", "relation", "tail"
 
 FAMILY_HINTS = {
     "movies": "The graph is about films. Its relations read: directed by, written by, starred "
-              "actors, release year, in language, has genre, has tags; a film is always the head.",
+    "actors, release year, in language, has genre, has tags; a film is always the head.",
     "paths": "The graph is about people and their families. Relations include spouse, parents, "
-             "children, gender, nationality, religion, profession, place of birth, place of death.",
+    "children, gender, nationality, religion, profession, place of birth, place of death.",
     "football": "The graph is about World Cup footballers. Relations include plays in club, plays "
-                "for country, plays position, is aged, wears number; clubs are in a country.",
+    "for country, plays position, is aged, wears number; clubs are in a country.",
     "generic": "",
 }
 
@@ -125,16 +135,20 @@ def pattern_messages(family: str, question: str, relation_hint: bool = True) -> 
     """The question-to-pattern prompt for a dataset family; `relation_hint` adds the family's
     relation vocabulary to the instructions (an addition to the paper, which leaves it to
     future work)."""
-    return [*map(dict, _pattern_prefix(family_of(family), relation_hint)),
-            {"role": "user", "content": f"question: {question}"}]
+    return [
+        *map(dict, _pattern_prefix(family_of(family), relation_hint)),
+        {"role": "user", "content": f"question: {question}"},
+    ]
 
 
 def verbalize(graphs: Sequence[Sequence[Triple]]) -> str:
     """Numbered graphs, one `(head, relation, tail)` line per triple; a note when there are none."""
     if not graphs:
         return "graphs: none found"
-    blocks = [f"graph {number}:\n" + "\n".join(f"  ({h}, {r}, {t})" for h, r, t in triples)
-              for number, triples in enumerate(graphs, 1)]
+    blocks = [
+        f"graph {number}:\n" + "\n".join(f"  ({h}, {r}, {t})" for h, r, t in triples)
+        for number, triples in enumerate(graphs, 1)
+    ]
     return "\n".join(blocks)
 
 

@@ -107,9 +107,11 @@ class QueryPattern:
         anchored = [c for c in parts if self.known_count(c) > 0]
         if len(parts) > 1:
             skipped = len(parts) - len(anchored) if anchored else len(parts) - 1
-            self._note(f"pattern has {len(parts)} disconnected parts: each is searched on its own "
-                       "and a subgraph joins a match of each"
-                       + (f"; {skipped} part(s) without a named entity skipped" if skipped else ""))
+            self._note(
+                f"pattern has {len(parts)} disconnected parts: each is searched on its own "
+                "and a subgraph joins a match of each"
+                + (f"; {skipped} part(s) without a named entity skipped" if skipped else "")
+            )
         return anchored or parts[:1]
 
     def _note(self, message: str) -> None:
@@ -187,12 +189,14 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         seen.add(key)
         edges.append(PatternEdge(head, tail, relation, _unknown(relation)[0]))
     if not edges:
-        raise PatternError("the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})"
-                                                                     if repairs else ""))
+        raise PatternError(
+            "the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})" if repairs else "")
+        )
     if len(edges) < len(phrases):
         malformed.append(f"there are {len(phrases)} phrases but {len(edges)} usable triple(s)")
     used = sorted({n for e in edges for n in (e.head, e.tail)})
     renumber = {old: new for new, old in enumerate(used)}
-    edges = [PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown)
-             for e in edges]
+    edges = [
+        PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges
+    ]
     return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs, malformed)

@@ -2,7 +2,8 @@
 
 Stages recorded in the trace: `pattern` (QueryPattern or None), `pools` (PatternPools), `search`
 (SearchRecord), `subgraphs` (list[Subgraph]) and `generation` (SimGRAGGeneration), named in
-`records`. A missing pattern, no match or a search stopped by its budget is a warning; the LLM then answers from what was found.
+`records`. A missing pattern, no match or a search stopped by its budget is a warning; the LLM
+then answers from what was found.
 """
 
 from __future__ import annotations
@@ -69,8 +70,15 @@ class SimGRAGConfig(ReasonerConfig):
             raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
         if self.task not in TASKS:
             raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
-        self.require_positive("simgrag", "k", "k_nodes", "k_relations", "max_triples",
-                              "max_expansions", "max_tree_nodes")
+        self.require_positive(
+            "simgrag",
+            "k",
+            "k_nodes",
+            "k_relations",
+            "max_triples",
+            "max_expansions",
+            "max_tree_nodes",
+        )
         if not self.time_limit_s > 0:
             raise KgvizError("simgrag: time_limit_s must be above 0")
 
@@ -90,8 +98,9 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     config_class = SimGRAGConfig
     config: SimGRAGConfig
 
-    def retrieve(self, trace: Trace, question: str,
-                 topic_entities: tuple[str, ...]) -> list[subgraphs.Subgraph]:
+    def retrieve(
+        self, trace: Trace, question: str, topic_entities: tuple[str, ...]
+    ) -> list[subgraphs.Subgraph]:
         """Pattern (an LLM call), candidate pools, top-k search; the subgraphs found."""
         found: list[subgraphs.Subgraph] = []
         with trace.stage(PATTERN):
@@ -99,8 +108,13 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             trace.record(PATTERN, pattern)
         if pattern is not None:
             with trace.stage(POOLS):
-                pools = build_pools(self.context.index, pattern, self.config.k_nodes,
-                                    self.config.k_relations, topic_entities)
+                pools = build_pools(
+                    self.context.index,
+                    pattern,
+                    self.config.k_nodes,
+                    self.config.k_relations,
+                    topic_entities,
+                )
                 trace.record(POOLS, pools)
             with trace.stage(SEARCH):
                 found = self._search(trace, pattern, parts, pools)
@@ -113,11 +127,11 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             self._generate(trace, question, [s.triples for s in found])
 
     # ----------------------------------------------------------------- stages
-    def _pattern(self, trace: Trace,
-                 question: str) -> tuple[QueryPattern | None, list[Component]]:
+    def _pattern(self, trace: Trace, question: str) -> tuple[QueryPattern | None, list[Component]]:
         """The parsed pattern and the components to search; (None, []) with a warning on failure."""
-        messages = prompts.pattern_messages(self.context.dataset.family, question,
-                                            self.config.relation_hint)
+        messages = prompts.pattern_messages(
+            self.context.dataset.family, question, self.config.relation_hint
+        )
         try:
             reply = ask_json(trace, PATTERN, self.context.llm, messages, prompts.PATTERN_SCHEMA)
             pattern = parse_pattern(reply, self.config.max_triples)
@@ -130,68 +144,111 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
         return pattern, parts
 
-    def _reask_pattern(self, trace: Trace, messages: list[Message],
-                       first: QueryPattern) -> QueryPattern:
+    def _reask_pattern(
+        self, trace: Trace, messages: list[Message], first: QueryPattern
+    ) -> QueryPattern:
         """One re-ask quoting what is malformed (stage `pattern_reask`); the new pattern unless
         it is worse (more problems) or unusable, when the first is repaired instead."""
         trace.warnings.append("pattern re-asked: " + "; ".join(first.malformed))
-        follow_up = reask_messages(messages, trace.llm_calls[-1].text,
-                                   prompts.pattern_reask(first.malformed))
+        follow_up = reask_messages(
+            messages, trace.llm_calls[-1].text, prompts.pattern_reask(first.malformed)
+        )
         try:
-            reply = ask_json(trace, PATTERN_REASK_STAGE, self.context.llm, follow_up,
-                             prompts.PATTERN_SCHEMA)
+            reply = ask_json(
+                trace, PATTERN_REASK_STAGE, self.context.llm, follow_up, prompts.PATTERN_SCHEMA
+            )
             again = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
             return first
         return again if len(again.malformed) <= len(first.malformed) else first
 
-    def _search(self, trace: Trace, pattern: QueryPattern, parts: list[Component],
-                pools: PatternPools) -> list[subgraphs.Subgraph]:
+    def _search(
+        self, trace: Trace, pattern: QueryPattern, parts: list[Component], pools: PatternPools
+    ) -> list[subgraphs.Subgraph]:
         """The top-k subgraphs within one expansion budget and deadline: of the one component,
         or joined from a match of each (`joint.py`), each component's list widened until the
         joint top-k is exact (`widened_topk`)."""
-        budget = SearchBudget(self.config.max_expansions,
-                              time.monotonic() + self.config.time_limit_s)
+        budget = SearchBudget(
+            self.config.max_expansions, time.monotonic() + self.config.time_limit_s
+        )
         results, found, width = widened_topk(
             lambda part, width: self._search_one(parts[part], pools, width, budget),
-            len(parts), self.config.k)
+            len(parts),
+            self.config.k,
+        )
         self._record_search(trace, parts, results, width)
         if not found:
             trace.warnings.append("search: no KG subgraph matches the pattern")
         kg = self.context.kg
-        return subgraphs.ranked([subgraphs.joined(
-            [subgraphs.describe(kg, pattern, pools, i, parts[i], results[i].matches[pick])
-             for i, pick in enumerate(joint.picks)], joint.gsd) for joint in found])
+        return subgraphs.ranked(
+            [
+                subgraphs.joined(
+                    [
+                        subgraphs.describe(
+                            kg, pattern, pools, i, parts[i], results[i].matches[pick]
+                        )
+                        for i, pick in enumerate(joint.picks)
+                    ],
+                    joint.gsd,
+                )
+                for joint in found
+            ]
+        )
 
-    def _record_search(self, trace: Trace, parts: list[Component], results: list[SearchResult],
-                       width: int) -> None:
+    def _record_search(
+        self, trace: Trace, parts: list[Component], results: list[SearchResult], width: int
+    ) -> None:
         record = SearchRecord(self.config.algorithm, width)
         for number, (part, result) in enumerate(zip(parts, results)):
-            record.components.append(ComponentSearch(
-                number, part.nodes, part.edges, result.status, result.expanded, result.pruned,
-                result.elapsed_s, len(result.matches), result.tree))
+            record.components.append(
+                ComponentSearch(
+                    number,
+                    part.nodes,
+                    part.edges,
+                    result.status,
+                    result.expanded,
+                    result.pruned,
+                    result.elapsed_s,
+                    len(result.matches),
+                    result.tree,
+                )
+            )
             if result.status != "complete":
                 trace.warnings.append(
                     f"search stopped by its {result.status.replace('_', ' ')} after "
                     f"{result.expanded:,} expansions; using the best {len(result.matches)} "
-                    f"match(es) found so far")
+                    f"match(es) found so far"
+                )
         trace.record(SEARCH, record)
 
-    def _search_one(self, part: Component, pools: PatternPools, k: int,
-                    budget: SearchBudget) -> SearchResult:
+    def _search_one(
+        self, part: Component, pools: PatternPools, k: int, budget: SearchBudget
+    ) -> SearchResult:
         """The top-k of one component, charged to the run's shared `budget`."""
         config, kg = self.config, self.context.kg
         search_pools = pools.for_component(part)
         seconds = max(0.0, budget.deadline - time.monotonic())
         if config.algorithm == "algorithm1":
-            result = algorithm1_topk(kg, part.graph, search_pools, k,
-                                     max_expansions=budget.expansions, time_limit_s=seconds)
+            result = algorithm1_topk(
+                kg,
+                part.graph,
+                search_pools,
+                k,
+                max_expansions=budget.expansions,
+                time_limit_s=seconds,
+            )
         else:
-            result = optimized_topk(kg, part.graph, search_pools, k,
-                                    max_expansions=budget.expansions, time_limit_s=seconds,
-                                    record_tree=config.record_tree,
-                                    max_tree_nodes=config.max_tree_nodes)
+            result = optimized_topk(
+                kg,
+                part.graph,
+                search_pools,
+                k,
+                max_expansions=budget.expansions,
+                time_limit_s=seconds,
+                record_tree=config.record_tree,
+                max_tree_nodes=config.max_tree_nodes,
+            )
         budget.expansions = max(0, budget.expansions - result.expanded)
         return result
 
@@ -201,14 +258,16 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         generation = SimGRAGGeneration(task)
         trace.record(GENERATION, generation)
         try:
-            reply = ask_json(trace, GENERATION, self.context.llm, messages,
-                             prompts.answer_schema(task))
+            reply = ask_json(
+                trace, GENERATION, self.context.llm, messages, prompts.answer_schema(task)
+            )
         except LLMOutputError as error:
             trace.warnings.append(f"generation: {error}; the raw reply is used as the answer")
             generation.raw = error.raw
             trace.answer = error.raw.strip()
-            trace.answers = (self._answer_entities(trace, question, trace.answer)
-                             or self.listed_answers(trace.answer, entity_names(self.context)))
+            trace.answers = self._answer_entities(
+                trace, question, trace.answer
+            ) or self.listed_answers(trace.answer, entity_names(self.context))
             return
         if task == "verify":
             generation.reason = str(reply.get("reason", "")).strip()
@@ -220,18 +279,21 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         if not trace.answers:  # one re-ask restating the format
             follow_up = reask_messages(messages, trace.llm_calls[-1].text, prompts.ANSWER_REASK)
             try:
-                again = ask_json(trace, REASK_STAGE, self.context.llm, follow_up,
-                                 prompts.answer_schema(task))
+                again = ask_json(
+                    trace, REASK_STAGE, self.context.llm, follow_up, prompts.answer_schema(task)
+                )
             except LLMOutputError as error:
                 trace.warnings.append(f"generation re-ask: {error}")
             else:
                 self._take_answer(trace, question, generation, again)
         if not trace.answers:  # the last resort of every method (`listed_names`)
-            trace.answers = self.listed_answers("\n".join(generation.answer),
-                                                entity_names(self.context))
+            trace.answers = self.listed_answers(
+                "\n".join(generation.answer), entity_names(self.context)
+            )
 
-    def _take_answer(self, trace: Trace, question: str, generation: SimGRAGGeneration,
-                     reply: dict[str, Any]) -> None:
+    def _take_answer(
+        self, trace: Trace, question: str, generation: SimGRAGGeneration, reply: dict[str, Any]
+    ) -> None:
         generation.reason = str(reply.get("reason", "")).strip()
         generation.answer = [" ".join(str(a).split()) for a in reply["answer"] if str(a).strip()]
         named = ", ".join(generation.answer) or "No answer found"
@@ -244,4 +306,3 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         names = {name for head, _, tail in trace.evidence for name in (head, tail)}
         asked = set(mentioned_entities(question, names))
         return [name for name in mentioned_entities(text, names) if name not in asked]
-

@@ -38,7 +38,9 @@ def _rows_in_blocks(*columns: np.ndarray) -> Iterator[tuple[Any, ...]]:
     """The rows of parallel arrays as Python values, converted a block at a time (a loop that
     stops early, as pruning does, never converts the rest)."""
     for start in range(0, len(columns[0]), SCAN_CHUNK):
-        yield from zip(*(column[start:start + SCAN_CHUNK].tolist() for column in columns))
+        yield from zip(*(column[start : start + SCAN_CHUNK].tolist() for column in columns))
+
+
 DEFAULT_MAX_EXPANSIONS = 1_000_000
 DEFAULT_TIME_LIMIT_S = 10.0
 _BOUND_SLACK = 1e-9  # relative; the incremental bound may round above the exact GSD
@@ -84,8 +86,9 @@ class Step:
     siblings: tuple[int, ...]
 
 
-def search_order(pattern: PatternGraph, pools: CandidatePools,
-                 num_entities: int) -> tuple[int, list[Step]]:
+def search_order(
+    pattern: PatternGraph, pools: CandidatePools, num_entities: int
+) -> tuple[int, list[Step]]:
     """Algorithm 1, lines 1-3: the start node with the fewest candidates, edges in DFS order."""
     sizes = [num_entities if pool is None else len(pool) for pool in pools.nodes]
     start = min(range(pattern.num_nodes), key=lambda v: (sizes[v], v))
@@ -127,9 +130,17 @@ class _Search:
     Y that of each known relation of the edges not yet matched (Equations 9-11).
     """
 
-    def __init__(self, kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int,
-                 prune: bool, max_expansions: int | None, time_limit_s: float | None,
-                 tree: SearchTree | None) -> None:
+    def __init__(
+        self,
+        kg: KnowledgeGraph,
+        pattern: PatternGraph,
+        pools: CandidatePools,
+        k: int,
+        prune: bool,
+        max_expansions: int | None,
+        time_limit_s: float | None,
+        tree: SearchTree | None,
+    ) -> None:
         self.began = time.monotonic()  # the per-query preparation below counts as search time
         if k < 1:
             raise ValueError("k must be at least 1")
@@ -140,11 +151,14 @@ class _Search:
         self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
         self.start_pool = pools.nodes[self.start]
-        self.node_lookup = [None if p is None else (np.sort(p.ids), p.distances[np.argsort(p.ids)])
-                            for p in pools.nodes]
-        self.rel_dist = [None if p is None else _relation_distances(p.ids, p.distances,
-                                                                    kg.num_relations)
-                         for p in pools.relations]
+        self.node_lookup = [
+            None if p is None else (np.sort(p.ids), p.distances[np.argsort(p.ids)])
+            for p in pools.nodes
+        ]
+        self.rel_dist = [
+            None if p is None else _relation_distances(p.ids, p.distances, kg.num_relations)
+            for p in pools.relations
+        ]
         self.rest = self._remaining_bounds(pools)
         self.ent = [-1] * pattern.num_nodes
         self.node_d = [0.0] * pattern.num_nodes
@@ -163,8 +177,11 @@ class _Search:
         unmapped = set(range(len(node_min))) - {self.start}
         rest = []
         for i in range(len(self.steps) + 1):
-            rest.append(math.fsum([node_min[v] for v in unmapped]
-                                  + [edge_min[s.edge] for s in self.steps[i:]]))
+            rest.append(
+                math.fsum(
+                    [node_min[v] for v in unmapped] + [edge_min[s.edge] for s in self.steps[i:]]
+                )
+            )
             if i < len(self.steps):
                 unmapped.discard(self.steps[i].dst)
         return rest
@@ -179,8 +196,9 @@ class _Search:
             for _, record in self.best:
                 self.tree.mark(record, "in_topk")
         matches = [Match(*key) for key, _ in self.best]
-        return SearchResult(matches, status, self.expanded, self.pruned,
-                            time.monotonic() - self.began, self.tree)
+        return SearchResult(
+            matches, status, self.expanded, self.pruned, time.monotonic() - self.began, self.tree
+        )
 
     # ----------------------------------------------------------------- the search
     def _start(self) -> None:
@@ -223,12 +241,14 @@ class _Search:
             nbr, rows, rel_d, node_d, cost = (a[order] for a in (nbr, rows, rel_d, node_d, cost))
         rest, total = self.rest[i + 1], len(nbr)
         dst, edge, new = step.dst, step.edge, step.new
-        for index, (entity, row, r, d, c) in enumerate(_rows_in_blocks(nbr, rows, rel_d, node_d,
-                                                                       cost)):
+        for index, (entity, row, r, d, c) in enumerate(
+            _rows_in_blocks(nbr, rows, rel_d, node_d, cost)
+        ):
             bound = partial + c + rest
             if self.prune and bound > self.threshold:
-                self._discard(total - index, record, i + 1, edge, dst, entity, row, partial + c,
-                              bound)
+                self._discard(
+                    total - index, record, i + 1, edge, dst, entity, row, partial + c, bound
+                )
                 break
             self._tick()
             child = self._record(record, i + 1, edge, dst, entity, row, partial + c, bound)
@@ -322,19 +342,39 @@ class _Search:
         if time.monotonic() >= self.deadline:
             raise _Stop("time_limit")
 
-    def _record(self, parent: int, depth: int, edge: int, node: int, entity: int, row: int,
-                partial: float, bound: float) -> int:
+    def _record(
+        self,
+        parent: int,
+        depth: int,
+        edge: int,
+        node: int,
+        entity: int,
+        row: int,
+        partial: float,
+        bound: float,
+    ) -> int:
         if self.tree is None:
             return -1
         return self.tree.add(parent, depth, edge, node, entity, row, partial, bound)
 
-    def _discard(self, count: int, parent: int, depth: int, edge: int, node: int, entity: int,
-                 row: int, partial: float, bound: float) -> None:
+    def _discard(
+        self,
+        count: int,
+        parent: int,
+        depth: int,
+        edge: int,
+        node: int,
+        entity: int,
+        row: int,
+        partial: float,
+        bound: float,
+    ) -> None:
         """Prune the `count` remaining siblings, of which the first (best) one is given."""
         self.pruned += count
         if self.tree is not None:
-            self.tree.add(parent, depth, edge, node, entity, row, partial, bound,
-                          "pruned_bound", count)
+            self.tree.add(
+                parent, depth, edge, node, entity, row, partial, bound, "pruned_bound", count
+            )
 
 
 def _relation_distances(ids: np.ndarray, distances: np.ndarray, num_relations: int) -> np.ndarray:
@@ -344,17 +384,30 @@ def _relation_distances(ids: np.ndarray, distances: np.ndarray, num_relations: i
     return table
 
 
-def algorithm1_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int = 3, *,
-                    max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
-                    time_limit_s: float | None = DEFAULT_TIME_LIMIT_S) -> SearchResult:
+def algorithm1_topk(
+    kg: KnowledgeGraph,
+    pattern: PatternGraph,
+    pools: CandidatePools,
+    k: int = 3,
+    *,
+    max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
+    time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
+) -> SearchResult:
     """The paper's Algorithm 1: DFS over all candidate mappings, only a top-k check at leaves."""
     return _Search(kg, pattern, pools, k, False, max_expansions, time_limit_s, None).run()
 
 
-def optimized_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int = 3, *,
-                   max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
-                   time_limit_s: float | None = DEFAULT_TIME_LIMIT_S, record_tree: bool = False,
-                   max_tree_nodes: int = 10_000) -> SearchResult:
+def optimized_topk(
+    kg: KnowledgeGraph,
+    pattern: PatternGraph,
+    pools: CandidatePools,
+    k: int = 3,
+    *,
+    max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
+    time_limit_s: float | None = DEFAULT_TIME_LIMIT_S,
+    record_tree: bool = False,
+    max_tree_nodes: int = 10_000,
+) -> SearchResult:
     """The paper's optimized retrieval (Section 5.2): greedy order and X+Y lower-bound pruning.
 
     With `record_tree`, the result carries the search tree (at most `max_tree_nodes` records).
@@ -363,17 +416,24 @@ def optimized_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePo
     return _Search(kg, pattern, pools, k, True, max_expansions, time_limit_s, tree).run()
 
 
-def brute_force_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools,
-                     k: int = 3) -> SearchResult:
+def brute_force_topk(
+    kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int = 3
+) -> SearchResult:
     """Reference enumeration of every node assignment and edge choice (tiny graphs only)."""
     began = time.monotonic()
     if k < 1:
         raise ValueError("k must be at least 1")
     pools.check(pattern, kg.num_entities, kg.num_relations)
-    node_choices = [[(e, 0.0) for e in range(kg.num_entities)] if p is None
-                    else list(zip(p.ids.tolist(), p.distances.tolist())) for p in pools.nodes]
-    rel_dist = [None if p is None else dict(zip(p.ids.tolist(), p.distances.tolist()))
-                for p in pools.relations]
+    node_choices = [
+        [(e, 0.0) for e in range(kg.num_entities)]
+        if p is None
+        else list(zip(p.ids.tolist(), p.distances.tolist()))
+        for p in pools.nodes
+    ]
+    rel_dist = [
+        None if p is None else dict(zip(p.ids.tolist(), p.distances.tolist()))
+        for p in pools.relations
+    ]
     links: dict[frozenset[int], list[tuple[int, int]]] = {}
     for row, (head, relation, tail) in enumerate(kg.triples.tolist()):
         links.setdefault(frozenset((head, tail)), []).append((row, relation))
@@ -387,9 +447,13 @@ def brute_force_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: Candidate
         options = []
         for edge, (u, v) in enumerate(pattern.edges):
             table = rel_dist[edge]
-            options.append([(row, 0.0 if table is None else table[relation])
-                            for row, relation in links.get(frozenset((nodes[u], nodes[v])), [])
-                            if table is None or relation in table])
+            options.append(
+                [
+                    (row, 0.0 if table is None else table[relation])
+                    for row, relation in links.get(frozenset((nodes[u], nodes[v])), [])
+                    if table is None or relation in table
+                ]
+            )
         for chosen in itertools.product(*options):
             edges = tuple(row for row, _ in chosen)
             if len(set(edges)) == len(edges):
@@ -399,5 +463,10 @@ def brute_force_topk(kg: KnowledgeGraph, pattern: PatternGraph, pools: Candidate
     best: dict[tuple[int, ...], tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
     for key in keys:  # each node map with its best edge map, best first
         best.setdefault(key[1], key)
-    return SearchResult([Match(*key) for key in list(best.values())[:k]], "complete", assignments, 0,
-                        time.monotonic() - began)
+    return SearchResult(
+        [Match(*key) for key in list(best.values())[:k]],
+        "complete",
+        assignments,
+        0,
+        time.monotonic() - began,
+    )

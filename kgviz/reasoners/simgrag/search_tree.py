@@ -38,9 +38,19 @@ class SearchTree:
     def __len__(self) -> int:
         return len(self.parent)
 
-    def add(self, parent: int, depth: int, pattern_edge: int, pattern_node: int, entity: int,
-            triple: int, partial_gsd: float, bound: float, outcome: Outcome = "expanded",
-            count: int = 1) -> int:
+    def add(
+        self,
+        parent: int,
+        depth: int,
+        pattern_edge: int,
+        pattern_node: int,
+        entity: int,
+        triple: int,
+        partial_gsd: float,
+        bound: float,
+        outcome: Outcome = "expanded",
+        count: int = 1,
+    ) -> int:
         """Append a record and return its id, or -1 (counted in `dropped`) past the cap."""
         if len(self.parent) >= self.max_nodes:
             self.dropped += 1
@@ -64,6 +74,16 @@ class SearchTree:
 
     def columns(self) -> dict[str, list]:
         """The records as named columns (e.g. for a DataFrame or a plotly icicle)."""
-        names = ("parent", "depth", "pattern_edge", "pattern_node", "entity", "triple",
-                 "partial_gsd", "bound", "outcome", "count")
+        names = (
+            "parent",
+            "depth",
+            "pattern_edge",
+            "pattern_node",
+            "entity",
+            "triple",
+            "partial_gsd",
+            "bound",
+            "outcome",
+            "count",
+        )
         return {"id": list(range(len(self))), **{name: getattr(self, name) for name in names}}

@@ -5,7 +5,7 @@ from kgviz.reasoners.spec import MethodSpec
 SPEC = MethodSpec(
     name="simgrag",
     summary="pattern graph from the LLM, candidate pools, top-k subgraphs by graph semantic "
-            "distance (SimGRAG)",
+    "distance (SimGRAG)",
     reasoner="kgviz.reasoners.simgrag.reasoner:SimGRAG",
     views="kgviz.reasoners.simgrag.views:VIEWS",
     diagnosis="kgviz.reasoners.simgrag.diagnosis:pattern_problem",

@@ -48,26 +48,50 @@ class Subgraph:
     edges: list[EdgeMatch]
 
 
-def describe(kg: KnowledgeGraph, pattern: QueryPattern, pools: PatternPools, component: int,
-             part: Component, match: Match) -> Subgraph:
+def describe(
+    kg: KnowledgeGraph,
+    pattern: QueryPattern,
+    pools: PatternPools,
+    component: int,
+    part: Component,
+    match: Match,
+) -> Subgraph:
     """A search match (local node order of `part`) as a readable Subgraph (rank set later)."""
-    nodes = [NodeMatch(n, pattern.nodes[n].text, entity, kg.entities[entity],
-                       pools.nodes[n].distance_of(entity))
-             for n, entity in zip(part.nodes, match.nodes)]
+    nodes = [
+        NodeMatch(
+            n,
+            pattern.nodes[n].text,
+            entity,
+            kg.entities[entity],
+            pools.nodes[n].distance_of(entity),
+        )
+        for n, entity in zip(part.nodes, match.nodes)
+    ]
     edges = []
     for e, row in zip(part.edges, match.edges):
         relation = int(kg.triples[row][1])
-        edges.append(EdgeMatch(e, pattern.edges[e].relation, row, kg.triple_names(row),
-                               pools.relations[e].distance_of(relation)))
+        edges.append(
+            EdgeMatch(
+                e,
+                pattern.edges[e].relation,
+                row,
+                kg.triple_names(row),
+                pools.relations[e].distance_of(relation),
+            )
+        )
     return Subgraph(-1, (component,), match.gsd, [edge.names for edge in edges], nodes, edges)
 
 
 def joined(parts: Sequence[Subgraph], gsd: float) -> Subgraph:
     """One subgraph of a disconnected pattern from a match of each component (rank set later)."""
-    return Subgraph(-1, tuple(c for part in parts for c in part.components), gsd,
-                    [t for part in parts for t in part.triples],
-                    [n for part in parts for n in part.nodes],
-                    [e for part in parts for e in part.edges])
+    return Subgraph(
+        -1,
+        tuple(c for part in parts for c in part.components),
+        gsd,
+        [t for part in parts for t in part.triples],
+        [n for part in parts for n in part.nodes],
+        [e for part in parts for e in part.edges],
+    )
 
 
 def ranked(subgraphs: Sequence[Subgraph]) -> list[Subgraph]:

@@ -17,9 +17,11 @@ VIEWS = ViewTable(
     views={
         QueryPattern: lambda record, trace, kg: pattern_graph(record),
         PatternPools: lambda record, trace, kg: pools_figure(
-            record, trace.stages.get(SUBGRAPHS) or ()),
+            record, trace.stages.get(SUBGRAPHS) or ()
+        ),
         SearchRecord: lambda record, trace, kg: search_tree_figure(
-            record, trace.stages[PATTERN], kg),
+            record, trace.stages[PATTERN], kg
+        ),
         Subgraph: lambda record, trace, kg: subgraphs_graph(record),
         SimGRAGGeneration: None,
     },

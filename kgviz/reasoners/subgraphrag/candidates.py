@@ -29,8 +29,13 @@ class Candidates:
     cut: int = 0
 
 
-def collect_candidates(kg: KnowledgeGraph, seeds: list[int], hops: int, max_candidates: int,
-                       max_degree: int | None = None) -> Candidates:
+def collect_candidates(
+    kg: KnowledgeGraph,
+    seeds: list[int],
+    hops: int,
+    max_candidates: int,
+    max_degree: int | None = None,
+) -> Candidates:
     """Breadth-first layers of triples around `seeds`, at most `max_candidates` of them."""
     edge_hop = np.zeros(kg.num_triples, dtype=np.int16)  # 0 = not a candidate
     seen = np.zeros(kg.num_entities, dtype=bool)
@@ -75,5 +80,5 @@ def _new_edges(kg: KnowledgeGraph, nodes: np.ndarray, edge_hop: np.ndarray) -> n
     if nodes.size == 0:
         return np.zeros(0, dtype=np.int64)
     ptr = kg.adj.ptr
-    rows = np.unique(np.concatenate([kg.adj.edge[ptr[u]:ptr[u + 1]] for u in nodes.tolist()]))
+    rows = np.unique(np.concatenate([kg.adj.edge[ptr[u] : ptr[u + 1]] for u in nodes.tolist()]))
     return rows[edge_hop[rows] == 0]

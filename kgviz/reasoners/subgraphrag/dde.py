@@ -12,8 +12,9 @@ def dde_width(rounds: int) -> int:
     return 2 * (1 + 2 * rounds)
 
 
-def entity_dde(num_nodes: int, heads: torch.Tensor, tails: torch.Tensor, topic: torch.Tensor,
-               rounds: int) -> torch.Tensor:
+def entity_dde(
+    num_nodes: int, heads: torch.Tensor, tails: torch.Tensor, topic: torch.Tensor, rounds: int
+) -> torch.Tensor:
     """`(num_nodes, dde_width(rounds))` encodings over local node ids.
 
     `topic` is a boolean mask of the topic entities; the one-hot is `[is topic, is not topic]`.

@@ -34,9 +34,11 @@ DEMO_ANSWER = (
     "ans: 1987\n"
     "ans: 1992"
 )
-ANS_REASK = ("Your reply has no `ans:` line with a name from the triples. Reply again with only "
-             "the answer lines, one `ans: <name>` line per answer, each name spelled exactly as in "
-             "the triples. If you are unsure, give the most likely answer.")
+ANS_REASK = (
+    "Your reply has no `ans:` line with a name from the triples. Reply again with only "
+    "the answer lines, one `ans: <name>` line per answer, each name spelled exactly as in "
+    "the triples. If you are unsure, give the most likely answer."
+)
 ANSWER_LINE = re.compile(r"^\W*ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -60,8 +62,9 @@ def reasoning_messages(question: str, triples: Sequence[StringTriple]) -> list[M
     ]
 
 
-def committed_answers(reply: str, evidence: Sequence[StringTriple],
-                      topics: Sequence[str] = ()) -> list[str]:
+def committed_answers(
+    reply: str, evidence: Sequence[StringTriple], topics: Sequence[str] = ()
+) -> list[str]:
     """SubgraphRAG's answer extraction: the evidence entities (topic entities aside) that the
     reply's `ans:` lines name, in line order; prose outside `ans:` lines commits to nothing."""
     _, lines = split_reply(reply)
@@ -72,6 +75,6 @@ def committed_answers(reply: str, evidence: Sequence[StringTriple],
 def split_reply(reply: str) -> tuple[str, list[str]]:
     """The explanation (text before the first `ans:` line) and the answer names, in order."""
     first = ANSWER_LINE.search(reply)
-    explanation = reply[:first.start()].strip() if first else reply.strip()
+    explanation = reply[: first.start()].strip() if first else reply.strip()
     answers = [a.strip(" `*\"'.") for a in ANSWER_LINE.findall(reply)]
     return explanation, [a for a in dict.fromkeys(answers) if a and a.casefold() != "not available"]

@@ -91,10 +91,14 @@ def candidate_record(kg: KnowledgeGraph, subgraph: CandidateSubgraph) -> Subgrap
     found = subgraph.candidates
     names = kg.entities
     return SubgraphRAGCandidates(
-        triples=len(subgraph), entities=len(subgraph.nodes),
-        per_hop=dict(sorted(Counter(found.hops.tolist()).items())), full_layers=found.full_layers,
+        triples=len(subgraph),
+        entities=len(subgraph.nodes),
+        per_hop=dict(sorted(Counter(found.hops.tolist()).items())),
+        full_layers=found.full_layers,
         hubs=[(names[e], d) for e, d in found.hubs],
-        unexpanded=[(names[e], d) for e, d in found.unexpanded], cut=found.cut)
+        unexpanded=[(names[e], d) for e, d in found.unexpanded],
+        cut=found.cut,
+    )
 
 
 class SubgraphRAG(Reasoner[EntityLinking]):
@@ -109,7 +113,9 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         """The trained scorer and its card; a missing checkpoint names `kgviz train subgraphrag`."""
         return load_scorer(self.chosen_checkpoint.root)
 
-    def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> EntityLinking:
+    def retrieve(
+        self, trace: Trace, question: str, topic_entities: tuple[str, ...]
+    ) -> EntityLinking:
         kg, config = self.context.kg, self.config
         top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
@@ -128,14 +134,25 @@ class SubgraphRAG(Reasoner[EntityLinking]):
             probabilities = torch.sigmoid(logits).tolist()
             edges, hops = subgraph.candidates.edges.tolist(), subgraph.candidates.hops.tolist()
             triples = [kg.triple_names(edges[i]) for i in order]
-            trace.record(SCORING, TripleScores(
-                [SubgraphRAGTriple(*triple, hops[i], round(probabilities[i], 5), rank, rank < top_k)
-                 for rank, (i, triple) in enumerate(zip(order, triples))],
-                top_k, card.get("command", "")))
+            trace.record(
+                SCORING,
+                TripleScores(
+                    [
+                        SubgraphRAGTriple(
+                            *triple, hops[i], round(probabilities[i], 5), rank, rank < top_k
+                        )
+                        for rank, (i, triple) in enumerate(zip(order, triples))
+                    ],
+                    top_k,
+                    card.get("command", ""),
+                ),
+            )
             trace.evidence = triples[:top_k]
         if subgraph.candidates.cut:
-            trace.warnings.append(f"subgraphrag: {subgraph.candidates.cut} candidate triples left "
-                                  f"out (max_candidates {config.max_candidates})")
+            trace.warnings.append(
+                f"subgraphrag: {subgraph.candidates.cut} candidate triples left "
+                f"out (max_candidates {config.max_candidates})"
+            )
         return linking
 
     @staticmethod
@@ -148,9 +165,14 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         evidence entities (topic entities aside) that its `ans:` lines name."""
         messages = reasoning_messages(found.question, trace.evidence)
         reply = generate_answer(
-            trace, self.context.llm, messages, self.config.max_tokens,
-            lambda text: committed_answers(text, trace.evidence, found.names), ANS_REASK,
-            lambda text: self.listed_answers(text, entity_names(self.context)))
+            trace,
+            self.context.llm,
+            messages,
+            self.config.max_tokens,
+            lambda text: committed_answers(text, trace.evidence, found.names),
+            ANS_REASK,
+            lambda text: self.listed_answers(text, entity_names(self.context)),
+        )
         explanation, lines = split_reply(reply)
         if not trace.answers:
             trace.warnings.append("subgraphrag: the reply commits to no answer in an `ans:` line")

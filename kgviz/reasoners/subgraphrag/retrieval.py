@@ -38,23 +38,29 @@ class CandidateSubgraph:
         return len(self.triples)
 
 
-def build_subgraph(kg: KnowledgeGraph, topics: list[int], settings: SubgraphRAGRetrieval,
-                   rounds: int) -> CandidateSubgraph:
+def build_subgraph(
+    kg: KnowledgeGraph, topics: list[int], settings: SubgraphRAGRetrieval, rounds: int
+) -> CandidateSubgraph:
     """Collect the candidates around `topics` and encode them with `rounds` DDE rounds."""
-    candidates = collect_candidates(kg, topics, settings.hops, settings.max_candidates,
-                                    settings.hub_degree)
+    candidates = collect_candidates(
+        kg, topics, settings.hops, settings.max_candidates, settings.hub_degree
+    )
     rows = kg.triples[candidates.edges].astype(np.int64)
-    nodes, local = np.unique(np.concatenate([rows[:, [0, 2]].ravel(), topics]).astype(np.int64),
-                             return_inverse=True)
-    ends = torch.from_numpy(local[:2 * len(rows)].reshape(-1, 2))
+    nodes, local = np.unique(
+        np.concatenate([rows[:, [0, 2]].ravel(), topics]).astype(np.int64), return_inverse=True
+    )
+    ends = torch.from_numpy(local[: 2 * len(rows)].reshape(-1, 2))
     triples = torch.stack([ends[:, 0], torch.from_numpy(rows[:, 1]), ends[:, 1]], dim=1)
     topic_mask = torch.from_numpy(np.isin(nodes, topics))
     node_dde = entity_dde(len(nodes), triples[:, 0], triples[:, 2], topic_mask, rounds)
-    return CandidateSubgraph(candidates, nodes, triples, triple_dde(node_dde, triples[:, 0], triples[:, 2]))
+    return CandidateSubgraph(
+        candidates, nodes, triples, triple_dde(node_dde, triples[:, 0], triples[:, 2])
+    )
 
 
-def score_subgraph(scorer: TripleScorer, text: TextEmbeddings, question: torch.Tensor,
-                   subgraph: CandidateSubgraph) -> torch.Tensor:
+def score_subgraph(
+    scorer: TripleScorer, text: TextEmbeddings, question: torch.Tensor, subgraph: CandidateSubgraph
+) -> torch.Tensor:
     """One logit per candidate triple (the MLP over question, entity, relation vectors and DDE)."""
     nodes = text.entities[torch.from_numpy(subgraph.nodes)]
     return scorer(question, nodes, text.relations, subgraph.triples, subgraph.dde)

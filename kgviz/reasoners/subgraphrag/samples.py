@@ -37,8 +37,13 @@ class SubgraphRAGSample:
     question: torch.Tensor
 
 
-def weak_labels(kg: KnowledgeGraph, subgraph: CandidateSubgraph, topics: list[int], answers: list[int],
-                max_hops: int) -> np.ndarray:
+def weak_labels(
+    kg: KnowledgeGraph,
+    subgraph: CandidateSubgraph,
+    topics: list[int],
+    answers: list[int],
+    max_hops: int,
+) -> np.ndarray:
     """Mask of the candidates on some shortest topic -> answer path that stays in the candidates."""
     edges = subgraph.candidates.edges
     inside = KnowledgeGraph(kg.entities, kg.relations, kg.triples[edges], name="candidates")
@@ -47,9 +52,15 @@ def weak_labels(kg: KnowledgeGraph, subgraph: CandidateSubgraph, topics: list[in
     return mask
 
 
-def build_samples(kg: KnowledgeGraph, text: TextEmbeddings, records: Sequence[QARecord],
-                  settings: SubgraphRAGRetrieval, rounds: int, progress: bool = False,
-                  desc: str = "questions") -> list[SubgraphRAGSample]:
+def build_samples(
+    kg: KnowledgeGraph,
+    text: TextEmbeddings,
+    records: Sequence[QARecord],
+    settings: SubgraphRAGRetrieval,
+    rounds: int,
+    progress: bool = False,
+    desc: str = "questions",
+) -> list[SubgraphRAGSample]:
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
@@ -85,8 +96,13 @@ def answer_recall(kg: KnowledgeGraph, sample: SubgraphRAGSample, order: np.ndarr
     return bool(np.isin(sample.answers, rows[:, [0, 2]]).any())
 
 
-def evaluate(kg: KnowledgeGraph, scorer: TripleScorer, text: TextEmbeddings,
-             samples: Sequence[SubgraphRAGSample], ks: Sequence[int]) -> dict[str, dict[str, float]]:
+def evaluate(
+    kg: KnowledgeGraph,
+    scorer: TripleScorer,
+    text: TextEmbeddings,
+    samples: Sequence[SubgraphRAGSample],
+    ks: Sequence[int],
+) -> dict[str, dict[str, float]]:
     """Mean triple recall@k, answer recall@k and evidence size@k, per hop and over all questions."""
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     with torch.no_grad():

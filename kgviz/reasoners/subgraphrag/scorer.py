@@ -46,15 +46,22 @@ class TripleScorer(nn.Module):
         super().__init__()
         self.shape = shape
         self.first = nn.Linear(shape.input_dim, shape.hidden)
-        self.rest = nn.Sequential(nn.ReLU(), nn.Linear(shape.hidden, shape.hidden), nn.ReLU(),
-                                  nn.Linear(shape.hidden, 1))
+        self.rest = nn.Sequential(
+            nn.ReLU(), nn.Linear(shape.hidden, shape.hidden), nn.ReLU(), nn.Linear(shape.hidden, 1)
+        )
 
     def mlp(self, inputs: torch.Tensor) -> torch.Tensor:
         """Logits of `(m, input_dim)` concatenated inputs."""
         return self.rest(self.first(inputs)).squeeze(-1)
 
-    def forward(self, question: torch.Tensor, nodes: torch.Tensor, relations: torch.Tensor,
-                triples: torch.Tensor, dde: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self,
+        question: torch.Tensor,
+        nodes: torch.Tensor,
+        relations: torch.Tensor,
+        triples: torch.Tensor,
+        dde: torch.Tensor,
+    ) -> torch.Tensor:
         """Logits of `triples` `(m, 3)` over local rows of `nodes` and `relations`.
 
         `question` is `(text_dim,)`; `nodes` `(n, text_dim)` and `relations` `(r, text_dim)` hold
@@ -62,17 +69,35 @@ class TripleScorer(nn.Module):
         """
         d = self.shape.text_dim
         w_q, w_h, w_r, w_t, w_s = self.first.weight.split([d, d, d, d, self.shape.dde_dim], dim=1)
-        hidden = (self.first.bias + question @ w_q.T + (nodes @ w_h.T)[triples[:, 0]]
-                  + (relations @ w_r.T)[triples[:, 1]] + (nodes @ w_t.T)[triples[:, 2]]
-                  + dde @ w_s.T)
+        hidden = (
+            self.first.bias
+            + question @ w_q.T
+            + (nodes @ w_h.T)[triples[:, 0]]
+            + (relations @ w_r.T)[triples[:, 1]]
+            + (nodes @ w_t.T)[triples[:, 2]]
+            + dde @ w_s.T
+        )
         return self.rest(hidden).squeeze(-1)
 
 
-def triple_inputs(question: torch.Tensor, nodes: torch.Tensor, relations: torch.Tensor,
-                  triples: torch.Tensor, dde: torch.Tensor) -> torch.Tensor:
+def triple_inputs(
+    question: torch.Tensor,
+    nodes: torch.Tensor,
+    relations: torch.Tensor,
+    triples: torch.Tensor,
+    dde: torch.Tensor,
+) -> torch.Tensor:
     """The paper's per-triple input `[z_q ‖ z_h ‖ z_r ‖ z_t ‖ DDE]`, shape `(m, input_dim)`."""
-    return torch.cat([question.expand(len(triples), -1), nodes[triples[:, 0]],
-                      relations[triples[:, 1]], nodes[triples[:, 2]], dde], dim=1)
+    return torch.cat(
+        [
+            question.expand(len(triples), -1),
+            nodes[triples[:, 0]],
+            relations[triples[:, 1]],
+            nodes[triples[:, 2]],
+            dde,
+        ],
+        dim=1,
+    )
 
 
 def scorer_card_model(shape: ScorerShape, encoder: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from kgviz.reasoners.spec import MethodSpec
 SPEC = MethodSpec(
     name="subgraphrag",
     summary="top-K triples scored by an MLP over text embeddings and directional distance "
-            "encodings (SubgraphRAG)",
+    "encodings (SubgraphRAG)",
     reasoner="kgviz.reasoners.subgraphrag.reasoner:SubgraphRAG",
     views="kgviz.reasoners.subgraphrag.views:VIEWS",
     trainer="kgviz.reasoners.subgraphrag.train:main",

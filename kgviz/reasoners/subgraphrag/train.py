@@ -32,16 +32,18 @@ from kgviz.training.run import data_card, prepare
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = trainer_parser("subgraphrag", __doc__, per_hop=200, epochs=10, patience=2,
-                            checkpoint=CHECKPOINT)
+    parser = trainer_parser(
+        "subgraphrag", __doc__, per_hop=200, epochs=10, patience=2, checkpoint=CHECKPOINT
+    )
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--hidden", type=int, default=ScorerShape.hidden)
-    parser.add_argument("--rounds", type=int, default=ScorerShape.rounds,
-                        help="DDE rounds per direction")
-    parser.add_argument("--top-k", type=int, default=100,
-                        help="K of the validation triple recall@K")
+    parser.add_argument(
+        "--rounds", type=int, default=ScorerShape.rounds, help="DDE rounds per direction"
+    )
+    parser.add_argument(
+        "--top-k", type=int, default=100, help="K of the validation triple recall@K"
+    )
     return parser.parse_args(argv)
-
 
 
 def main(argv: list[str]) -> int:
@@ -67,17 +69,25 @@ def main(argv: list[str]) -> int:
             sample = labelled[i]
             logits = score_subgraph(scorer, text, sample.question, sample.subgraph)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.from_numpy(sample.labels).float())
+                logits, torch.from_numpy(sample.labels).float()
+            )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
         scorer.eval()
         scores = evaluate(kg, scorer, text, val, [args.top_k])
-        history.append({"epoch": epoch, "loss": round(float(np.mean(losses)), 5),
-                        metric: scores["all"][metric]})
-        print(f"epoch {epoch}: loss {history[-1]['loss']:.4f}, "
-              f"val {metric} {scores['all'][metric]:.4f}")
+        history.append(
+            {
+                "epoch": epoch,
+                "loss": round(float(np.mean(losses)), 5),
+                metric: scores["all"][metric],
+            }
+        )
+        print(
+            f"epoch {epoch}: loss {history[-1]['loss']:.4f}, "
+            f"val {metric} {scores['all'][metric]:.4f}"
+        )
         if best is None or scores["all"][metric] > best["all"][metric]:
             best, stale = scores, 0
             best_state = {k: v.detach().clone() for k, v in scorer.state_dict().items()}
@@ -94,28 +104,43 @@ def main(argv: list[str]) -> int:
     card = {
         "method": "subgraphrag",
         "paper": "Li, Miao and Li, Simple is Effective: The Roles of Graphs and Large Language "
-                 "Models in Knowledge-Graph-Based Retrieval-Augmented Generation (ICLR 2025)",
+        "Models in Knowledge-Graph-Based Retrieval-Augmented Generation (ICLR 2025)",
         "model": scorer_card_model(shape, text.encoder.model_name),
         "retrieval": asdict(settings),
-        "data": data_card(data, [s.record for s in train], [s.record for s in val],
-                          train_with_labels=len(labelled)),
+        "data": data_card(
+            data,
+            [s.record for s in train],
+            [s.record for s in val],
+            train_with_labels=len(labelled),
+        ),
         "labels": "every candidate triple on some shortest undirected topic -> answer path "
-                  f"inside the candidate subgraph (at most {settings.hops} hops; no cap on the "
-                  "number of paths)",
+        f"inside the candidate subgraph (at most {settings.hops} hops; no cap on the "
+        "number of paths)",
         "training": {
             "loss": "binary cross entropy with logits, mean over a question's candidates",
-            "optimizer": "Adam", "lr": args.lr, "batch": "one question", "seed": args.seed,
-            "epochs_max": args.epochs, "epochs_run": len(history), "best_epoch": best_epoch,
-            "patience": args.patience, "early_stopping": f"val {metric}", "threads": args.threads,
-            "prepare_s": round(prepared, 1), "time_s": round(elapsed, 1), "history": history,
+            "optimizer": "Adam",
+            "lr": args.lr,
+            "batch": "one question",
+            "seed": args.seed,
+            "epochs_max": args.epochs,
+            "epochs_run": len(history),
+            "best_epoch": best_epoch,
+            "patience": args.patience,
+            "early_stopping": f"val {metric}",
+            "threads": args.threads,
+            "prepare_s": round(prepared, 1),
+            "time_s": round(elapsed, 1),
+            "history": history,
         },
         "validation": final,
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": f"kgviz train subgraphrag {shlex.join(argv)}".rstrip(),
     }
     folder = save_checkpoint(args.out, scorer.state_dict(), card, args.checkpoint_root)
-    print(f"saved {folder} (best epoch {best_epoch}, val {metric} {best['all'][metric]:.4f}, "
-          f"{elapsed:.0f}s)")
+    print(
+        f"saved {folder} (best epoch {best_epoch}, val {metric} {best['all'][metric]:.4f}, "
+        f"{elapsed:.0f}s)"
+    )
     return 0
 
 

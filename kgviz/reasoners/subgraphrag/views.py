@@ -16,7 +16,8 @@ VIEWS = ViewTable(
     views={
         SubgraphRAGCandidates: None,
         TripleScores: lambda record, trace, kg: triple_scores_figure(
-            record, trace.stages.get(CANDIDATES)),
+            record, trace.stages.get(CANDIDATES)
+        ),
         SubgraphRAGGeneration: None,
     },
     evidence={TripleScores: lambda record, trace: scored_evidence_graph(record, trace.answers)},
