@@ -47,6 +47,7 @@ browser-deps:
 
 lint: setup
 	"$(VENV)/bin/ruff" check kgviz tests bench
+	"$(VENV)/bin/ruff" format --check kgviz tests bench
 	"$(VENV)/bin/mypy" --cache-dir "$(KGVIZ_CACHE)/mypy-cache" kgviz
 
 test: model browser-deps lint

@@ -54,7 +54,10 @@ def main() -> None:
     rows += [
         (
             "KG",
-            f"{kg.num_entities:,} entities, {kg.num_relations} relations, {kg.num_triples:,} triples",
+            (
+                f"{kg.num_entities:,} entities, {kg.num_relations} relations, "
+                f"{kg.num_triples:,} triples"
+            ),
         ),
         ("load, cold (parse + CSR + save)", f"{cold:.2f} s"),
         ("load, processed cache", f"{warm:.2f} s  (x{cold / warm:.1f} faster)"),

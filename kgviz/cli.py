@@ -208,7 +208,10 @@ def cmd_methods(args: argparse.Namespace) -> int:
         trained = "  [learned: kgviz train " + entry["name"] + "]" if entry["trainable"] else ""
         print(f"{entry['name']:<12} {entry['summary']}{trained}")
         for option in entry["options"]:
-            print(f"    --set {option['name']}=  ({option['type']}, default {option['default']!r})")
+            print(
+                f"    --set {option['name']}=  {option['help']} ({option['type']}, default "
+                f"{option['default']!r})"
+            )
     return 0
 
 
@@ -217,7 +220,7 @@ def method_listing(spec: MethodSpec) -> dict[str, Any]:
     from dataclasses import MISSING, fields
     from typing import get_type_hints
 
-    from kgviz.reasoners.base import describe_hint
+    from kgviz.reasoners.base import describe_hint, option_help
 
     config = spec.reasoner_class().config_class
     hints = get_type_hints(config)
@@ -229,6 +232,7 @@ def method_listing(spec: MethodSpec) -> dict[str, Any]:
         "options": [
             {
                 "name": f.name,
+                "help": option_help(f),
                 "type": describe_hint(hints[f.name]),
                 "default": None if f.default is MISSING else f.default,
             }

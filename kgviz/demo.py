@@ -61,7 +61,8 @@ def run_demo(
             summary[method][2] += 1
             print(f"  answer: {' '.join(trace.answer.split())[:200]}")
             print(
-                f"  answers: {', '.join(trace.answers) or '(none)'} | gold: {', '.join(record.answers)}"
+                f"  answers: {', '.join(trace.answers) or '(none)'} | "
+                f"gold: {', '.join(record.answers)}"
             )
             print(
                 f"  hit@1: {'yes' if hit else 'no'}; evidence: {len(trace.evidence)} triples "

@@ -1,4 +1,6 @@
-"""`kgviz doctor`: which LLM backends, models, datasets and indexes are usable, and how to fix the rest."""
+"""`kgviz doctor`: which LLM backends, models, datasets and indexes are usable, and how to fix the
+rest.
+"""
 
 from __future__ import annotations
 

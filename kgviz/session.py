@@ -1,4 +1,6 @@
-"""A session: one dataset, one LLM and the reasoners built over them (what the CLI and app share)."""
+"""A session: one dataset, one LLM and the reasoners built over them (what the CLI and app
+share).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Traces: what a reasoner did for one question, stage by stage, for views, the CLI and evaluation."""
+"""Traces: what a reasoner did for one question, stage by stage, for views, the CLI and
+evaluation.
+"""
 
 from __future__ import annotations
 
@@ -170,7 +172,9 @@ class Trace:
             raise unreadable(where, error) from error
 
     def stage_json(self, name: str) -> Any:
-        """A stage's record as plain JSON-able data (dataclasses, also inside lists, become dicts)."""
+        """A stage's record as plain JSON-able data (dataclasses, also inside lists, become
+        dicts).
+        """
         return _plain(self.stages[name])
 
 

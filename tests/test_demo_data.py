@@ -20,7 +20,8 @@ METAQA_RELATIONS = {
 }
 
 # Each qtype names a walk over MetaQA relations; the movie is always the head of a triple, so
-# leaving a movie follows a relation forwards ("out") and arriving at one follows it backwards ("in").
+# leaving a movie follows a relation forwards ("out") and arriving at one follows it backwards
+# ("in").
 D, W, A = "directed_by", "written_by", "starred_actors"
 Y, L, G = "release_year", "in_language", "has_genre"
 KIND_RELATION = {"director": D, "writer": W, "actor": A, "year": Y, "language": L, "genre": G}

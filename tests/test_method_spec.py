@@ -32,7 +32,9 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_toy_method_is_listed_and_answers_in_the_cli(toy, capsys):
     assert main(["methods", "--json"]) == 0
     listed = {entry["name"]: entry for entry in json.loads(capsys.readouterr().out)}
-    assert listed["toy"]["options"] == [{"name": "max_answers", "type": "int", "default": 5}]
+    assert listed["toy"]["options"] == [
+        {"name": "max_answers", "help": "answers kept, in KG order", "type": "int", "default": 5}
+    ]
     assert not listed["toy"]["trainable"]
     assert (
         main(
@@ -99,6 +101,7 @@ def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):
     panel = lab.ask_panel
     assert ("toy", "toy") in panel.method.options and panel.method.value == "toy"
     assert set(panel.form.fields) == {"max_answers"}
+    assert panel.form.fields["max_answers"].tooltip == "answers kept, in KG order"
     lab.ask(QUESTION)
     assert panel.trace is not None and panel.trace.answers == ["Robert Zemeckis"]
     views = stage_views(panel.trace)

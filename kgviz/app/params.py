@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import ipywidgets as widgets
 
+from kgviz.reasoners.base import option_help
 from kgviz.viz.page import RECORDING_OPTIONS
 
 # Fields the app switches on (when a method has them) so that every stage has something to draw.
@@ -61,6 +62,7 @@ class ParamForm(widgets.GridBox):
             default = APP_DEFAULTS.get(item.name, item.default)
             widget = _field_widget(item.name, hints[item.name], default)
             if widget is not None:
+                widget.tooltip = option_help(item) or None
                 self.defaults[item.name] = item.default
                 self.fields[item.name] = widget
         super().__init__(

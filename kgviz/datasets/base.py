@@ -18,9 +18,9 @@ from kgviz.paths import cache_name, cache_root, data_root
 class QARecord:
     """One question with its gold answers.
 
-    `question` is plain text (MetaQA's `[...]` topic markers removed); `topic_entities` are KG entity
-    names when the dataset marks them; `graph` holds a per-question graph where the dataset has one
-    (ExplaGraphs); `qtype` is the dataset's question-type label when it has one.
+    `question` is plain text (MetaQA's `[...]` topic markers removed); `topic_entities` are KG
+    entity names when the dataset marks them; `graph` holds a per-question graph where the dataset
+    has one (ExplaGraphs); `qtype` is the dataset's question-type label when it has one.
     """
 
     question: str

@@ -1,4 +1,6 @@
-"""Bring your own KG: a triples TSV plus QA JSONL files (`question`, `answers`, `topic_entities`)."""
+"""Bring your own KG: a triples TSV plus QA JSONL files (`question`, `answers`,
+`topic_entities`).
+"""
 
 from __future__ import annotations
 

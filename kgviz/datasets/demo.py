@@ -1,4 +1,6 @@
-"""The built-in demo: a small, hand-checked movie KG with 1/2/3-hop questions, shipped in `data/`."""
+"""The built-in demo: a small, hand-checked movie KG with 1/2/3-hop questions, shipped in
+`data/`.
+"""
 
 from __future__ import annotations
 

@@ -76,7 +76,9 @@ class MetaQA(Dataset):
 
     @staticmethod
     def _qtypes(split_path: Path) -> list[str]:
-        """Question-type labels from `qa_<split>_qtype.txt` beside the vanilla folder, if present."""
+        """Question-type labels from `qa_<split>_qtype.txt` beside the vanilla folder, if
+        present.
+        """
         qtype_file = split_path.parent.parent / f"{split_path.stem}_qtype.txt"
         if not qtype_file.is_file():
             return []

@@ -1,4 +1,6 @@
-"""Text encoders: a sentence-transformers model loaded from local files, lazily, once per process."""
+"""Text encoders: a sentence-transformers model loaded from local files, lazily, once per
+process.
+"""
 
 from __future__ import annotations
 

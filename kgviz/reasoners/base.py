@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from types import UnionType
@@ -31,6 +31,8 @@ from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.trace import Trace
+
+T = TypeVar("T")
 
 
 class ReasonerContext:
@@ -99,6 +101,16 @@ def describe_hint(hint: Any) -> str:
             "None" if option is type(None) else describe_hint(option) for option in get_args(hint)
         )
     return getattr(hint, "__name__", str(hint).replace("typing.", ""))
+
+
+def option(default: T, help: str) -> T:
+    """A config field with its help text (shown by `kgviz methods` and the lab's tooltips)."""
+    return field(default=default, metadata={"help": help})
+
+
+def option_help(item: Field[Any]) -> str:
+    """The help text of a config field (empty for a field declared without `option`)."""
+    return str(item.metadata.get("help", ""))
 
 
 @dataclass

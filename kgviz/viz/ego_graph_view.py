@@ -30,7 +30,10 @@ def ego_ranking_figure(retrieval: EgoRetrieval, limit: int = 30) -> go.Figure:
         [ego.score for ego in egos],
         None,
         [f"{ego.nodes} nodes, {ego.edges} edges" for ego in egos],
-        f"GRAG (hard prompt): top {len(egos)} of {retrieval.candidates} ego-graphs by similarity to the question",
+        (
+            f"GRAG (hard prompt): top {len(egos)} of {retrieval.candidates} ego-graphs "
+            "by similarity to the question"
+        ),
         "cosine similarity",
         limit,
         None,

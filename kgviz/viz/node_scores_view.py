@@ -22,8 +22,8 @@ def node_scores_figure(
         ""
         if subgraph is None
         else (
-            f"subgraph: {subgraph.nodes} of {subgraph.khop_nodes} nodes within {subgraph.hops} hops "
-            f"(PageRank-pruned), {subgraph.triples} triples; "
+            f"subgraph: {subgraph.nodes} of {subgraph.khop_nodes} nodes "
+            f"within {subgraph.hops} hops (PageRank-pruned), {subgraph.triples} triples; "
         )
     )
     figure = ranked_bars_figure(

@@ -14,7 +14,9 @@ PRE = "white-space:pre-wrap;margin:2px 0 8px;padding:6px;background:#f7f7f7;font
 
 
 def highlight(text: str, answers: Iterable[str] = (), entities: Iterable[str] = ()) -> str:
-    """`text` as HTML with whole-word mentions of `answers` and `entities` marked (longest first)."""
+    """`text` as HTML with whole-word mentions of `answers` and `entities` marked (longest
+    first).
+    """
     answer_set = set(answers)
     names = sorted({n for n in [*answer_set, *entities] if n.strip()}, key=len, reverse=True)
     if not names:

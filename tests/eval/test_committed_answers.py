@@ -58,7 +58,8 @@ def row_for(reply: str, truncated: bool = False) -> dict:
 @pytest.mark.parametrize(
     "reply, truncated, expected",
     [
-        # a looping reply cut at the token cap names a gold answer by accident, and commits to nothing
+        # a looping reply cut at the token cap names a gold answer by accident, and commits to
+        # nothing
         (LOOPING, True, {"hit1": False, "hit": False, "named": True, "committed": False}),
         # the gold answer named only as a rejected option
         (
@@ -75,8 +76,8 @@ def row_for(reply: str, truncated: bool = False) -> dict:
         # "No answer found" with the answer in the explanation
         (
             (
-                "No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, Robert "
-                "Zemeckis)."
+                "No answer found. The director is Robert Zemeckis (Forrest Gump, directed by, "
+                "Robert Zemeckis)."
             ),
             False,
             {"hit1": False, "hit": False, "named": True, "committed": False},

@@ -1,5 +1,6 @@
 """Fixtures for the LLM tests: the real models (also counting their calls) and real model
-servers, plus a scripted backend and a stub HTTP server for error handling (the test config imports in importlib mode, so helpers come as fixtures)."""
+servers, plus a scripted backend and a stub HTTP server for error handling (the test config
+imports in importlib mode, so helpers come as fixtures)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The response cache around the real offline 0.5B model: hits, read-only replay, atomic\none-file-per-request storage, off mode."""
+"""The response cache around the real offline 0.5B model: hits, read-only replay, atomic
+one-file-per-request storage, off mode."""
 
 from __future__ import annotations
 

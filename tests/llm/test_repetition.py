@@ -24,7 +24,10 @@ def test_loops_are_cut_after_their_first_copy(text, kept):
     "text",
     [
         "ans: 1987\nans: 1992\nans: 1993",
-        "Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed_by, Robert Zemeckis).",
+        (
+            "Forrest Gump was directed by Robert Zemeckis (Forrest Gump, directed_by, Robert "
+            "Zemeckis)."
+        ),
         "The films are " + ", ".join(f"Film {i}" for i in range(150)),
         "ha ha ha",  # too short to be a loop
     ],

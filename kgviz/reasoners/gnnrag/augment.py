@@ -22,5 +22,7 @@ def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
 def borrowed_evidence(
     reasoner: Reasoner, question: str, topic_entities: Sequence[str]
 ) -> list[StringTriple]:
-    """The evidence triples `reasoner` retrieves for `question` (its LLM answer is not asked for)."""
+    """The evidence triples `reasoner` retrieves for `question` (its LLM answer is not asked
+    for).
+    """
     return list(reasoner.retrieve_only(question, topic_entities).evidence)

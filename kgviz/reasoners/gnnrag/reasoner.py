@@ -20,7 +20,7 @@ import numpy as np
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import load_gnn
@@ -65,16 +65,25 @@ class GNNRAGConfig(ReasonerConfig):
     `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
     augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
 
-    mass: float = DEFAULTS.mass
-    max_candidates: int = DEFAULTS.max_candidates
-    hops: int = DEFAULTS.hops
-    max_nodes: int = DEFAULTS.max_nodes
-    paths_per_candidate: int = DEFAULTS.paths_per_candidate
-    max_paths: int = DEFAULTS.max_paths
-    augment_with: str | None = None
-    augment_triples: int = 15
-    max_tokens: int = 128
-    checkpoint_root: str | None = None
+    mass: float = option(
+        DEFAULTS.mass,
+        "candidates: the most probable nodes until their probability sums to this (paper: 0.95)",
+    )
+    max_candidates: int = option(DEFAULTS.max_candidates, "most answer candidates")
+    hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities")
+    max_nodes: int = option(DEFAULTS.max_nodes, "subgraph nodes kept by PageRank")
+    paths_per_candidate: int = option(
+        DEFAULTS.paths_per_candidate, "shortest paths kept per candidate"
+    )
+    max_paths: int = option(DEFAULTS.max_paths, "most reasoning paths given to the LLM")
+    augment_with: str | None = option(
+        None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
+    )
+    augment_triples: int = option(15, "most triples borrowed from augment_with")
+    max_tokens: int = option(128, "most tokens in the answer")
+    checkpoint_root: str | None = option(
+        None, "folder holding gnnrag/ (default: the dataset's or the packaged one)"
+    )
 
     def __post_init__(self) -> None:
         self.require_positive(

@@ -9,7 +9,7 @@ from typing import Literal
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext
+from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext, option
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
@@ -55,14 +55,24 @@ class GRAGConfig(ReasonerConfig):
     "stance" (ExplaGraphs: support or counter over the question's own graph), or "auto" (stance
     on commonsense datasets, else qa)."""
 
-    hops: int = 2
-    max_degree: int = 50
-    top_n: int = 5
-    scope_hops: int | None = 1
-    description_tokens: int = 1500
-    task: Literal["auto", "qa", "stance"] = "auto"
-    checkpoint_root: str | None = None
-    max_tokens: int = 128
+    hops: int = option(2, "hops of each ego-graph")
+    max_degree: int = option(
+        50, "hubs expand through this many half-edges, most relevant to the question first"
+    )
+    top_n: int = option(5, "ego-graphs retrieved, most similar to the question first (paper: 10)")
+    scope_hops: int | None = option(
+        1, "ego-graph centres within this many hops of the topic entities (None: all)"
+    )
+    description_tokens: int = option(
+        1500, "token budget of the description; triples kept best gate score first"
+    )
+    task: Literal["auto", "qa", "stance"] = option(
+        "auto", "qa, stance (support or counter, ExplaGraphs), or auto (by dataset)"
+    )
+    checkpoint_root: str | None = option(
+        None, "folder holding grag/ (default: the dataset's or the packaged one)"
+    )
+    max_tokens: int = option(128, "most tokens in the answer")
 
     def __post_init__(self) -> None:
         self.require_positive(

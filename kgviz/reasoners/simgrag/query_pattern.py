@@ -5,9 +5,10 @@ The reply holds `phrases` (the question segmented, one phrase per fact) and `tri
 does not name. Every text is plain data: it is never interpreted, only trimmed and length-capped.
 
 Disconnected patterns: each connected component is searched on its own, and a subgraph joins one
-match of each searched component (`joint.py`). A component is searched only if it names at least one entity,
-since a component of UNKNOWN nodes alone matches arbitrary KG edges and would only add noise; when
-no component names an entity, the largest one is still searched so the run shows what happened.
+match of each searched component (`joint.py`). A component is searched only if it names at least
+one entity, since a component of UNKNOWN nodes alone matches arbitrary KG edges and would only add
+noise; when no component names an entity, the largest one is still searched so the run shows what
+happened.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from kgviz.errors import KgvizError
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.prompting import reask_messages
@@ -53,17 +53,23 @@ class SimGRAGConfig(ReasonerConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
     `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
 
-    k: int = 3
-    k_nodes: int = 16
-    k_relations: int = 16
-    max_triples: int = 6
-    max_expansions: int = 200_000
-    time_limit_s: float = 10.0
-    record_tree: bool = False
-    max_tree_nodes: int = 5000
-    algorithm: Algorithm = "optimized"
-    task: prompts.Task = "qa"
-    relation_hint: bool = True
+    k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance")
+    k_nodes: int = option(16, "candidates per pattern node, by vector search: k(n)")
+    k_relations: int = option(16, "candidates per pattern relation, by vector search: k(r)")
+    max_triples: int = option(6, "most triples a pattern may have")
+    max_expansions: int = option(
+        200_000, "search budget: most partial matches expanded per question"
+    )
+    time_limit_s: float = option(10.0, "search time limit per question, in seconds")
+    record_tree: bool = option(False, "record the search tree for its view (slower)")
+    max_tree_nodes: int = option(5000, "most search-tree nodes recorded")
+    algorithm: Algorithm = option(
+        "optimized", "optimized (pruned) search, or the paper's Algorithm 1"
+    )
+    task: prompts.Task = option("qa", "qa: answer the question; verify: judge a claim")
+    relation_hint: bool = option(
+        True, "name the KG's relations in the pattern prompt (not in the paper)"
+    )
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:

@@ -18,7 +18,7 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
-from kgviz.reasoners.base import Reasoner, ReasonerConfig
+from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.subgraphrag.prompt import (
@@ -70,12 +70,18 @@ class SubgraphRAGConfig(ReasonerConfig):
     `hub_degree` not walked through); `checkpoint_root` is the folder holding `subgraphrag/`
     (default: the packaged checkpoints)."""
 
-    top_k: int | Literal["auto"] = "auto"
-    hops: int = DEFAULTS.hops
-    max_candidates: int = DEFAULTS.max_candidates
-    hub_degree: int = DEFAULTS.hub_degree
-    max_tokens: int = 384
-    checkpoint_root: str | None = None
+    top_k: int | Literal["auto"] = option(
+        "auto", "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100"
+    )
+    hops: int = option(
+        DEFAULTS.hops, "hops around the topic entities the candidate triples come from"
+    )
+    max_candidates: int = option(DEFAULTS.max_candidates, "most candidate triples scored")
+    hub_degree: int = option(DEFAULTS.hub_degree, "entities with more edges are not walked through")
+    max_tokens: int = option(384, "most tokens in the answer")
+    checkpoint_root: str | None = option(
+        None, "folder holding subgraphrag/ (default: the dataset's or the packaged one)"
+    )
 
     def __post_init__(self) -> None:
         self.require_positive("subgraphrag", "hops", "max_candidates", "hub_degree", "max_tokens")
