@@ -2,7 +2,8 @@
 parallel with an MLP over text embeddings and directional distance encodings, keep the top K, and
 let the LLM answer from them with an explanation.
 
-Modules: `candidates` (the rough subgraph), `dde` (structural features), `scorer` (the MLP and its
-checkpoint), `features` (text embeddings), `samples` (labelled questions for training and
-measuring), `prompt` (the reasoning prompt) and `reasoner` (the Reasoner).
+Modules: `spec` (the registry entry), `reasoner` (the Reasoner and its config), `records` (trace
+records, stage names), `views`, `candidates` and `retrieval` (the rough subgraph and its
+scoring), `dde` (structural features), `scorer` (the MLP and its checkpoint), `samples`
+(labelled questions for training and measuring), `prompt` (the reasoning prompt) and `train`.
 """
