@@ -18,8 +18,6 @@ from dataclasses import dataclass
 
 from kgviz.reasoners.simgrag.search import Match, SearchResult
 
-WIDTH_CAP = 8  # a component's list is widened to at most 8k matches
-
 
 @dataclass(frozen=True)
 class JointMatch:
@@ -68,8 +66,8 @@ def certified(
     (`complete[i]` false) has a last listed GSD that, with the best of the others, cannot beat
     the k-th joint match."""
     cut = [i for i, whole in enumerate(complete) if not whole]
-    if not cut:
-        return True
+    if not cut or any(whole and not lists[i] for i, whole in enumerate(complete)):
+        return True  # every list whole, or a component with no match at all: nothing to join
     if len(found) < k or any(not matches for matches in lists):
         return False
     kth = found[-1].gsd
@@ -81,9 +79,9 @@ def widened_topk(
     search: Callable[[int, int], SearchResult], parts: int, k: int
 ) -> tuple[list[SearchResult], list[JointMatch], int]:
     """The joint top-k of `parts` components, where `search(part, width)` gives a component's
-    top-`width` matches: every list starts at k and doubles until the result is `certified`, a
-    search stops early (budget or deadline: the best so far is kept), or the width reaches
-    `WIDTH_CAP` times k. Returns the last searches, the joint matches and the width used."""
+    top-`width` matches: every list starts at k and doubles until the result is `certified`
+    (exact) or a search stops early (budget or deadline: the best so far is kept; the searches'
+    budgets bound the widening). Returns the last searches, the joint matches and the width."""
     width = k
     while True:
         results = [search(part, width) for part in range(parts)]
@@ -91,6 +89,6 @@ def widened_topk(
         found = joint_topk(lists, k)
         complete = [r.status == "complete" and len(r.matches) < width for r in results]
         stopped = any(result.status != "complete" for result in results)
-        if parts == 1 or stopped or certified(lists, complete, found, k) or width >= WIDTH_CAP * k:
+        if parts == 1 or stopped or certified(lists, complete, found, k):
             return results, found, width
         width *= 2
