@@ -47,7 +47,9 @@ def run_demo(
         for record in chosen:
             print(f"\n[{method}] {record.question}")
             try:
-                trace = reasoner.run(record.question, topic_entities=record.topic_entities)
+                trace = reasoner.run(
+                    record.question, topic_entities=record.topic_entities, gold=record.answers
+                )
             except LLMError as error:
                 print(f"  error: {error}")
                 failures += 1

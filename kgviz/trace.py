@@ -63,6 +63,7 @@ class Trace:
     answers: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checkpoint: str = ""  # the learned part's checkpoint, for methods that have one
+    gold: list[str] = field(default_factory=list)  # the question's gold answers, when known
     listener: Callable[[str, Trace], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
@@ -131,7 +132,13 @@ class Trace:
 
     def save(self, path: str | Path) -> None:
         """Write this trace as versioned JSON (`kgviz.trace_io`); `Trace.load` reads it back."""
-        from kgviz.trace_io import saved_trace, write_trace
+        from kgviz.trace_io import write_trace
+
+        write_trace(self.saved(), path)
+
+    def saved(self) -> dict[str, Any]:
+        """This trace as the versioned JSON data `save` writes (for downloads and files)."""
+        from kgviz.trace_io import saved_trace
 
         plain = {
             "method": self.method,
@@ -142,8 +149,9 @@ class Trace:
             "answer": self.answer,
             "answers": list(self.answers),
             "warnings": list(self.warnings),
+            "gold": list(self.gold),
         }
-        write_trace(saved_trace(plain, self.stages, self.llm_calls), path)
+        return saved_trace(plain, self.stages, self.llm_calls)
 
     @staticmethod
     def load(path: str | Path) -> Trace:
@@ -167,6 +175,7 @@ class Trace:
                 answer=str(plain["answer"]),
                 answers=[str(a) for a in plain["answers"]],
                 warnings=[str(w) for w in plain["warnings"]],
+                gold=[str(g) for g in plain.get("gold", [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error

@@ -1,4 +1,5 @@
-"""The interactive lab (ipywidgets): ask one method and watch its stages, or compare several.
+"""The interactive lab (ipywidgets): ask one method and watch its stages, compare several, and
+reopen any run made since the lab opened (History).
 
 `lab()` returns the whole app; `compare()` the same app opened on its compare panel. The app only
 arranges: methods compute, traces record, `kgviz.viz` draws.
@@ -13,12 +14,13 @@ import ipywidgets as widgets
 from kgviz.app.ask import AskPanel
 from kgviz.app.compare import ComparePanel
 from kgviz.app.controls import Controls, SessionFactory
+from kgviz.app.history import HistoryPanel
 from kgviz.llm.cache import CacheMode
 from kgviz.session import Session, open_session
 
 
 class Lab(widgets.VBox):
-    """Shared controls above two tabs: Ask (one method, every stage) and Compare."""
+    """Shared controls above three tabs: Ask (one method, every stage), Compare, History."""
 
     def __init__(
         self,
@@ -33,7 +35,11 @@ class Lab(widgets.VBox):
         self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
         self.ask_panel = AskPanel(self.controls, method)
         self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
-        self.panels = widgets.Tab([self.ask_panel, self.compare_panel], titles=("Ask", "Compare"))
+        self.history = HistoryPanel()
+        self.ask_panel.on_run = self.compare_panel.on_run = self.history.add
+        self.panels = widgets.Tab(
+            [self.ask_panel, self.compare_panel, self.history], titles=("Ask", "Compare", "History")
+        )
         super().__init__([self.controls, self.panels])
 
     def ask(self, question: str | None = None, background: bool = False) -> None:

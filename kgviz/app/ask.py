@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from kgviz.app.controls import Controls, run_guarded
+from kgviz.app.answer_box import answer_html
+from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
 from kgviz.app.params import ParamForm
 from kgviz.app.render import (
     append_tabs,
@@ -17,35 +19,13 @@ from kgviz.app.render import (
     selected_title,
     view_widget,
 )
+from kgviz.app.run_view import Run, run_downloads
 from kgviz.errors import KgvizError
-from kgviz.eval.metrics import score_trace
 from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.registry import method_label, method_names, reasoner_class
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
 from kgviz.viz.html import esc
-
-
-def answer_html(trace: Trace, gold: tuple[str, ...] | None) -> str:
-    """The answer, the answers it committed to and, with gold answers, hits@1 (the first
-    committed answer is gold) with hit and F1 beside it."""
-    found = ", ".join(trace.answers) or "(none)"
-    verdict = ""
-    if gold is not None:
-        score = score_trace(trace, gold)
-        verdict = (
-            f'<br><b style="color:{"#2a7a2a" if score.hit1 else "#b00020"}">'
-            f"{'correct' if score.hit1 else 'wrong'}</b> (hits@1 {score.hit1:d}, "
-            f"hit {score.hit:d}, F1 {score.f1:.2f}; gold: {esc(', '.join(gold))})"
-        )
-    warnings = "".join(
-        f'<br><span style="color:#a06000">warning: {esc(w)}</span>' for w in trace.warnings
-    )
-    return (
-        f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-        f"<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}"
-        f"{verdict}{warnings}</div>"
-    )
 
 
 class LiveReply(widgets.HTML):
@@ -91,6 +71,11 @@ class AskPanel(widgets.VBox):
         )
         self.params = widgets.Box()
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
+        self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
+        stop_on(self.stop)
+        self.clock = Stopwatch()
+        self.downloads = widgets.HTML()
+        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
         self.header = widgets.HTML()  # which question, method, options and LLM the results are
         self.progress = widgets.HTML()
         self.live = LiveReply()  # the reply being written, while it is written
@@ -101,15 +86,17 @@ class AskPanel(widgets.VBox):
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__(
             [
-                widgets.HBox([self.method, self.button]),
+                widgets.HBox([self.method, self.button, self.stop, self.clock]),
                 self.params,
                 self.header,
                 self.progress,
                 self.live,
                 self.answer,
+                self.downloads,
                 self.stages,
             ]
         )
+        self.add_class("kgviz-ask")  # for styling and browser tests
         self._build_params()
 
     def options_for(self, method: str) -> dict[str, object]:
@@ -126,10 +113,11 @@ class AskPanel(widgets.VBox):
         stage as it finishes; `background` runs it in a thread (what the button does)."""
         if question is not None:
             self.controls.question.value = question
-        run_guarded(self._run, self.controls.status, [self.button], background)
+        run_guarded(self._run, self.controls.status, [self.button], background, self.stop)
 
     def _run(self) -> None:
         self.progress.value = self.answer.value = self.header.value = ""  # no stale results
+        self.downloads.value = ""
         viewed = selected_title(self.stages)  # the tab to show again once the run is done
         clear_tabs(self.stages)
         self.trace = None
@@ -155,11 +143,12 @@ class AskPanel(widgets.VBox):
             f"{self.method.value} on {session.dataset.name}, {session.llm_reason}: running …"
         )
         kg = session.dataset.kg
-        with streaming_to(self.live.add, self.live.start):
+        with self.clock, streaming_to(self.live.add, self.live.start):
             trace = reasoner.run(
                 question,
                 record.topic_entities if record else (),
                 listener=lambda name, trace: self._stage_done(name, trace, kg),
+                gold=record.answers if record else (),
             )
         self.live.clear()
         self.trace = trace
@@ -171,7 +160,10 @@ class AskPanel(widgets.VBox):
             },
             viewed,
         )
-        self.answer.value = answer_html(trace, record.answers if record else None)
+        self.answer.value = answer_html(trace, record, reasoner.retrieves)
+        run = Run(trace, overrides, session.llm_reason, kg, record, reasoner.retrieves)
+        self.downloads.value = run_downloads(run)
+        self.on_run(run)
         self.controls.status.value = message(
             f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok"
         )

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 
-from kgviz.app.controls import Controls, run_guarded
+from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
 from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
+from kgviz.app.run_view import Run, download_link, run_view
+from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.eval.metrics import score_trace
 from kgviz.reasoners.registry import method_label, method_names
+from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
 from kgviz.viz.html import esc
+from kgviz.viz.marks import Marks
 
 COLUMNS = (
     "method",
@@ -48,6 +54,15 @@ def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
         str(trace.prompt_tokens),
         latency,
     )
+
+
+def comparison_csv(rows: Sequence[Sequence[str]]) -> str:
+    """The rows under `COLUMNS` as CSV (a spreadsheet opens it)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS)
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:
@@ -95,17 +110,29 @@ class ComparePanel(widgets.VBox):
             for name in method_names()
         }
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
+        self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
+        stop_on(self.stop)
+        self.clock = Stopwatch()
         self.progress = widgets.HTML()
         self.table = widgets.HTML()
+        self.downloads = widgets.HTML()
         self.graphs = empty_tabs()
+        self.drill = widgets.ToggleButtons(options=[], description="stages of", value=None)
+        self.detail = widgets.Box(layout=widgets.Layout(width="100%"))
         self.traces: dict[str, Trace] = {}
+        self.runs: dict[str, Run] = {}
+        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
         self.button.on_click(lambda _: self.compare(background=True))
+        self.drill.observe(lambda _: self.show_stages(self.drill.value), "value")
         super().__init__(
             [
-                widgets.HBox([*self.checks.values(), self.button]),
+                widgets.HBox([*self.checks.values(), self.button, self.stop, self.clock]),
                 self.progress,
                 self.table,
+                self.downloads,
                 self.graphs,
+                self.drill,
+                self.detail,
             ]
         )
 
@@ -117,7 +144,11 @@ class ComparePanel(widgets.VBox):
         updating the table and evidence tabs as each finishes."""
         if question is not None:
             self.controls.question.value = question
-        run_guarded(self._run, self.controls.status, [self.button], background)
+        run_guarded(self._run, self.controls.status, [self.button], background, self.stop)
+
+    def show_stages(self, method: str | None) -> None:
+        """Show every stage of `method`'s run below the table (None: close it)."""
+        self.detail.children = [run_view(self.runs[method])] if method in self.runs else []
 
     def _run(self) -> None:
         question = self.controls.question.value.strip()
@@ -127,23 +158,43 @@ class ComparePanel(widgets.VBox):
         session = self.controls.session()
         record = self.controls.example()
         gold = record.answers if record else None
-        self.traces = {}
-        self.progress.value = self.table.value = ""
+        self.traces, self.runs = {}, {}
+        self.progress.value = self.table.value = self.downloads.value = ""
+        self.drill.options, self.detail.children = [], []
         clear_tabs(self.graphs)
         self.controls.status.value = message("compare: loading the models (once) …")
         session.warm_up()
-        for method in methods:
-            self.controls.status.value = message(f"compare: running {method} …")
-            options = self.options_for(method)
-            trace = session.reasoner(method, **options).run(
-                question, record.topic_entities if record else ()
-            )
-            self.traces[method] = trace
-            self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
-            self.table.value = comparison_table(
-                [comparison_row(t, gold) for t in self.traces.values()]
-            )
-            append_tabs(
-                self.graphs, {method: widgets.HTML(evidence_graph(trace.evidence, trace.answers))}
-            )
+        with self.clock:
+            for method in methods:
+                self._run_one(session, method, question, record)
+        rows = [comparison_row(t, gold) for t in self.traces.values()]
+        self.downloads.value = (
+            '<div style="font:13px sans-serif">download: '
+            + download_link("table (CSV)", "kgviz-compare.csv", comparison_csv(rows), "text/csv")
+            + "</div>"
+        )
+        self.drill.options = [(method_label(m), m) for m in self.traces]
+        self.drill.value = None
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")
+
+    def _run_one(
+        self, session: Session, method: str, question: str, record: QARecord | None
+    ) -> None:
+        gold = record.answers if record else None
+        self.controls.status.value = message(f"compare: running {method} …")
+        options = self.options_for(method)
+        reasoner = session.reasoner(method, **options)
+        trace = reasoner.run(
+            question,
+            record.topic_entities if record else (),
+            gold=record.answers if record else (),
+        )
+        self.traces[method] = trace
+        self.runs[method] = Run(
+            trace, options, session.llm_reason, session.dataset.kg, record, reasoner.retrieves
+        )
+        self.on_run(self.runs[method])
+        self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
+        self.table.value = comparison_table([comparison_row(t, gold) for t in self.traces.values()])
+        graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
+        append_tabs(self.graphs, {method: widgets.HTML(graph)})

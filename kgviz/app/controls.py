@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
+from typing import Self
 
 import ipywidgets as widgets
 
@@ -14,6 +16,7 @@ from kgviz.app.render import message
 from kgviz.datasets import QARecord, dataset_names, get_dataset
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
+from kgviz.llm.deadline import allow_requests, cancel_requests
 from kgviz.session import Session, open_session
 
 SessionFactory = Callable[[str, str, CacheMode], Session]
@@ -110,9 +113,11 @@ def run_guarded(
     status: widgets.HTML,
     buttons: Sequence[widgets.Button] = (),
     background: bool = False,
+    stop: widgets.Button | None = None,
 ) -> None:
     """Run `work` with `buttons` disabled; a failure becomes a one-line message in `status`
-    (a KgvizError as it is; anything else with its type, the traceback going to the log)."""
+    (a KgvizError as it is; anything else with its type, the traceback going to the log).
+    `stop` is enabled meanwhile: pressing it cancels the LLM requests of the run (see `stop_on`)."""
 
     def guarded() -> None:
         try:
@@ -123,12 +128,54 @@ def run_guarded(
             log.exception("kgviz app: unexpected error")
             status.value = message(f"unexpected error: {type(error).__name__}: {error}", "error")
         finally:
+            allow_requests()
             for button in buttons:
                 button.disabled = False
+            if stop is not None:
+                stop.disabled = True
 
     for button in buttons:
         button.disabled = True
+    if stop is not None:
+        stop.disabled = False
     if background:
         threading.Thread(target=guarded, daemon=True).start()
     else:
         guarded()
+
+
+def stop_on(button: widgets.Button) -> None:
+    """Make `button` stop a run: the LLM requests in flight are cancelled and new ones refused
+    until the run has ended (`run_guarded` allows them again), so the run ends at once."""
+    button.on_click(lambda _: cancel_requests(until_allowed=True))
+
+
+class Stopwatch(widgets.HTML):
+    """The seconds a run has been going, ticking while it runs (`with stopwatch: ...`)."""
+
+    EVERY_S = 0.5
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_class("kgviz-clock")
+        self._running = threading.Event()
+        self._started = 0.0
+
+    def __enter__(self) -> Self:
+        self._started = time.monotonic()
+        self._running.set()
+        threading.Thread(target=self._tick, daemon=True, name="kgviz-stopwatch").start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._running.clear()
+        self._show("took")
+
+    def _tick(self) -> None:
+        while self._running.is_set():
+            self._show("running")
+            time.sleep(self.EVERY_S)
+
+    def _show(self, state: str) -> None:
+        seconds = time.monotonic() - self._started
+        self.value = f'<span style="font:13px sans-serif;color:#555">{state} {seconds:.1f} s</span>'

@@ -167,9 +167,12 @@ class Reasoner(ABC, Generic[FoundT]):
         question: str,
         topic_entities: Sequence[str] = (),
         listener: Callable[[str, Trace], None] | None = None,
+        gold: Sequence[str] = (),
     ) -> Trace:
-        """Answer `question`; `listener(stage, trace)` is called as each stage finishes."""
+        """Answer `question`; `listener(stage, trace)` is called as each stage finishes. `gold`
+        answers, when known, are recorded for the views (the method never sees them)."""
         trace = self._new_trace(question, listener)
+        trace.gold = list(gold)
         with trace.stage("total"):
             with trace.stage("retrieval"):
                 found = self.retrieve(trace, trace.question, tuple(topic_entities))

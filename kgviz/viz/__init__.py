@@ -17,6 +17,7 @@ from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
 from kgviz.viz.html import esc
 from kgviz.viz.linking_view import linking_table
+from kgviz.viz.marks import Marks
 from kgviz.viz.prompt_view import highlight, prompt_view
 from kgviz.viz.subgraph_view import evidence_graph
 from kgviz.viz.table import EvidenceView, View, ViewOutput, ViewTable
@@ -62,7 +63,7 @@ def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, Vie
             evidence = record, table.evidence[record_type]
     if trace.evidence:
         if evidence is None:
-            views["evidence"] = evidence_graph(trace.evidence, trace.answers)
+            views["evidence"] = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
         elif (draw := evidence[1]) is not None:
             views["evidence"] = draw(evidence[0], trace)
     if trace.llm_calls:

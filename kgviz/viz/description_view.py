@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from kgviz.reasoners.grag.records import Description, GatedNode, PrunedEgoGraph
 from kgviz.viz.html import VisNode, esc
+from kgviz.viz.marks import Marks
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, score_colour, score_key
 from kgviz.viz.prompt_view import PRE
 from kgviz.viz.subgraph_view import ROOT_STYLE, node_size, triples_graph
@@ -19,10 +20,12 @@ def description_view(
     pruned: Sequence[PrunedEgoGraph] | None = None,
     answers: Iterable[str] = (),
     max_pruned: int = MAX_PRUNED,
+    marks: Marks | None = None,
 ) -> str:
     """HTML: with `pruned` (question answering; the stance task prunes nothing), the graph of the
-    ego-graphs that kept a triple; then each description."""
-    graph = pruned_graph(pruned, answers, max_pruned) if pruned else ""
+    ego-graphs that kept a triple (gold answers and topic entities in `marks` bordered); then
+    each description."""
+    graph = pruned_graph(pruned, answers, max_pruned, marks) if pruned else ""
     texts = "".join(
         f"<details open><summary>Graph {number}, around {esc(description.centre)}: "
         f'{description.triples} triple(s)</summary><pre style="{PRE}">{esc(description.text)}'
@@ -38,7 +41,10 @@ def description_view(
 
 
 def pruned_graph(
-    pruned: Sequence[PrunedEgoGraph], answers: Iterable[str] = (), max_pruned: int = MAX_PRUNED
+    pruned: Sequence[PrunedEgoGraph],
+    answers: Iterable[str] = (),
+    max_pruned: int = MAX_PRUNED,
+    marks: Marks | None = None,
 ) -> str:
     """HTML: the ego-graphs that kept a triple, merged: centres as dark boxes, entities in the
     colour and size of their gate (answers red), kept edges in the colour and width of their
@@ -73,6 +79,7 @@ def pruned_graph(
         "; ".join(notes),
         {t: e.score for t, e in edges.items()},
         set(faded),
+        marks=marks,
     )
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from pyvis.network import Network
 
+from kgviz.viz.marks import Marks
+
 GRAPH_HEIGHT = 480
 
 
@@ -141,18 +143,24 @@ def network_html(
     edges: Sequence[VisEdge],
     height: int = GRAPH_HEIGHT,
     layered: bool = False,
+    marks: Marks | None = None,
 ) -> str:
     """The pyvis document of a graph with inline vis-network (offline), in an iframe; `layered`
-    lays it out left to right along its edges (patterns, paths), with room for edge labels."""
+    lays it out left to right along its edges (patterns, paths), with room for edge labels.
+    With `marks`, nodes whose label is a gold answer or a topic entity get its border, hover
+    text and a legend line above the graph."""
     net = Network(
         height=f"{height}px", width="100%", directed=True, notebook=True, cdn_resources="in_line"
     )
+    marks = marks or Marks()
     for node in nodes:
+        role = marks.role(node.label)
+        title = node.title or node.label
         net.add_node(
             node.id,
             label=vis_text(node.label),
-            title=vis_text(node.title or node.label),
-            **node.style,
+            title=vis_text(f"{title}\n{role}" if role else title),
+            **marks.vis_style(node.label, node.style),
         )
     for edge in edges:
         texts = {"label": edge.label, "title": edge.title or edge.label} if edge.label else {}
@@ -166,4 +174,5 @@ def network_html(
         '{"iterations": 200}}, "edges": {"font": {"size": 11, "align": "middle"}, '
         '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}'
     )
-    return iframe(framed(net.generate_html(notebook=True)), height)
+    key = marks.legend_items(node.label for node in nodes)
+    return (legend(key) if key else "") + iframe(framed(net.generate_html(notebook=True)), height)

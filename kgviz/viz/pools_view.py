@@ -11,14 +11,20 @@ import plotly.graph_objects as go
 from kgviz.reasoners.simgrag.pools import ElementPool, PatternPools
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
 from kgviz.viz.html import plotly_text
+from kgviz.viz.marks import GOLD, Marks
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
 
 LABEL_CHARS = 40
 
 
-def pools_figure(pools: PatternPools, subgraphs: Sequence[Subgraph] = ()) -> go.Figure:
-    """One row per named element, one dot per candidate at its distance; hover: name, rank."""
-    rows, x, y, names, colours, sizes, hovers = [], [], [], [], [], [], []
+def pools_figure(
+    pools: PatternPools, subgraphs: Sequence[Subgraph] = (), marks: Marks | None = None
+) -> go.Figure:
+    """One row per named element, one dot per candidate at its distance; hover: name, rank.
+    Candidates the subgraphs used are coloured and named; a gold answer in `marks` is named
+    with a star and a gold ring, used or not."""
+    marks = marks or Marks()
+    rows, x, y, names, colours, sizes, rings, hovers = [], [], [], [], [], [], [], []
     for pool in [*pools.nodes, *pools.relations]:
         if pool.is_unknown:
             continue
@@ -28,13 +34,16 @@ def pools_figure(pools: PatternPools, subgraphs: Sequence[Subgraph] = ()) -> go.
         used = _used_by(pool, subgraphs)
         for candidate in pool.candidates:
             ranks = used.get(candidate.name if pool.kind == "relation" else candidate.id, [])
+            gold = marks.is_gold(candidate.name)
             x.append(candidate.distance)
             y.append(row)
-            names.append(plotly_text(candidate.name, LABEL_CHARS) if ranks else "")
+            shown = ranks or gold
+            names.append(plotly_text(marks.star(candidate.name), LABEL_CHARS) if shown else "")
             colours.append(colour if ranks else UNUSED)
-            sizes.append(13 if ranks else 7)
+            sizes.append(13 if shown else 7)
+            rings.append(GOLD if gold else "#333")
             hovers.append(
-                f"<b>{plotly_text(candidate.name)}</b><br>{row}<br>rank "
+                f"<b>{plotly_text(marks.star(candidate.name))}</b><br>{row}<br>rank "
                 f"{candidate.rank + 1}, distance {candidate.distance:.3f}"
                 + (f"<br>used by subgraph {', '.join(f'#{r}' for r in ranks)}" if ranks else "")
             )
@@ -49,7 +58,11 @@ def pools_figure(pools: PatternPools, subgraphs: Sequence[Subgraph] = ()) -> go.
             hovertext=hovers,
             hoverinfo="text",
             cliponaxis=False,
-            marker={"color": colours, "size": sizes, "line": {"width": 0.5, "color": "#333"}},
+            marker={
+                "color": colours,
+                "size": sizes,
+                "line": {"width": [2.5 if r == GOLD else 0.5 for r in rings], "color": rings},
+            },
         )
     )
     unknown = sum(p.is_unknown for p in [*pools.nodes, *pools.relations])

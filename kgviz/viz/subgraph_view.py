@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
 from kgviz.trace import StringTriple
 from kgviz.viz.html import GRAPH_HEIGHT, VisEdge, VisNode, legend, network_html
+from kgviz.viz.marks import Marks
 from kgviz.viz.palette import (
     ANSWER,
     EVIDENCE,
@@ -28,9 +29,10 @@ HEADER_STYLE = {
 ROOT_STYLE = {"shape": "box", "color": TOPIC, "font": {"color": "#ffffff"}}  # topics, centres
 
 
-def subgraphs_graph(subgraphs: Sequence[Subgraph]) -> str:
+def subgraphs_graph(subgraphs: Sequence[Subgraph], marks: Marks | None = None) -> str:
     """HTML: each subgraph apart under a `#rank · GSD` box; nodes and edges in the colour of the
-    pattern node or relation they matched, with the pattern text and distance on hover."""
+    pattern node or relation they matched, with the pattern text and distance on hover; gold
+    answers and topic entities in `marks` get their border."""
     if not subgraphs:
         return '<p style="font:13px sans-serif">No subgraph matched the pattern.</p>'
     nodes: list[VisNode] = []
@@ -79,7 +81,7 @@ def subgraphs_graph(subgraphs: Sequence[Subgraph]) -> str:
                     {"color": colour, "width": 2},
                 )
             )
-    return legend(elements.items()) + network_html(nodes, edges)
+    return legend(elements.items()) + network_html(nodes, edges, marks=marks)
 
 
 def evidence_graph(
@@ -88,10 +90,12 @@ def evidence_graph(
     scores: Mapping[str, float] | None = None,
     height: int = GRAPH_HEIGHT,
     triple_scores: Mapping[StringTriple, float] | None = None,
+    marks: Marks | None = None,
 ) -> str:
     """HTML: the graph of `triples`, `highlight` names (e.g. answers) in red; with `scores`
     (entity name -> probability, e.g. a GNN's), node size grows with the score shown on hover;
-    with `triple_scores` (e.g. a retriever's), edges take their score's colour and width."""
+    with `triple_scores` (e.g. a retriever's), edges take their score's colour and width; gold
+    answers and topic entities in `marks` get their border."""
     marked = set(highlight)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
     return triples_graph(
@@ -102,6 +106,7 @@ def evidence_graph(
         key + (score_key("triple score") if triple_scores else []),
         scores=triple_scores,
         height=height,
+        marks=marks,
     )
 
 
@@ -113,6 +118,7 @@ def triples_graph(
     scores: Mapping[StringTriple, float] | None = None,
     pruned: Collection[StringTriple] = (),
     height: int = GRAPH_HEIGHT,
+    marks: Marks | None = None,
 ) -> str:
     """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
     `triples` (duplicates dropped) whose entities `node(name)` draws. An edge with a score in
@@ -127,7 +133,7 @@ def triples_graph(
     ]
     counts = f"{len(triples)} triples, {len(names)} entities"
     return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
-        [node(name) for name in names], edges, height
+        [node(name) for name in names], edges, height, marks=marks
     )
 
 

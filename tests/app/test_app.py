@@ -13,17 +13,23 @@ the answer line for a hostile reply (the model does not echo the hostile name it
 
 from __future__ import annotations
 
+import base64
+import csv
+import io
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import ipywidgets as widgets
+import networkx as nx
 import plotly.io as pio
 import pytest
 
 from kgviz.app import Lab, compare
-from kgviz.app.ask import AskPanel, answer_html
+from kgviz.app.answer_box import answer_html
+from kgviz.app.ask import AskPanel
 from kgviz.app.compare import COLUMNS, comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
@@ -32,6 +38,7 @@ from kgviz.eval.metrics import score_trace
 from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
+from kgviz.reasoners.spec import MethodSpec
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views
 from kgviz.viz.html import esc
@@ -266,7 +273,10 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
 
 
 def test_new_methods_appear_automatically(monkeypatch, demo_sessions):
-    monkeypatch.setitem(registry._METHODS, "llm-only-2", "kgviz.reasoners.llm_only:LLMOnly")
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))  # this test's own registry
+    registry.register_method(
+        MethodSpec("llm-only-2", "kgviz.reasoners.llm_only.reasoner:LLMOnly", "a second baseline")
+    )
     app = make_lab(demo_sessions)
     assert ("llm-only-2", "llm-only-2") in app.ask_panel.method.options
     assert "llm-only-2" in app.compare_panel.checks
@@ -321,9 +331,30 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
     for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
         assert "<img" not in texts(tab) and "onerror=alert(1)" in texts(tab)
     # the model need not echo the name, so rendering a hostile reply is checked on its own
-    reply = Trace(method="kaping", question="q", answer=HOSTILE, answers=[HOSTILE])
-    assert "<img" not in answer_html(reply, (HOSTILE,)) and escaped in answer_html(reply, None)
+    reply = Trace(method="kaping", question="q", answer=HOSTILE, answers=[HOSTILE], gold=[HOSTILE])
+    assert "<img" not in answer_html(reply) and escaped in answer_html(reply)
     assert comparison_table([[HOSTILE] * 6]).count("&lt;img") == 6
+
+
+def test_the_answer_box_says_where_a_miss_failed():
+    """A hand-made trace (no LLM): gold answers known, none in the evidence, a wrong answer."""
+    trace = Trace(
+        method="kaping",
+        question="who directed Big",
+        evidence=[("Big", "starred_actors", "Tom Hanks")],
+        answer="Tom Hanks",
+        answers=["Tom Hanks"],
+        gold=["Penny Marshall"],
+    )
+    shown = answer_html(trace)
+    assert ">wrong</b>" in shown and "gold: Penny Marshall" in shown
+    assert "<b>gold answer in the evidence</b>: no" in shown
+    assert "<b>failed at</b>: retrieval (no gold answer in the evidence)" in shown
+    trace.evidence.append(("Big", "directed_by", "Penny Marshall"))
+    shown = answer_html(trace)
+    assert "<b>gold answer in the evidence</b>: yes" in shown
+    assert "<b>failed at</b>: generation (a gold answer was in the evidence, but" in shown
+    assert "failed at" not in answer_html(Trace(method="kaping", question="q", answer="x"))
 
 
 def test_compare_row_shows_what_a_cached_reply_first_cost():
@@ -386,3 +417,86 @@ def test_compare_runs_a_method_with_the_ask_panels_options(demo_sessions):
         check.value = name == "kaping"
     app.compare()
     assert len(app.compare_panel.traces["kaping"].evidence) <= 3
+
+
+def wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_history_keeps_every_run_and_shows_two_variants_side_by_side(demo_sessions, tmp_path):
+    app = make_lab(demo_sessions, methods=["kaping", "llm-only"])
+    app.controls.question.value = FORREST
+    ask = app.ask_panel
+    ask.method.value = "kaping"
+    ask.ask()
+    ask.form.fields["top_k"].value = 3
+    ask.ask()
+    app.compare()
+    history = app.history
+    methods = [run.trace.method for run in history.runs]  # compare runs in the registry's order
+    assert methods == ["kaping", "kaping", "llm-only", "kaping"]
+    labels = [label for label, _ in history.picker.options]  # newest first
+    assert "kaping (top_k=3)" in labels[2] and "kaping (defaults)" in labels[3]
+    assert all(FORREST in label and "test session" in label for label in labels)
+    history.side_by_side(0, 1)
+    (pair,) = history.shown.children
+    left, right = pair.children
+    for column, run in zip((left, right), history.runs[:2], strict=True):
+        assert "kgviz-run" in column._dom_classes
+        _header, answer, _downloads, tabs = column.children
+        assert esc(run.trace.answer) in answer.value and "triples" in tabs.titles
+    assert "top_k=3" in right.children[0].value and "defaults" in left.children[0].value
+    history.reopen(3)
+    assert history.shown.children[0].children[3].titles[-1] == "timing"
+
+
+def test_runs_download_as_trace_page_graph_and_csv(demo_sessions, tmp_path):
+    app = make_lab(demo_sessions, methods=["kaping", "gnnrag"])
+    app.controls.question.value = FORREST
+    app.ask_panel.method.value = "kaping"
+    app.ask()
+    links = dict(
+        re.findall(
+            r'download="([^"]+)" href="data:[^;]+;charset=utf-8;base64,([^"]+)"',
+            app.ask_panel.downloads.value,
+        )
+    )
+    files = {
+        name.rsplit("-", 1)[-1] if "evidence" in name else name.rsplit(".", 1)[-1]: value
+        for name, value in links.items()
+    }
+    assert set(files) == {"json", "html", "evidence.graphml", "evidence.json"}
+    saved = tmp_path / "trace.json"
+    saved.write_bytes(base64.b64decode(files["json"]))
+    trace = app.ask_panel.trace
+    assert Trace.load(saved).answers == trace.answers and Trace.load(saved).gold == trace.gold
+    graph = nx.parse_graphml(base64.b64decode(files["evidence.graphml"]).decode())
+    assert {(h, t) for h, _, t in trace.evidence} == set(graph.edges())
+    assert graph.nodes["Robert Zemeckis"]["gold"] is True
+    assert "<script src=" not in base64.b64decode(files["html"]).decode()
+    app.compare()
+    (csv_link,) = re.findall(r'base64,([^"]+)"', app.compare_panel.downloads.value)
+    rows = list(csv.reader(io.StringIO(base64.b64decode(csv_link).decode())))
+    assert rows[0] == list(COLUMNS) and [row[0] for row in rows[1:]] == ["kaping", "gnnrag"]
+    app.compare_panel.show_stages("gnnrag")  # a compare row opened into its stage tabs
+    (detail,) = app.compare_panel.detail.children
+    assert "paths" in detail.children[3].titles and "gnn" in detail.children[3].titles
+
+
+def test_stop_ends_a_run_at_once_and_the_next_run_works(demo_sessions):
+    app = make_lab(demo_sessions)
+    ask = app.ask_panel
+    ask.method.value = "llm-only"
+    app.controls.question.value = f"who directed Big ({time.time()})"  # not in the reply cache
+    ask.ask(background=True)
+    wait_for(lambda: not ask.stop.disabled)
+    ask.stop.click()
+    wait_for(lambda: not ask.button.disabled)
+    assert "cancelled" in app.controls.status.value and ask.trace is None
+    assert ask.stop.disabled and "took" in ask.clock.value
+    app.controls.question.value = FORREST
+    ask.ask()
+    assert ask.trace is not None and ask.trace.answer

@@ -2,8 +2,10 @@
 
 Runs every cell of `notebooks/01_quickstart.ipynb` (a copy, so autosave cannot touch the repo),
 types a question into the app, clicks Ask, checks what the pattern graph (pyvis iframe), search
-tree (plotly) and subgraph views rendered, then runs the compare panel. Screenshots go to the
-test's tmp folder and to `artifacts/screenshots/`.
+tree (plotly) and subgraph views rendered, then runs the compare panel. A second test asks with
+each of the six methods and then compares all six, and checks that every graph of every tab lies
+inside its frame, read from vis-network's own node positions. Screenshots go to the test's tmp
+folder and to `artifacts/screenshots/`.
 """
 
 from __future__ import annotations
@@ -159,6 +161,53 @@ def vis_labels(page, selector: str) -> list[str]:
     return frame.evaluate("nodes.get().map(node => node.label)")
 
 
+# In a pyvis iframe: how many nodes the network has, and which lie outside the visible canvas
+# (vis-network's own positions, mapped to the canvas's pixels).
+OUTSIDE_FRAME = """() => {
+  if (typeof network === 'undefined') { return null; }
+  const box = network.body.container;
+  const width = box.clientWidth, height = box.clientHeight;
+  const positions = network.getPositions();
+  const outside = Object.keys(positions).filter(id => {
+    const p = network.canvasToDOM(positions[id]);
+    return p.x < 0 || p.y < 0 || p.x > width || p.y > height;
+  });
+  return {nodes: Object.keys(positions).length, outside: outside, width: width, height: height};
+}"""
+
+
+def assert_graph_fits(page, selector: str, seconds: float = 20) -> int:
+    """Every node of the vis-network in the iframe at `selector` lies inside its frame (polled
+    while the graph settles and fits itself); returns the number of nodes."""
+    frame = page.locator(selector).first.element_handle().content_frame()
+    deadline = time.monotonic() + seconds
+    state = None
+    while time.monotonic() < deadline:
+        state = frame.evaluate(OUTSIDE_FRAME)
+        if state and state["nodes"] and state["width"] > 0 and not state["outside"]:
+            return state["nodes"]
+        time.sleep(0.5)
+    pytest.fail(f"{selector}: graph not inside its frame after {seconds:.0f} s: {state}")
+
+
+def tab_titles(page, panel: str) -> list[str]:
+    return page.locator(f"{panel} .widget-tab .lm-TabBar-tabLabel").all_inner_texts()
+
+
+def run_quickstart(page, url: str) -> None:
+    """Open the quickstart copy, run every cell, and wait for the app's Ask button."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{url}/lab/tree/{NOTEBOOK}?reset")
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=120 * SECOND)
+    for close in page.locator(".jp-toast-button", has_text="No").all():
+        close.click()  # the news question, should it still appear
+    page.locator(".lm-MenuBar-itemLabel", has_text=exact("Run")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=exact("Run All Cells")).click()
+    page.locator(".widget-button", has_text=exact("Ask")).wait_for(timeout=900 * SECOND)
+
+
 def exact(text: str) -> re.Pattern:
     return re.compile(f"^{re.escape(text)}$")
 
@@ -227,5 +276,53 @@ def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
             assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-simgrag iframe")
             table.scroll_into_view_if_needed()
             screenshot(page, "5-compare", shots)
+        finally:
+            browser.close()
+
+
+METHODS = ("simgrag", "subgraphrag", "gnnrag", "grag (hard prompt)", "kaping", "llm-only")
+
+
+def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60 * SECOND)
+            run_quickstart(page, jupyterlab)
+            page.locator('input[placeholder^="type a question"]').fill(QUESTION)
+            picker = page.locator(".widget-dropdown", has_text="method").locator("select")
+            for number, method in enumerate(METHODS, start=1):
+                picker.select_option(label=method)
+                page.locator(".widget-button", has_text=exact("Ask")).click()
+                expect(page.locator(".kgviz-answer")).to_be_visible(timeout=600 * SECOND)
+                expect(page.locator(".kgviz-answer")).to_contain_text("Answer")
+                graphs = 0
+                for title in tab_titles(page, ".kgviz-ask"):
+                    show_tab(page, title)
+                    frame = f".kgviz-tab-{title} iframe"
+                    if page.locator(frame).count():
+                        page.locator(f".kgviz-tab-{title}").scroll_into_view_if_needed()
+                        assert assert_graph_fits(page, frame) > 0
+                        graphs += 1
+                        screenshot(page, f"6-{number}-{method.split()[0]}-{title}", shots)
+                assert graphs >= (0 if method == "llm-only" else 1), method
+            show_tab(page, "Compare")
+            for method in METHODS:
+                box = page.locator(".widget-checkbox", has_text=exact(method)).locator("input")
+                if not box.is_checked():
+                    box.check()
+            page.locator(".widget-button:visible", has_text=exact("Compare")).click()
+            table = page.locator("table.kgviz-compare")
+            expect(table.locator("tr")).to_have_count(1 + len(METHODS), timeout=900 * SECOND)
+            for method in METHODS[:-1]:  # llm-only has no evidence to draw
+                name = method.split()[0]
+                show_tab(page, name)
+                page.locator(f".kgviz-tab-{name}").scroll_into_view_if_needed()
+                assert assert_graph_fits(page, f".kgviz-tab-{name} iframe") > 0
+                screenshot(page, f"7-compare-{name}", shots)
         finally:
             browser.close()

@@ -14,6 +14,7 @@ from kgviz.reasoners.gnnrag.records import (
 )
 from kgviz.reasoners.linking import LINKING
 from kgviz.trace import Trace
+from kgviz.viz.marks import Marks
 from kgviz.viz.node_scores_view import node_scores_figure
 from kgviz.viz.paths_view import augmentation_graph, gnn_paths_graph
 from kgviz.viz.table import ViewTable
@@ -28,7 +29,7 @@ VIEWS = ViewTable(
     views={
         SubgraphRecord: None,
         NodeScores: lambda record, trace, kg: node_scores_figure(
-            record, trace.stages.get(SUBGRAPH)
+            record, trace.stages.get(SUBGRAPH), marks=Marks.of(trace)
         ),
         GNNRAGCandidates: None,
         PathRecord: lambda record, trace, kg: gnn_paths_graph(

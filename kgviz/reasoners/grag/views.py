@@ -12,6 +12,7 @@ from kgviz.reasoners.grag.records import (
 )
 from kgviz.viz.description_view import description_view
 from kgviz.viz.ego_graph_view import ego_ranking_figure, gate_figure
+from kgviz.viz.marks import Marks
 from kgviz.viz.table import ViewTable
 
 VIEWS = ViewTable(
@@ -19,7 +20,7 @@ VIEWS = ViewTable(
         EgoRetrieval: lambda record, trace, kg: ego_ranking_figure(record),
         PrunedEgoGraph: lambda record, trace, kg: gate_figure(record, trace.stages.get(EGO_GRAPHS)),
         Description: lambda record, trace, kg: description_view(
-            record, trace.stages.get(PRUNING), trace.answers
+            record, trace.stages.get(PRUNING), trace.answers, marks=Marks.of(trace)
         ),
     },
     evidence={PrunedEgoGraph: None},

@@ -7,6 +7,7 @@ from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.records import PATTERN, SUBGRAPHS, SearchRecord, SimGRAGGeneration
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
+from kgviz.viz.marks import Marks
 from kgviz.viz.pattern_view import pattern_graph
 from kgviz.viz.pools_view import pools_figure
 from kgviz.viz.search_tree_view import search_tree_figure
@@ -17,12 +18,12 @@ VIEWS = ViewTable(
     views={
         QueryPattern: lambda record, trace, kg: pattern_graph(record),
         PatternPools: lambda record, trace, kg: pools_figure(
-            record, trace.stages.get(SUBGRAPHS) or ()
+            record, trace.stages.get(SUBGRAPHS) or (), Marks.of(trace)
         ),
         SearchRecord: lambda record, trace, kg: search_tree_figure(
             record, trace.stages[PATTERN], kg
         ),
-        Subgraph: lambda record, trace, kg: subgraphs_graph(record),
+        Subgraph: lambda record, trace, kg: subgraphs_graph(record, Marks.of(trace)),
         SimGRAGGeneration: None,
     },
     evidence={Subgraph: None},  # the subgraphs tab is the evidence
