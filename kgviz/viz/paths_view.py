@@ -1,5 +1,6 @@
-"""GNN-RAG: the reasoning paths as a graph, each entity coloured and sized by the GNN's answer
-probability, and the paths as the prompt lists them."""
+"""GNN-RAG: the reasoning paths as a graph laid out left to right (topic entities on the left,
+each entity one column further than its step along a path), coloured and sized by the GNN's
+answer probability, and the paths as the prompt lists them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ from collections.abc import Iterable, Sequence
 from kgviz.reasoners.gnnrag.paths import ReasoningPath
 from kgviz.reasoners.gnnrag.records import Augmentation, NodeScore, NodeScores, PathRecord
 from kgviz.viz.html import VisNode, esc
+from kgviz.viz.marks import Marks
 from kgviz.viz.palette import ANSWER, EVIDENCE, TOPIC, score_colour, score_key
 from kgviz.viz.subgraph_view import ROOT_STYLE, node_size, triples_graph
 
 
 def gnn_paths_graph(
-    record: PathRecord, scores: NodeScores | None, topics: Iterable[str] = ()
+    record: PathRecord,
+    scores: NodeScores | None,
+    topics: Iterable[str] = (),
+    marks: Marks | None = None,
 ) -> str:
     """HTML: the GNN's paths; the note names candidates out of reach and paths over the cap."""
     notes = []
@@ -21,18 +26,21 @@ def gnn_paths_graph(
         notes.append(f"no path within the hops to {', '.join(record.unreachable)}")
     if record.dropped:
         notes.append(f"{record.dropped} path(s) left out by max_paths")
-    return paths_graph(record.paths, record.lines, scores, topics, "; ".join(notes))
+    return paths_graph(record.paths, record.lines, scores, topics, "; ".join(notes), marks)
 
 
 def augmentation_graph(
-    record: Augmentation, scores: NodeScores | None, topics: Iterable[str] = ()
+    record: Augmentation,
+    scores: NodeScores | None,
+    topics: Iterable[str] = (),
+    marks: Marks | None = None,
 ) -> str:
     """HTML: the paths another method's evidence added to the GNN's."""
     note = (
         f"{record.method}: {record.evidence_triples} evidence triples as {record.paths} "
         f"paths, {len(record.added)} not among the GNN's"
     )
-    return paths_graph(record.added, record.lines, scores, topics, note)
+    return paths_graph(record.added, record.lines, scores, topics, note, marks)
 
 
 def paths_graph(
@@ -41,14 +49,16 @@ def paths_graph(
     scores: NodeScores | None,
     topics: Iterable[str] = (),
     note: str = "",
+    marks: Marks | None = None,
 ) -> str:
-    """HTML: the graph of the paths' triples (topic entities as dark boxes, answer candidates
-    ringed red, other entities in the colour and size of their answer probability), then `lines`,
-    the paths as the prompt gives them."""
-    if not paths:
+    """HTML: the graph of the paths' triples, layered left to right (topic entities as dark
+    boxes, answer candidates ringed red, other entities in the colour and size of their answer
+    probability), then `lines`, the paths as the prompt gives them."""
+    if not any(path.steps for path in paths):
         return f'<p style="font:13px sans-serif">No reasoning path. {esc(note)}</p>'
     known = {node.name: node for node in scores.nodes} if scores is not None else {}
     topic_names = set(topics)
+    levels = _levels(paths)
     key = [
         ("topic entity", TOPIC),
         ("answer candidate (ring)", ANSWER),
@@ -56,9 +66,11 @@ def paths_graph(
     ]
     graph = triples_graph(
         [triple for path in paths for triple in path.triples],
-        lambda name: _node(name, known.get(name), name in topic_names),
+        lambda name: _node(name, known.get(name), name in topic_names, levels.get(name, 0)),
         key,
         note,
+        layered=True,
+        marks=marks,
     )
     listed = "".join(f"<li>{esc(line)}</li>" for line in lines)
     return (
@@ -67,11 +79,23 @@ def paths_graph(
     )
 
 
-def _node(name: str, score: NodeScore | None, topic: bool) -> VisNode:
+def _levels(paths: Sequence[ReasoningPath]) -> dict[str, int]:
+    """Each entity's column: its fewest steps from the start of a path through it (paths walk
+    triples either way, so the triples' directions cannot place the topic entities first)."""
+    levels: dict[str, int] = {}
+    for path in paths:
+        for step, name in enumerate([path.start, *(s.entity for s in path.steps)]):
+            levels[name] = min(levels.get(name, step), step)
+    return levels
+
+
+def _node(name: str, score: NodeScore | None, topic: bool, level: int) -> VisNode:
+    """An entity in its column (`level`): a topic, an entity the GNN scored, or another."""
     if topic:
-        return VisNode(name, name, f"{name}\ntopic entity", ROOT_STYLE)
+        return VisNode(name, name, f"{name}\ntopic entity", {**ROOT_STYLE, "level": level})
     if score is None:
-        return VisNode(name, name, name, {"color": EVIDENCE, "size": node_size(None)})
+        style = {"color": EVIDENCE, "size": node_size(None), "level": level}
+        return VisNode(name, name, name, style)
     fill = score_colour(score.probability)
     title = f"{name}\nanswer probability {score.probability:.3f}\nPageRank {score.ppr:.4f}" + (
         "\nanswer candidate" if score.candidate else ""
@@ -84,5 +108,6 @@ def _node(name: str, score: NodeScore | None, topic: bool) -> VisNode:
             "color": {"background": fill, "border": ANSWER if score.candidate else fill},
             "borderWidth": 3 if score.candidate else 1,
             "size": node_size(score.probability),
+            "level": level,
         },
     )

@@ -1,9 +1,16 @@
-"""The SimGRAG search tree as a plotly icicle: one box per recorded step, coloured by outcome.
+"""The SimGRAG search tree as an icicle: a row per searched component, a column per depth headed by
+the pattern triple that depth binds, and a box per recorded step, coloured by its outcome and as
+tall as the leaves below it.
 
-Click a box to zoom into its subtree; the icicle stays responsive with thousands of records.
+Drag across a tree to zoom into its rows (double-click resets): a label too small to read is
+hidden until its box is tall enough, and every box gives its full text on hover. The boxes are
+plotly bars, which stay responsive with thousands of records.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
@@ -20,97 +27,263 @@ OUTCOMES = {  # outcome: (legend text, colour)
     "completed": ("completed", "#74c476"),
     "in_topk": ("in top-k", "#006d2c"),
 }
-ROOT_COLOUR = "#ffffff"
-LABEL_CHARS = 30
+LEAF_PX = 20  # a leaf box fits a line of text
+MIN_TREE_PX = 120
+MAX_TREE_PX = 2400  # a larger tree shares this height: zoom in to read its thinner boxes
+TITLE_PX = 60
+LINE_PX = 44  # a component's two lines, with a gap above
+HEADER_PX = 70  # the depth headers (four lines)
+FRAME_CHARS = 130  # label characters across the frame, shared by a tree's depth columns
+HEADER_CHARS = 28  # characters per pattern element in a depth header
+TEXT_SIZE = 12
+MIN_TEXT_SIZE = 11  # a label that would be smaller is hidden
+NOT_RECORDED = "The search tree was not recorded (run with record_tree=True)."
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Every count the view shows, over the drawn records: boxes per outcome, the candidates the
+    pruned boxes stand for, and the records drawn and recorded (drawn plus dropped by the cap)."""
+
+    boxes: dict[str, int]
+    pruned: int
+    drawn: int
+    recorded: int
+
+
+def tally(trees: Iterable[SearchTree]) -> Tally:
+    """The counts of `trees` together."""
+    boxes = dict.fromkeys(OUTCOMES, 0)
+    pruned = drawn = recorded = 0
+    for tree in trees:
+        for outcome, count in zip(tree.outcome, tree.count):
+            boxes[outcome] += 1
+            pruned += count if outcome == "pruned_bound" else 0
+        drawn += len(tree)
+        recorded += len(tree) + tree.dropped
+    return Tally(boxes, pruned, drawn, recorded)
 
 
 def search_tree_figure(
     search: SearchRecord, pattern: QueryPattern, kg: KnowledgeGraph | None = None
 ) -> go.Figure:
-    """The icicle of every recorded component tree; entity and triple names need `kg`."""
-    ids: list[str] = []
-    parents: list[str] = []
-    labels: list[str] = []
-    colours: list[str] = []
-    hovers: list[str] = []
-    for part in search.components:
-        if part.tree is None:
-            continue
-        root = f"c{part.component}"
-        ids.append(root)
-        parents.append("")
-        labels.append(f"component {part.component}")
-        colours.append(ROOT_COLOUR)
-        hovers.append(plotly_text(component_summary(part)))
-        tree = part.tree
-        for record in range(len(tree)):
-            ids.append(f"{root}:{record}")
-            parent = tree.parent[record]
-            parents.append(root if parent < 0 else f"{root}:{parent}")
-            labels.append(_label(tree, record, kg))
-            colours.append(OUTCOMES[tree.outcome[record]][1])
-            hovers.append(_hover(tree, record, part, pattern, kg))
-    figure = go.Figure(
-        go.Icicle(
-            ids=ids,
-            parents=parents,
-            labels=labels,
-            hovertext=hovers,
-            hoverinfo="text",
-            marker={"colors": colours, "line": {"width": 0.5, "color": "#ffffff"}},
-            textinfo="label",
-            root={"color": ROOT_COLOUR},
-            leaf={"opacity": 1.0},
-        )
-    )
-    figure.update_layout(
-        title={"text": _title(search), "font": {"size": 13}},
-        margin={"l": 5, "r": 5, "t": 90, "b": 5},
-        height=560,
-    )
-    if not ids:
+    """The recorded search tree of each component; entity and triple names need `kg`."""
+    figure = go.Figure()
+    rows = [(part, _tree_px(part.tree)) for part in search.components]
+    empty = not any(px for _, px in rows)
+    total = sum(LINE_PX + (HEADER_PX + px if px else 0) for _, px in rows) + empty * LINE_PX
+    top = drawn = 0
+    for part, px in rows:
+        top += LINE_PX
         figure.add_annotation(
-            text="The search tree was not recorded (run with record_tree=True).",
-            showarrow=False,
-            x=0.5,
-            y=0.5,
+            text=_component_line(part),
+            x=0,
+            y=1 - top / total,
             xref="paper",
             yref="paper",
+            xanchor="left",
+            yanchor="bottom",
+            align="left",
+            showarrow=False,
         )
+        if part.tree is not None and px:
+            top += HEADER_PX
+            drawn += 1
+            domain = [1 - (top + px) / total, 1 - top / total]
+            _add_tree(figure, part, part.tree, pattern, kg, str(drawn) if drawn > 1 else "", domain)
+            top += px
+    if empty:
+        figure.add_annotation(
+            text=NOT_RECORDED,
+            x=0,
+            y=0,
+            xref="paper",
+            yref="paper",
+            xanchor="left",
+            yanchor="bottom",
+            showarrow=False,
+        )
+        figure.update_layout(xaxis={"visible": False}, yaxis={"visible": False})
+    figure.update_layout(
+        title={"text": _title(search), "x": 0.01, "xanchor": "left", "font": {"size": 13}},
+        margin={"l": 5, "r": 5, "t": TITLE_PX, "b": 5},
+        height=TITLE_PX + total + 5,
+        uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"},
+        plot_bgcolor="#ffffff",
+    )
     return figure
 
 
-def component_summary(part: ComponentSearch) -> str:
-    """One line: status, expanded and pruned counts, matches, recorded and dropped records."""
-    text = (
-        f"component {part.component}: {part.status.replace('_', ' ')}, "
-        f"{part.expanded:,} expanded, {part.pruned:,} pruned by bound, {part.matches} "
-        f"match(es), {part.elapsed_s * 1000:.0f} ms"
+def _tree_px(tree: SearchTree | None) -> int:
+    """The height of a tree's boxes: a line per leaf, within bounds (0 if nothing is drawn)."""
+    if tree is None or not len(tree):
+        return 0
+    leaves = _rows(tree)[2]
+    return min(max(LEAF_PX * leaves, MIN_TREE_PX), MAX_TREE_PX)
+
+
+def _rows(tree: SearchTree) -> tuple[list[int], list[int], int]:
+    """Each record's first leaf row and its number of leaves (a record's children share its rows
+    in record order), and the number of leaves of the whole tree."""
+    span = [0] * len(tree)
+    for record in reversed(range(len(tree))):  # a record's children follow it
+        span[record] = max(span[record], 1)
+        if tree.parent[record] >= 0:
+            span[tree.parent[record]] += span[record]
+    first, free, leaves = [0] * len(tree), [0] * len(tree), 0
+    for record, parent in enumerate(tree.parent):
+        if parent < 0:
+            first[record], leaves = leaves, leaves + span[record]
+        else:
+            first[record], free[parent] = free[parent], free[parent] + span[record]
+        free[record] = first[record]
+    return first, span, leaves
+
+
+def _add_tree(
+    figure: go.Figure,
+    part: ComponentSearch,
+    tree: SearchTree,
+    pattern: QueryPattern,
+    kg: KnowledgeGraph | None,
+    axis: str,
+    domain: list[float],
+) -> None:
+    """Draw `tree` as bars on axes `x{axis}`/`y{axis}` in the vertical `domain`, a column per
+    depth, headed by what it binds."""
+    first, span, leaves = _rows(tree)
+    headers = _depth_headers(tree, part, pattern)
+    chars = max(12, FRAME_CHARS // len(headers))
+    figure.add_trace(
+        go.Bar(
+            orientation="h",
+            base=tree.depth,
+            x=[1] * len(tree),
+            y=[row + size / 2 for row, size in zip(first, span)],
+            width=span,
+            text=[_label(tree, record, kg, chars) for record in range(len(tree))],
+            hovertext=[_hover(tree, record, part, pattern, kg) for record in range(len(tree))],
+            hoverinfo="text",
+            marker={
+                "color": [OUTCOMES[outcome][1] for outcome in tree.outcome],
+                "line": {"width": 0.5, "color": "#ffffff"},
+            },
+            textposition="inside",
+            insidetextanchor="start",
+            textangle=0,
+            textfont={"size": TEXT_SIZE},
+            showlegend=False,
+            xaxis=f"x{axis}",
+            yaxis=f"y{axis}",
+        )
     )
-    if part.tree is not None:
-        text += f"; {len(part.tree):,} records shown, {part.tree.dropped:,} dropped by the cap"
-    return text
+    figure.update_layout(
+        {
+            f"xaxis{axis}": {
+                "anchor": f"y{axis}",
+                "range": [0, len(headers)],
+                "tickvals": [depth + 0.5 for depth in range(len(headers))],
+                "ticktext": headers,
+                "side": "top",
+                "tickangle": 0,
+                "fixedrange": True,
+                "showgrid": False,
+                "zeroline": False,
+                "tickfont": {"size": 11},
+            },
+            f"yaxis{axis}": {
+                "anchor": f"x{axis}",
+                "domain": domain,
+                "range": [leaves, 0],
+                "visible": False,
+            },
+        }
+    )
+
+
+def _depth_headers(tree: SearchTree, part: ComponentSearch, pattern: QueryPattern) -> list[str]:
+    """Per depth, the pattern element it binds, read off its first record (the records at depth
+    `d` all match the `d`-th step of the search order)."""
+    first: dict[int, int] = {}
+    for record, depth in enumerate(tree.depth):
+        first.setdefault(depth, record)
+    headers = []
+    for depth, record in sorted(first.items()):
+        edge = tree.pattern_edge[record]
+        node = part.pattern_nodes[tree.pattern_node[record]]
+        headers.append(
+            _depth_header(depth, part.pattern_edges[edge] if edge >= 0 else -1, node, pattern)
+        )
+    return headers
+
+
+def _depth_header(depth: int, edge: int, node: int, pattern: QueryPattern) -> str:
+    """`depth d` above `(head, relation, tail)` on three lines, the node its boxes map in bold."""
+
+    def name(index: int) -> str:
+        text = plotly_text(pattern.nodes[index].text, HEADER_CHARS)
+        return f"<b>{text}</b>" if index == node else text
+
+    if edge < 0:
+        return f"depth {depth}<br>start: {name(node)}"
+    triple = pattern.edges[edge]
+    relation = plotly_text(triple.relation, HEADER_CHARS)
+    return f"depth {depth}<br>({name(triple.head)},<br>{relation},<br>{name(triple.tail)})"
 
 
 def _title(search: SearchRecord) -> str:
-    counts: dict[str, int] = {}
-    for part in search.components:
-        for outcome in part.tree.outcome if part.tree is not None else ():
-            counts[outcome] = counts.get(outcome, 0) + 1
+    """The algorithm and what is drawn, then the outcome key with its counts."""
+    head = f"Search tree ({plotly_text(search.algorithm)})"
+    trees = [part.tree for part in search.components if part.tree is not None]
+    if not trees:
+        return head
+    counts = tally(trees)
     key = "  ".join(
-        f'<span style="color:{colour}">■</span> {text} {counts.get(outcome, 0):,}'
-        for outcome, (text, colour) in OUTCOMES.items()
+        f'<span style="color:{OUTCOMES[outcome][1]}">■</span> {text}'
+        for outcome, text in _outcome_texts(counts)
     )
-    lines = [plotly_text(component_summary(part)) for part in search.components]
-    return "<br>".join([f"Search tree ({plotly_text(search.algorithm)})", *lines, key])
+    return f"{head}: {_drawn(counts)}<br>{key}"
+
+
+def _component_line(part: ComponentSearch) -> str:
+    """How the search of a component went, and the counts of its drawn tree."""
+    text = (
+        f"<b>component {part.component}</b>: {part.status.replace('_', ' ')} in "
+        f"{part.elapsed_s * 1000:.0f} ms, {part.matches} match(es)"
+    )
+    if part.tree is None:
+        return (
+            f"{text}, {part.expanded:,} partial mappings visited, {part.pruned:,} pruned by "
+            "bound; tree not recorded"
+        )
+    counts = tally([part.tree])
+    outcomes = ", ".join(text for _, text in _outcome_texts(counts))
+    return f"{text}; {_drawn(counts)}<br>{outcomes}"
+
+
+def _drawn(counts: Tally) -> str:
+    if counts.drawn == counts.recorded:
+        return f"{counts.drawn:,} records drawn"
+    return f"{counts.drawn:,} of {counts.recorded:,} records drawn (capped by max_tree_nodes)"
+
+
+def _outcome_texts(counts: Tally) -> list[tuple[str, str]]:
+    """`(outcome, "<boxes> <outcome text>")`, the pruned boxes with the candidates they cut."""
+    texts = []
+    for outcome, (text, _) in OUTCOMES.items():
+        line = f"{counts.boxes[outcome]:,} {text}"
+        if outcome == "pruned_bound":
+            line += f" ({counts.pruned:,} candidates)"
+        texts.append((outcome, line))
+    return texts
 
 
 def _entity(kg: KnowledgeGraph | None, entity: int) -> str:
     return kg.entities[entity] if kg is not None else f"entity {entity}"
 
 
-def _label(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str:
-    name = plotly_text(_entity(kg, tree.entity[record]), LABEL_CHARS)
+def _label(tree: SearchTree, record: int, kg: KnowledgeGraph | None, chars: int) -> str:
+    name = plotly_text(_entity(kg, tree.entity[record]), chars)
     if tree.outcome[record] == "pruned_bound":
         return f"✂ {name} +{tree.count[record] - 1}" if tree.count[record] > 1 else f"✂ {name}"
     return name

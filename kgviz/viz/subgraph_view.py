@@ -119,10 +119,12 @@ def triples_graph(
     pruned: Collection[StringTriple] = (),
     height: int = GRAPH_HEIGHT,
     marks: Marks | None = None,
+    layered: bool = False,
 ) -> str:
     """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
     `triples` (duplicates dropped) whose entities `node(name)` draws. An edge with a score in
-    `scores` takes its colour and width (hover: the score); a `pruned` one is light and dashed."""
+    `scores` takes its colour and width (hover: the score); a `pruned` one is light and dashed.
+    `layered` lays the graph out left to right (nodes may give their `level`)."""
     triples = list(dict.fromkeys(triples))
     if not triples:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
@@ -133,7 +135,7 @@ def triples_graph(
     ]
     counts = f"{len(triples)} triples, {len(names)} entities"
     return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
-        [node(name) for name in names], edges, height, marks=marks
+        [node(name) for name in names], edges, height, layered=layered, marks=marks
     )
 
 

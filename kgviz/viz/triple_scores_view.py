@@ -1,5 +1,6 @@
-"""SubgraphRAG: the scorer's probability over every candidate triple with the top-K cut, the best
-triples ranked (those sent to the LLM marked), and the evidence graph weighted by score."""
+"""SubgraphRAG: the scorer's probability over every candidate triple with the top-K cut, every
+triple ranked in a scrolling table (those sent to the LLM marked), and the evidence graph weighted
+by score."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ from plotly.subplots import make_subplots
 
 from kgviz.reasoners.subgraphrag.records import SubgraphRAGCandidates, TripleScores
 from kgviz.viz.html import plotly_text
+from kgviz.viz.marks import Marks
 from kgviz.viz.subgraph_view import evidence_graph
 from kgviz.viz.triples_view import CUT_LINE, KEPT, LEFT_OUT
 
-TABLE_ROWS = 30
-AROUND_CUT = 2  # ranks shown on each side of the cut when it lies below the table's first rows
+TABLE_ROWS = 30  # rows in view; the table scrolls to the others
+ROW_PX = 26  # a row's height: with room below the text, the next row does not cut underscores
+TEXT_SIZE = 12
+CHART_PX = 260
+GAP_PX = 70
 BINS = 50
 KEPT_ROW = "#deebf7"
 
@@ -23,16 +28,18 @@ def triple_scores_figure(
     scores: TripleScores, candidates: SubgraphRAGCandidates | None = None, rows: int = TABLE_ROWS
 ) -> go.Figure:
     """Top: how the candidates' scores spread (log counts), the top K and the rest apart, the cut
-    marked. Below: the `rows` best triples and those around the cut, evidence rows shaded."""
+    marked. Below: every triple by rank, evidence rows shaded, `rows` of them in view and the
+    table scrolling to the rest."""
     triples = scores.triples
     kept = [t.score for t in triples if t.kept]
     left_out = [t.score for t in triples if not t.kept]
+    table_px = ROW_PX * (min(rows, len(triples)) + 1) + 2  # the header, then the rows in view
     figure = make_subplots(
         rows=2,
         cols=1,
         specs=[[{"type": "xy"}], [{"type": "table"}]],
-        row_heights=[0.3, 0.7],
-        vertical_spacing=0.1,
+        row_heights=[CHART_PX, table_px],
+        vertical_spacing=GAP_PX / (CHART_PX + GAP_PX + table_px),
     )
     for values, name, colour in (
         (kept, f"top {len(kept)}: evidence", KEPT),
@@ -56,48 +63,15 @@ def triple_scores_figure(
             **CUT_LINE,
             annotation_text=f"top-{scores.top_k} cut: score ≥ {kept[-1]:.4f}",
         )
-    shown = _table_ranks(len(triples), scores.top_k, rows)
-    cells: list[list[str]] = [[], [], [], [], [], []]
-    fills: list[str] = []
-    for previous, rank in zip([-1, *shown], shown):
-        if rank > previous + 1:
-            for column in cells:
-                column.append("…")
-            fills.append("#ffffff")
-        triple = triples[rank]
-        for column, value in zip(
-            cells,
-            (
-                str(rank + 1),
-                f"{triple.score:.4f}",
-                triple.head,
-                triple.relation,
-                triple.tail,
-                "✓" if triple.kept else "",
-            ),
-        ):
-            column.append(plotly_text(value))
-        fills.append(KEPT_ROW if triple.kept else "#ffffff")
-    figure.add_trace(
-        go.Table(
-            columnwidth=[0.6, 0.9, 3, 2, 3, 1],
-            header={
-                "values": ["rank", "score", "head", "relation", "tail", "evidence"],
-                "align": "left",
-                "fill_color": "#f0f0f0",
-            },
-            cells={"values": cells, "align": "left", "fill_color": [fills] * len(cells)},
-        ),
-        row=2,
-        col=1,
-    )
+    figure.add_trace(_ranked_table(scores), row=2, col=1)
+    scroll = f"; the table scrolls through all {len(triples)}" if len(triples) > rows else ""
     title = (
         f"SubgraphRAG: top {len(kept)} of {len(triples)} candidate triples sent to the LLM"
-        f"<br><sup>{plotly_text(_summary(scores, candidates))}</sup>"
+        f"<br><sup>{plotly_text(_summary(scores, candidates))}{scroll}</sup>"
     )
     figure.update_layout(
         title=title,
-        height=420 + 26 * len(fills),
+        height=80 + CHART_PX + GAP_PX + table_px + 10,
         barmode="stack",
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
         legend={"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right"},
@@ -109,18 +83,47 @@ def triple_scores_figure(
     return figure
 
 
-def scored_evidence_graph(scores: TripleScores, answers: Iterable[str] = ()) -> str:
-    """HTML: the evidence (the top-K triples), each edge in its score's colour and width."""
+def _ranked_table(scores: TripleScores) -> go.Table:
+    """Every triple by rank, those sent to the LLM shaded and ticked."""
+    columns: list[list[str]] = [[], [], [], [], [], []]
+    for rank, triple in enumerate(scores.triples, 1):
+        values = (
+            str(rank),
+            f"{triple.score:.4f}",
+            triple.head,
+            triple.relation,
+            triple.tail,
+            "✓" if triple.kept else "",
+        )
+        for column, value in zip(columns, values):
+            column.append(plotly_text(value))
+    fills = [KEPT_ROW if triple.kept else "#ffffff" for triple in scores.triples]
+    return go.Table(
+        columnwidth=[0.6, 0.9, 3, 2, 3, 1],
+        header={
+            "values": ["rank", "score", "head", "relation", "tail", "evidence"],
+            "align": "left",
+            "fill_color": "#f0f0f0",
+            "height": ROW_PX,
+            "font": {"size": TEXT_SIZE},
+        },
+        cells={
+            "values": columns,
+            "align": "left",
+            "fill_color": [fills] * len(columns),
+            "height": ROW_PX,
+            "font": {"size": TEXT_SIZE},
+        },
+    )
+
+
+def scored_evidence_graph(
+    scores: TripleScores, answers: Iterable[str] = (), marks: Marks | None = None
+) -> str:
+    """HTML: the evidence (the top-K triples), each edge in its score's colour and width; gold
+    answers and topic entities in `marks` bordered."""
     kept = {(t.head, t.relation, t.tail): t.score for t in scores.triples if t.kept}
-    return evidence_graph(kept, answers, triple_scores=kept)
-
-
-def _table_ranks(total: int, top_k: int, rows: int) -> list[int]:
-    """The first `rows` ranks, and those around the cut when it lies further down."""
-    ranks = set(range(min(rows, total)))
-    if rows <= top_k < total:
-        ranks.update(range(top_k - AROUND_CUT, min(top_k + AROUND_CUT, total)))
-    return sorted(ranks)
+    return evidence_graph(kept, answers, triple_scores=kept, marks=marks)
 
 
 def _summary(scores: TripleScores, candidates: SubgraphRAGCandidates | None) -> str:

@@ -158,10 +158,10 @@ def test_ask_shows_each_stage_progress_answer_and_gold(demo_sessions):
         assert panel.progress.value.count(f"stage {stage} done in") == 1
     assert_shows_answer(panel, gold)
     search = panel.stages.children[2].outputs[0]["data"]["application/vnd.plotly.v1+json"]
-    icicle = search["data"][0]
     trees = [part.tree for part in trace.stages["search"].components if part.tree is not None]
-    assert icicle["type"] == "icicle" and trees  # the app asks for the tree to be recorded
-    assert len(icicle["ids"]) == sum(len(tree) + 1 for tree in trees)  # a root per component
+    assert trees  # the app asks for the tree to be recorded
+    bars = [data for data in search["data"] if data["type"] == "bar"]  # a box per search step
+    assert sum(len(data["base"]) for data in bars) == sum(len(tree) for tree in trees)
     assert "srcdoc" in panel.stages.children[0].value  # the pattern graph (pyvis in an iframe)
     prompt = panel.stages.children[4].value  # every LLM call of the run, from the real model
     assert "<b>Question:</b>" in prompt and prompt.count("<details open>") == len(trace.llm_calls)

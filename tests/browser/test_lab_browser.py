@@ -257,7 +257,7 @@ def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
             show_tab(page, "search")
             tree = page.locator(".kgviz-tab-search .js-plotly-plot")
             expect(tree.locator("g.trace").first).to_be_attached()
-            assert tree.locator("g.trace path.surface").count() > 1  # the icicle's boxes
+            assert tree.locator("g.trace.bars g.point").count() > 1  # a box per search step
             tree.scroll_into_view_if_needed()
             screenshot(page, "3-search-tree", shots)
 

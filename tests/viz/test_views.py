@@ -38,7 +38,7 @@ from kgviz.reasoners.kaping.records import KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, LinkedEntity
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag.pools import ElementPool, PatternPools
-from kgviz.reasoners.simgrag.query_pattern import parse_pattern
+from kgviz.reasoners.simgrag.query_pattern import QueryPattern, parse_pattern
 from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord, SimGRAGGeneration
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.reasoners.simgrag.subgraphs import EdgeMatch, NodeMatch, Subgraph
@@ -57,9 +57,11 @@ from kgviz.viz import (
 )
 from kgviz.viz.description_view import MAX_PRUNED, description_view
 from kgviz.viz.html import plotly_text, vis_text
+from kgviz.viz.marks import GOLD, TOPIC_BORDER, Marks
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
-from kgviz.viz.search_tree_view import OUTCOMES
+from kgviz.viz.search_tree_view import LEAF_PX, MAX_TREE_PX, OUTCOMES, tally
 from kgviz.viz.subgraph_view import node_size
+from kgviz.viz.triple_scores_view import ROW_PX
 from kgviz.viz.triples_view import KEPT, LEFT_OUT
 
 EVIL = "<img src=x onerror=alert(1)>"
@@ -71,6 +73,12 @@ JANE = 'Jane "J" O\'Doe & <b>Co</b>'
 def srcdocs(page: str) -> list[str]:
     """The documents inside the iframes of an HTML view."""
     return [html.unescape(doc) for doc in re.findall(r'srcdoc="([^"]*)"', page)]
+
+
+def vis_options(page: str) -> dict:
+    """The vis-network options pyvis wrote into the (single) iframe of a view."""
+    (doc,) = srcdocs(page)
+    return json.loads(re.search(r"var options = (.*);\n", doc).group(1))
 
 
 def vis_data(page: str) -> tuple[list[dict], list[dict]]:
@@ -211,6 +219,49 @@ def simgrag_trace() -> Trace:
         answer=f"{JANE}. graph 1",
         answers=[JANE],
     )
+
+
+def two_component_search() -> tuple[SearchRecord, QueryPattern]:
+    """A disconnected pattern searched in two components: the first from its named end (Jane) over
+    two steps, the second from Other over one step."""
+    pattern = parse_pattern(
+        {
+            "triples": [
+                ["UNKNOWN movie 1", "directed by", JANE],
+                ["UNKNOWN movie 1", "starred actors", "Tom"],
+                ["Other", "directed by", "UNKNOWN person 1"],
+            ]
+        },
+        6,
+    )
+    first = SearchTree(max_nodes=100)  # local nodes (movie, Jane, Tom), edges (0, 1)
+    jane = first.add(-1, 0, -1, 1, 1, -1, 0.0, 0.2)
+    movie = first.add(jane, 1, 0, 0, 0, 0, 0.1, 0.2)
+    first.add(movie, 2, 1, 2, 2, 1, 0.2, 0.2, "in_topk")
+    first.add(jane, 1, 0, 0, 3, 2, 0.1, 0.2, "no_candidate")
+    second = SearchTree(max_nodes=100)  # local nodes (Other, person), edge (2,)
+    other = second.add(-1, 0, -1, 0, 3, -1, 0.0, 0.1)
+    second.add(other, 1, 0, 1, 1, 2, 0.1, 0.1, "in_topk")
+    second.add(-1, 0, -1, 0, 0, -1, 0.6, 0.7, "pruned_bound", 3)
+    search = SearchRecord(
+        "optimized",
+        1,
+        [
+            ComponentSearch(0, (0, 1, 2), (0, 1), "complete", 3, 0, 0.001, 1, first),
+            ComponentSearch(1, (3, 4), (2,), "complete", 2, 3, 0.001, 1, second),
+        ],
+    )
+    return search, pattern
+
+
+def star_search(leaves: int) -> SearchRecord:
+    """One start candidate with `leaves` children, alternately completed and pruned."""
+    tree = SearchTree(max_nodes=leaves + 1)
+    root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
+    for i in range(leaves):
+        tree.add(root, 1, 0, 1, i % 4, 0, 0.1, 0.2, "pruned_bound" if i % 3 else "completed", 2)
+    part = ComponentSearch(0, (0, 1), (0,), "complete", leaves + 1, 2 * leaves, 0.5, 3, tree)
+    return SearchRecord("optimized", 3, [part])
 
 
 def kaping_trace() -> Trace:
@@ -414,17 +465,74 @@ def test_pools_mark_the_candidates_the_subgraphs_used():
 def test_search_tree_colours_outcomes_and_sums_up():
     trace = simgrag_trace()
     figure = search_tree_figure(trace.stages["search"], trace.stages["pattern"], hand_kg())
-    (icicle,) = figure.data
-    assert list(icicle.ids) == ["c0", "c0:0", "c0:1", "c0:2"]
-    assert list(icicle.parents) == ["", "c0", "c0:0", "c0"]
-    colours = list(icicle.marker.colors[1:])
+    (bars,) = figure.data
+    assert list(bars.base) == [0, 1, 0]  # a column per depth, no component root before them
+    assert list(bars.y) == [0.5, 0.5, 1.5] and list(bars.width) == [1, 1, 1]
+    colours = list(bars.marker.color)
     assert colours == [OUTCOMES[o][1] for o in ("expanded", "in_topk", "pruned_bound")]
-    assert icicle.labels[2] == plotly_text(JANE) and icicle.labels[3] == "✂ Other"
-    hover = icicle.hovertext[2]
+    assert bars.text[1] == plotly_text(JANE) and bars.text[2] == "✂ Other"
+    hover = bars.hovertext[1]
     assert "depth 1" in hover and "partial GSD 0.100, bound 0.100" in hover
     assert "pattern edge 0 (directed by) → node 1 (UNKNOWN person 1)" in hover
     title = figure.layout.title.text
-    assert "2 expanded, 1 pruned by bound" in title and "1 dropped by the cap" in title
+    assert "3 of 4 records drawn (capped by max_tree_nodes)" in title
+    assert "1 expanded" in title and "1 pruned by bound (1 candidates)" in title
+    (line,) = [a.text for a in figure.layout.annotations]
+    assert "<b>component 0</b>: complete in 2 ms, 1 match(es); 3 of 4 records drawn" in line
+
+
+def test_search_tree_heads_each_depth_with_the_triple_it_binds():
+    """The search starts from the named end (Jane) and walks the pattern backwards; each column's
+    header names its pattern triple, the node its boxes map in bold."""
+    search, pattern = two_component_search()
+    figure = search_tree_figure(search, pattern, hand_kg())
+    first, second = figure.data
+    jane = plotly_text(JANE, 28)
+    assert figure.layout.xaxis.ticktext == (
+        f"depth 0<br>start: <b>{jane}</b>",
+        f"depth 1<br>(<b>UNKNOWN movie 1</b>,<br>directed by,<br>{jane})",
+        "depth 2<br>(UNKNOWN movie 1,<br>starred actors,<br><b>Tom</b>)",
+    )
+    assert figure.layout.xaxis2.ticktext == (
+        "depth 0<br>start: <b>Other</b>",
+        "depth 1<br>(Other,<br>directed by,<br><b>UNKNOWN person 1</b>)",
+    )
+    assert list(figure.layout.xaxis.range) == [0, 3] and list(figure.layout.xaxis2.range) == [0, 2]
+    assert (first.xaxis, first.yaxis, second.xaxis, second.yaxis) == ("x", "y", "x2", "y2")
+    top, bottom = figure.layout.yaxis.domain, figure.layout.yaxis2.domain
+    assert bottom[1] < top[0]  # one component under the other, each with the full width
+
+
+def test_search_tree_counts_come_from_the_drawn_records():
+    """The key sums the components' lines, and both count the boxes drawn."""
+    search, pattern = two_component_search()
+    figure = search_tree_figure(search, pattern, hand_kg())
+    counts = tally(part.tree for part in search.components)
+    assert counts.boxes == {
+        "expanded": 3,
+        "no_candidate": 1,
+        "pruned_bound": 1,
+        "completed": 0,
+        "in_topk": 2,
+    }
+    title = figure.layout.title.text
+    assert "7 records drawn" in title and "1 pruned by bound (3 candidates)" in title
+    lines = [a.text for a in figure.layout.annotations]
+    for outcome in ("expanded", "no candidate", "pruned by bound", "completed", "in top-k"):
+        pattern_ = rf"(\d+) {outcome}"
+        (total,) = re.findall(pattern_, title)
+        assert int(total) == sum(int(n) for line in lines for n in re.findall(pattern_, line))
+    assert sum(len(bars.y) for bars in figure.data) == counts.drawn == 7
+
+
+def test_search_tree_grows_with_its_leaves_and_hides_labels_too_small_to_read():
+    pattern = simgrag_trace().stages["pattern"]
+    small, large = (search_tree_figure(star_search(leaves), pattern) for leaves in (10, 60))
+    assert large.layout.height - small.layout.height == LEAF_PX * 50
+    assert large.layout.uniformtext.mode == "hide" and large.layout.uniformtext.minsize >= 10
+    (bars,) = large.data
+    assert bars.textangle == 0 and bars.textposition == "inside"
+    assert list(large.layout.yaxis.range) == [60, 0]
 
 
 def test_search_tree_without_records_says_how_to_get_them():
@@ -432,21 +540,19 @@ def test_search_tree_without_records_says_how_to_get_them():
     search = trace.stages["search"]
     search.components[0].tree = None
     figure = search_tree_figure(search, trace.stages["pattern"])
-    assert "record_tree=True" in figure.layout.annotations[0].text
+    assert not figure.data and "record_tree=True" in figure.layout.annotations[-1].text
+    assert "2 partial mappings visited, 1 pruned by bound" in figure.layout.annotations[0].text
 
 
 def test_search_tree_with_thousands_of_records_stays_quick():
     trace = simgrag_trace()
-    tree = SearchTree(max_nodes=5000)
-    root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
-    for i in range(4999):
-        tree.add(root, 1, 0, 1, i % 4, 0, 0.1, 0.2, "pruned_bound" if i % 3 else "completed", 2)
-    search = SearchRecord(
-        "optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 5000, 9000, 0.5, 10, tree)]
-    )
     start = time.perf_counter()
-    figure = search_tree_figure(search, trace.stages["pattern"], hand_kg())
-    assert time.perf_counter() - start < 5 and len(figure.data[0].ids) == 5001
+    figure = search_tree_figure(star_search(4999), trace.stages["pattern"], hand_kg())
+    assert time.perf_counter() - start < 5 and len(figure.data[0].y) == 5000
+    assert figure.layout.yaxis.domain[1] - figure.layout.yaxis.domain[0] == pytest.approx(
+        MAX_TREE_PX / (figure.layout.height - figure.layout.margin.t - figure.layout.margin.b),
+        abs=0.01,
+    )
 
 
 def test_subgraphs_show_rank_gsd_and_element_colours():
@@ -523,14 +629,27 @@ def test_triple_scores_show_the_cut_and_the_ranked_triples():
     assert "3 candidates over 4 entities (2 at hop 1, 1 at hop 2)" in title
 
 
-def test_triple_table_shows_the_ranks_around_a_far_cut():
+def test_triple_table_scrolls_through_every_rank():
     ranked = [
         subgraphrag_records.SubgraphRAGTriple(f"e{i}", "r", "t", 1, 1 - i / 50, i, i < 35)
         for i in range(40)
     ]
-    figure = triple_scores_figure(subgraphrag_records.TripleScores(ranked, 35, ""))
-    ranks = list(figure.data[2].cells.values[0])
-    assert ranks == [str(i) for i in range(1, 31)] + ["…", "34", "35", "36", "37"]
+    figure = triple_scores_figure(subgraphrag_records.TripleScores(ranked, 35, ""), rows=30)
+    table = figure.data[2]
+    assert list(table.cells.values[0]) == [str(i) for i in range(1, 41)]
+    assert table.cells.fill.color[0] == ["#deebf7"] * 35 + ["#ffffff"] * 5
+    plot_px = figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
+    shown_px = (table.domain.y[1] - table.domain.y[0]) * plot_px
+    assert shown_px == pytest.approx(ROW_PX * 31, abs=3)  # the header and 30 rows in view
+    assert "the table scrolls through all 40" in figure.layout.title.text
+
+
+def test_triple_table_rows_leave_room_under_the_text():
+    """plotly's default 20 px rows let the next row's fill cut 12 px text's underscores."""
+    table = triple_scores_figure(subgraphrag_trace().stages["scoring"]).data[2]
+    assert table.cells.height == table.header.height == ROW_PX
+    assert table.cells.height - table.cells.font.size >= 10
+    assert "starred_actors" in table.cells.values[3]
 
 
 def test_scored_evidence_edges_take_the_score_colour_and_width():
@@ -559,13 +678,26 @@ def test_paths_graph_sizes_entities_by_probability_and_rings_candidates():
     page = stage_views(gnnrag_trace())["paths"]
     nodes, edges = vis_data(page)
     by_label = {n["label"]: n for n in nodes}
-    assert by_label[EVIL]["shape"] == "box" and by_label[EVIL]["color"] == TOPIC
+    assert by_label[EVIL]["shape"] == "box" and by_label[EVIL]["color"]["background"] == TOPIC
     jane = by_label[JANE]
     assert jane["color"] == {"background": score_colour(0.8), "border": ANSWER}
     assert jane["size"] == node_size(0.8) and "answer probability 0.800" in jane["title"]
     assert [(e["from"], e["to"]) for e in edges] == [(EVIL, JANE)]
     assert f"<li>{ESCAPED} → directed by → {html.escape(JANE)}</li>" in page
     assert "no path within the hops to Tom; 2 path(s) left out by max_paths" in page
+
+
+def test_paths_graph_is_layered_from_topic_entities_to_candidates():
+    """Left to right, each entity at its step along its path, whichever way a triple points."""
+    trace = gnnrag_trace()
+    path = walk(EVIL, [(EVIL, "directed_by", JANE), ("Other", "directed_by", JANE)])
+    trace.stages["paths"] = PathRecord([path], [path.text], [], 0)
+    page = stage_views(trace)["paths"]
+    hierarchical = vis_options(page)["layout"]["hierarchical"]
+    assert hierarchical["enabled"] and hierarchical["direction"] == "LR"
+    nodes, edges = vis_data(page)
+    assert {n["label"]: n["level"] for n in nodes} == {EVIL: 0, JANE: 1, "Other": 2}
+    assert [(e["from"], e["to"]) for e in edges] == [(EVIL, JANE), ("Other", JANE)]
 
 
 def test_augmented_paths_get_their_own_view_and_no_generic_evidence():
@@ -813,10 +945,10 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
         len(p.candidates) for p in [*pools.nodes, *pools.relations]
     )
     part = trace.stages["search"].components[0]
-    icicle = views["search"].data[0]
-    assert len(icicle.ids) == len(part.tree) + 1
+    bars = views["search"].data[0]
+    assert len(bars.y) == len(part.tree)
     assert (
-        list(icicle.marker.colors).count(OUTCOMES["in_topk"][1])
+        list(bars.marker.color).count(OUTCOMES["in_topk"][1])
         == part.tree.outcome.count("in_topk")
         == len([s for s in trace.stages["subgraphs"] if 0 in s.components])
     )
@@ -864,3 +996,44 @@ def test_hostile_entity_renders_as_text_in_real_traces(hostile_traces):
     kaping = stage_views(traces[1], kg)
     assert any(n["label"] == EVIL for n in vis_data(kaping["evidence"])[0])
     assert any(EVIL in html.unescape(label) for label in kaping["triples"].data[0].y)
+
+
+# ----------------------------------------------------------------- gold answers and topics
+def test_every_entity_graph_marks_gold_answers_and_topic_entities():
+    """With the question's gold answers known, each graph view borders gold answers in gold and
+    topic entities in dark, says so on hover and in its legend; without, nothing is marked."""
+    for make, stage in (
+        (kaping_trace, "evidence"),
+        (subgraphrag_trace, "evidence"),
+        (gnnrag_trace, "paths"),
+        (simgrag_trace, "subgraphs"),
+    ):
+        trace = make()
+        trace.gold = [JANE]
+        trace.stages.setdefault("linking", hand_linking())
+        page = stage_views(trace)[stage]
+        nodes = {node["label"]: node for node in vis_data(page)[0]}
+        assert nodes[JANE]["color"]["border"] == GOLD and nodes[JANE]["borderWidth"] == 4, make
+        assert "gold answer" in nodes[JANE]["title"], make
+        assert "gold answer (gold border)" in page, make
+        if make is not simgrag_trace:  # SimGRAG links no topic entity: its pattern names them
+            assert nodes[EVIL]["color"]["border"] == TOPIC_BORDER, make
+        trace.gold = []
+        unmarked = {node["label"]: node for node in vis_data(stage_views(trace)[stage])[0]}
+        assert "gold answer" not in unmarked[JANE]["title"], make
+
+
+def test_charts_star_gold_answers_used_or_not():
+    trace = simgrag_trace()
+    figure = pools_figure(trace.stages["pools"], (), Marks.from_names([EVIL]))
+    (points,) = figure.data
+    starred = [i for i, text in enumerate(points.text) if text]
+    assert [points.text[i] for i in starred] == [plotly_text(f"★ {EVIL}")]
+    assert points.marker.line.color[starred[0]] == GOLD
+    gnn = gnnrag_trace()
+    gnn.gold = ["Tom"]
+    figure = stage_views(gnn)["gnn"]
+    assert list(figure.data[0].y)[1] == "2. ★ Tom"
+    assert "★ gold answer, the first at rank 2" in figure.layout.title.text
+    gnn.gold = ["Nobody"]
+    assert "no gold answer in the subgraph" in stage_views(gnn)["gnn"].layout.title.text

@@ -33,10 +33,10 @@ VIEWS = ViewTable(
         ),
         GNNRAGCandidates: None,
         PathRecord: lambda record, trace, kg: gnn_paths_graph(
-            record, trace.stages.get(GNN), topic_names(trace)
+            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace)
         ),
         Augmentation: lambda record, trace, kg: augmentation_graph(
-            record, trace.stages.get(GNN), topic_names(trace)
+            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace)
         ),
     },
     evidence={PathRecord: None, Augmentation: None},

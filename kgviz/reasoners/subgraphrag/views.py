@@ -9,6 +9,7 @@ from kgviz.reasoners.subgraphrag.records import (
     SubgraphRAGGeneration,
     TripleScores,
 )
+from kgviz.viz.marks import Marks
 from kgviz.viz.table import ViewTable
 from kgviz.viz.triple_scores_view import scored_evidence_graph, triple_scores_figure
 
@@ -20,5 +21,9 @@ VIEWS = ViewTable(
         ),
         SubgraphRAGGeneration: None,
     },
-    evidence={TripleScores: lambda record, trace: scored_evidence_graph(record, trace.answers)},
+    evidence={
+        TripleScores: lambda record, trace: scored_evidence_graph(
+            record, trace.answers, Marks.of(trace)
+        )
+    },
 )
