@@ -12,7 +12,7 @@ from kgviz.llm.deadline import llm_timeout, run_with_deadline
 from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMTransient
 from kgviz.llm.parsing import parse_reply
 from kgviz.llm.repetition import cut_loop
-from kgviz.llm.streaming import emit
+from kgviz.llm.streaming import emit, emitted
 
 log = logging.getLogger(__name__)
 # Pauses before the retries of a transient failure (HTTP 5xx, dropped connection, timeout).
@@ -185,15 +185,19 @@ class Backend(LLM):
     ) -> RawReply:
         """`_bounded_generate`, retried after a transient failure (with growing pauses). The
         deadline covers the request as a whole, retries and pauses included: a timeout is
-        never retried, and neither is a failure when the pause would outlast the deadline."""
+        never retried, and neither is a failure when the pause would outlast the deadline, nor
+        one after part of the reply was streamed (a retry would show it twice)."""
         deadline = time.monotonic() + self.timeout_s
         pauses = RETRY_PAUSES_S if self.retries_transient else ()
         for attempt, pause in enumerate((*pauses, None), start=1):
+            shown = emitted()
             try:
                 return self._bounded_generate(messages, schema, options, deadline)
             except LLMTimeout:
                 raise
             except LLMTransient as error:
+                if emitted() > shown:
+                    raise type(error)(f"{error} (mid-reply: not retried)") from error
                 if pause is None or time.monotonic() + pause >= deadline:
                     raise type(error)(f"{error} ({attempt} attempt(s))") from error
                 log.warning("%s; retrying in %g s", error, pause)

@@ -3,19 +3,22 @@
 An HTTP read timeout bounds each read, not the request: a server that sends one byte every few
 seconds never trips it. So a request runs in a worker thread while the calling thread waits in
 short slices: past the deadline, on Ctrl-C or on `cancel_requests()` it aborts the request (the
-backend closes its connection) and raises at once. Nothing here uses signals, so it works in
-widget and worker threads alike.
+backend closes its connection) and raises at once. Meanwhile it hands the text the worker emits
+(a streamed reply) to its own listener (`streaming.py`). Nothing here uses signals, so it works
+in widget and worker threads alike.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Self, TypeVar
+from typing import Any, NoReturn, Self, TypeVar
 
 from kgviz.llm.errors import LLMCancelled, LLMError, LLMTimeout
+from kgviz.llm.streaming import emit, streaming_to
 
 T = TypeVar("T")
 TIMEOUT_ENV = "KGVIZ_LLM_TIMEOUT"
@@ -82,7 +85,7 @@ class RequestWatch:
     def expired(self) -> bool:
         return self.cancelled.is_set() or time.monotonic() > self.deadline
 
-    def raise_expired(self) -> None:
+    def raise_expired(self) -> NoReturn:
         """The error for an expired request: cancelled, or past its deadline."""
         if self.cancelled.is_set():
             raise LLMCancelled(f"the request to {self.what} was cancelled")
@@ -101,30 +104,42 @@ def run_with_deadline(
 ) -> T:
     """`work()` in a worker thread, waited for until `deadline` (default: `seconds` from now);
     `abort()` is called when the wait ends early (deadline, cancellation, Ctrl-C) to release
-    the worker's connection."""
-    result: dict[str, object] = {}
-    done = threading.Event()
+    the worker's connection. The text `work` emits reaches this thread's listener as it comes."""
+    outbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
 
     def target() -> None:
         try:
-            result["value"] = work()
+            with streaming_to(lambda text: outbox.put(("text", text))):
+                outbox.put(("value", work()))
         except BaseException as error:  # noqa: BLE001  (handed to the waiting caller)
-            result["error"] = error
-        finally:
-            done.set()
+            outbox.put(("error", error))
 
     with RequestWatch(seconds, what, deadline) as watch:
         if watch.expired():
             watch.raise_expired()
         threading.Thread(target=target, daemon=True, name="kgviz-llm-request").start()
-        try:
-            while not done.wait(POLL_S):
-                if watch.expired():
-                    abort()
-                    watch.raise_expired()
-        except KeyboardInterrupt:
-            abort()
-            raise
-    if "error" in result:
-        raise result["error"]  # type: ignore[misc]
-    return result["value"]  # type: ignore[return-value]
+        kind, result = _relay(outbox, watch, abort)
+    if kind == "error":
+        raise result
+    return result
+
+
+def _relay(
+    outbox: queue.SimpleQueue[tuple[str, Any]], watch: RequestWatch, abort: Callable[[], None]
+) -> tuple[str, Any]:
+    """Emit the worker's text until it ends ("value" or "error", and what); past the deadline,
+    on cancellation, Ctrl-C or a failing listener, abort it and raise."""
+    try:
+        while not watch.expired():
+            try:
+                kind, item = outbox.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if kind != "text":
+                return kind, item
+            emit(item)
+    except BaseException:
+        abort()
+        raise
+    abort()
+    watch.raise_expired()

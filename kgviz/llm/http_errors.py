@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 
@@ -23,26 +24,31 @@ def read_capped(chunks: Iterator[bytes], cap: int) -> bytes:
     return bytes(body[:cap])
 
 
-def transport_error(
-    error: httpx.HTTPError, where: str, seconds: float, server: str = "server"
-) -> LLMError:
-    """A transport failure: refused (no server) is final; timeouts and drops may pass."""
+def transport_error(error: httpx.HTTPError, where: str, seconds: float, refused: str) -> LLMError:
+    """A transport failure: refused (no server; `refused` says so) is final; timeouts and drops
+    may pass."""
     if isinstance(error, httpx.ConnectError):
-        return LLMUnavailable(f"no {server} at {where}: start it or fix the address")
+        return LLMUnavailable(refused)
     if isinstance(error, httpx.TimeoutException):
         return LLMTimeout(f"{where} did not answer within {seconds:g} s")
     return LLMTransient(f"connection to {where} failed: {type(error).__name__}: {error}")
 
 
+def error_text(error: Any) -> str:
+    """A server's error (text, or an object with a message) on one line of at most 300 chars."""
+    if isinstance(error, dict) and error.get("message"):
+        error = error["message"]
+    return " ".join(str(error).split())[:300]
+
+
 def status_error(status: int, body: bytes, where: str) -> LLMError:
     """An HTTP error reply: 5xx may pass (transient), anything else is final."""
-    text = body[:ERROR_BODY_CAP].decode("utf-8", "replace").strip().replace("\n", " ")
+    text: Any = body[:ERROR_BODY_CAP].decode("utf-8", "replace")
     try:
         parsed = json.loads(text)
         if isinstance(parsed, dict) and parsed.get("error"):
-            text = str(parsed["error"])
+            text = parsed["error"]
     except ValueError:
         pass
-    text = text[:300]
     error_class = LLMTransient if status >= 500 else LLMError
-    return error_class(f"{where} answered HTTP {status}: {text}")
+    return error_class(f"{where} answered HTTP {status}: {error_text(text)}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,9 @@ from kgviz.llm.base import Backend, Message, RawReply
 from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
-from kgviz.llm.openai_format import chat_body
+from kgviz.llm.openai_format import chat_body, streamed, take_chunk
 from kgviz.llm.repetition import LoopGuard
-from kgviz.llm.streaming import emit
+from kgviz.llm.stream_state import StreamState
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
 # Everything xllamacpp's Server can raise: Cython's `except +` turns a C++ exception into one of
@@ -83,37 +83,6 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
                 raise LLMError(f"llama.cpp could not load {path}: {exc}") from exc
             _LOADED[key] = LoadedModel(server, threading.Lock(), time.perf_counter() - start)
         return _LOADED[key]
-
-
-@dataclass
-class StreamState:
-    """What a streamed reply has delivered so far."""
-
-    guard: LoopGuard
-    tokens: int = 0
-    finish: str | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
-    error: Any = None
-    interrupted: BaseException | None = None
-
-    def take(self, chunk: Any) -> bool:
-        """Record one streamed chunk; True to stop (an error, or the guard saw a loop)."""
-        if not isinstance(chunk, dict):
-            return False
-        if chunk.get("error"):
-            self.error = chunk["error"]
-            return True
-        if chunk.get("usage"):
-            self.usage = chunk["usage"]
-        for choice in chunk.get("choices") or []:
-            self.finish = choice.get("finish_reason") or self.finish
-            delta = (choice.get("delta") or {}).get("content")
-            if delta:
-                emit(delta)
-                self.tokens += 1
-                if self.guard.add(delta):
-                    return True
-        return False
 
 
 class LlamaCppBackend(Backend):
@@ -205,34 +174,27 @@ class LlamaCppBackend(Backend):
         stopped stream reports no token counts: a one-token request for the same prompt (its
         prefix is cached, so it costs one token) gives the prompt's."""
         stream = StreamState(guard)
+        interrupted: list[BaseException] = []
 
         def on_chunk(chunk: Any) -> bool:
             try:
-                return stream.take(chunk) or bool(watch and watch.expired())
+                return take_chunk(stream, chunk) or bool(watch and watch.expired())
             except BaseException as error:  # noqa: BLE001  (Ctrl-C lands here: stop, re-raise)
-                stream.interrupted = error
+                interrupted.append(error)
                 return True
 
-        streamed = {**body, "stream": True, "stream_options": {"include_usage": True}}
         with loaded.lock:
-            self._call(loaded, streamed, on_chunk)
-            if stream.interrupted is not None:
-                raise stream.interrupted
+            self._call(loaded, streamed(body), on_chunk)
+            if interrupted:
+                raise interrupted[0]
             if stream.error is not None:
                 raise LLMError(f"llama.cpp rejected the request: {stream.error}")
             if watch is not None and watch.expired():
                 watch.raise_expired()
-            usage = stream.usage
-            if not usage:
+            if not stream.usage:
                 probe = self._call(loaded, {**body, "max_tokens": 1, "stream": False})
-                usage = {"prompt_tokens": (probe.get("usage") or {}).get("prompt_tokens", 0)}
-        return RawReply(
-            stream.guard.text,
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", stream.tokens)),
-            truncated=stream.finish == "length",
-            looped=stream.guard.looped,
-        )
+                stream.count((probe.get("usage") or {}).get("prompt_tokens", 0), None)
+        return stream.reply()
 
     def describe(self) -> str:
         return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"

@@ -1,4 +1,4 @@
-"""Ollama backend (the `ollama` client): the default whenever a server answers."""
+"""Ollama backend (its /api/chat, streamed): the default whenever a server answers."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from kgviz.llm.base import Backend, Message, RawReply
+from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMError, LLMUnavailable
+from kgviz.llm.http_backend import MALFORMED, HTTPBackend, problem
 from kgviz.llm.http_errors import status_error, transport_error
+from kgviz.llm.stream_state import StreamState
 
 DEFAULT_PORT = 11434
 MODEL_ENV = "KGVIZ_OLLAMA_MODEL"
@@ -53,11 +55,39 @@ def default_ollama_model() -> str:
     return os.environ.get(MODEL_ENV) or DEFAULT_OLLAMA_MODEL
 
 
-class OllamaBackend(Backend):
-    """`complete()` through an Ollama server; a JSON schema goes in Ollama's `format`."""
+def take_ollama_line(state: StreamState, line: str) -> bool:
+    """Feed one line of an /api/chat stream to `state`; True to stop reading."""
+    return bool(line.strip()) and take_ollama_reply(state, json.loads(line))
+
+
+def take_ollama_reply(state: StreamState, part: Any) -> bool:
+    """Feed one /api/chat reply object (a streamed line, or the whole reply) to `state`; True to
+    stop reading (the last line, an error, or a loop)."""
+    if not isinstance(part, dict):
+        raise TypeError("a line is not a JSON object")
+    if part.get("error"):
+        state.error = part["error"]
+        return True
+    message = part.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise TypeError("no message content")
+    if content and state.add_text(content):
+        return True
+    if not part.get("done"):
+        return False
+    state.finish = part.get("done_reason")
+    state.count(part.get("prompt_eval_count"), part.get("eval_count"))
+    return True
+
+
+class OllamaBackend(HTTPBackend):
+    """`complete()` through an Ollama server's /api/chat, streamed; a JSON schema goes in
+    Ollama's `format`. `list_models` goes through the `ollama` client."""
 
     name = "ollama"
     parallel_requests = 4  # Ollama's default OLLAMA_NUM_PARALLEL when memory allows
+    chat_path = "/api/chat"
 
     def __init__(
         self,
@@ -68,20 +98,15 @@ class OllamaBackend(Backend):
         **defaults: Any,
     ) -> None:
         super().__init__(model or default_ollama_model(), timeout_s=timeout_s, **defaults)
-        self.host = ollama_host(host)
-        self._connect()
-
-    def _connect(self) -> None:
-        """A client over a transport of its own, which `_abort` can close mid-request."""
-        self._transport = httpx.HTTPTransport()
-        self._client = ollama_client_module().Client(
-            host=self.host, timeout=self.timeout_s, transport=self._transport
+        self.host = self.root = ollama_host(host)
+        self.where = f"Ollama at {self.host}"
+        self.refused = (
+            f"no Ollama server at {self.host}: start it with `ollama serve` "
+            "(or point OLLAMA_HOST at a running one)"
         )
-
-    def _abort(self) -> None:
-        transport = self._transport
-        self._connect()
-        transport.close()
+        key = os.environ.get("OLLAMA_API_KEY")  # as the `ollama` client sends it
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._client = ollama_client_module().Client(host=self.host, timeout=self.timeout_s)
 
     def list_models(self) -> list[str]:
         """Names of the models the server has pulled."""
@@ -94,9 +119,9 @@ class OllamaBackend(Backend):
         names = self.list_models()
         return wanted in names or f"{wanted}:latest" in names
 
-    def _generate(
-        self, messages: list[Message], schema: dict | None, options: dict[str, Any]
-    ) -> RawReply:
+    def _chat_body(
+        self, messages: list[Message], schema: dict | None, options: dict[str, Any], stream: bool
+    ) -> dict[str, Any]:
         ollama_options = {
             "temperature": options["temperature"],
             "seed": options["seed"],
@@ -104,46 +129,37 @@ class OllamaBackend(Backend):
         }
         if options["stop"]:
             ollama_options["stop"] = list(options["stop"])
-        reply = self._call(
-            self._client.chat,
-            model=self.model,
-            messages=messages,
-            format=schema,
-            options=ollama_options,
-            stream=False,
-        )
-        text = reply.message.content if reply.message else None
-        if not isinstance(text, str):
-            raise LLMError(f"malformed reply from Ollama at {self.host}: no message content")
-        return RawReply(
-            text,
-            reply.prompt_eval_count or 0,
-            reply.eval_count or 0,
-            truncated=reply.done_reason == "length",
-        )
+        body = {"model": self.model, "messages": messages, "options": ollama_options}
+        if schema is not None:
+            body["format"] = schema
+        return {**body, "stream": stream}
+
+    def _take_line(self, state: StreamState, line: str) -> bool:
+        return take_ollama_line(state, line)
+
+    def _take_whole(self, state: StreamState, data: Any) -> None:
+        take_ollama_reply(state, data)
+
+    def _status_error(self, status: int, body: bytes, url: str) -> LLMError:
+        """404 or "not found": the model is not pulled; 5xx may pass; anything else is final."""
+        error = status_error(status, body, self.where)
+        if status == 404 or "not found" in str(error).lower():
+            return LLMUnavailable(
+                f"{self.where} has no model {self.model!r}: run `ollama pull {self.model}`"
+            )
+        return error
 
     def _call(self, method: Any, **kwargs: Any) -> Any:
-        """Run one client call, turning transport and server failures into one-line errors
-        (5xx, dropped connections and timeouts are transient: the caller retries them)."""
-        where = f"Ollama at {self.host}"
+        """Run one `ollama` client call, turning transport and server failures into one-line
+        errors."""
         ollama = ollama_client_module()
         try:
             return method(**kwargs)
         except ConnectionError:
-            raise LLMUnavailable(
-                f"no Ollama server at {self.host}: start it with `ollama serve` "
-                "(or point OLLAMA_HOST at a running one)"
-            ) from None
+            raise LLMUnavailable(self.refused) from None
         except ollama.ResponseError as exc:
-            if exc.status_code == 404 or "not found" in str(exc.error).lower():
-                raise LLMUnavailable(
-                    f"{where} has no model {self.model!r}: run `ollama pull {self.model}`"
-                ) from exc
-            raise status_error(exc.status_code, str(exc.error).encode(), where) from exc
+            raise self._status_error(exc.status_code, str(exc.error).encode(), self.host) from exc
         except httpx.HTTPError as exc:
-            raise transport_error(exc, where, self.timeout_s) from exc
-        except json.JSONDecodeError as exc:
-            raise LLMError(f"malformed reply from {where}: not JSON") from exc
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON of the wrong shape
-            first_line = (str(exc) or type(exc).__name__).splitlines()[0]
-            raise LLMError(f"malformed reply from {where}: {first_line}") from exc
+            raise transport_error(exc, self.where, self.timeout_s, self.refused) from exc
+        except MALFORMED as exc:  # not JSON, or JSON of the wrong shape
+            raise LLMError(f"malformed reply from {self.where}: {problem(exc)}") from exc

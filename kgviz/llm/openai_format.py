@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from kgviz.llm.base import Message, RawReply
-from kgviz.llm.errors import LLMError
+from kgviz.llm.base import Message
+from kgviz.llm.stream_state import StreamState
 
 
 def chat_body(
@@ -30,19 +31,53 @@ def chat_body(
     return body
 
 
-def parse_chat_reply(data: Any, where: str) -> RawReply:
-    """Text and token counts of a chat-completions reply; `LLMError` if it is not one."""
+def streamed(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` asking for a streamed reply whose last chunk carries the token counts."""
+    return {**body, "stream": True, "stream_options": {"include_usage": True}}
+
+
+def take_chunk(state: StreamState, chunk: Any) -> bool:
+    """Feed one streamed chunk to `state`; True to stop reading (an error, or a loop)."""
+    if not isinstance(chunk, dict):
+        raise TypeError("a chunk is not a JSON object")
+    if chunk.get("error"):
+        state.error = chunk["error"]
+        return True
+    usage = chunk.get("usage")
+    if usage:
+        state.count(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+    for choice in chunk.get("choices") or []:
+        state.finish = choice.get("finish_reason") or state.finish
+        content = (choice.get("delta") or {}).get("content")
+        if content is not None and not isinstance(content, str):
+            raise TypeError("content is not a string")
+        if content and state.add_text(content):
+            return True
+    return False
+
+
+def take_event_line(state: StreamState, line: str) -> bool:
+    """Feed one line of a server-sent event stream of chunks to `state`; True to stop reading
+    (`data: [DONE]`, an error, or a loop)."""
+    name, _, value = line.partition(":")
+    if name == "data":
+        return value.strip() == "[DONE]" or take_chunk(state, json.loads(value))
+    if name == "error":  # llama.cpp's server sends its errors as `error: {...}`
+        state.error = value.strip()
+        return True
+    if name in ("", "event", "id", "retry"):  # blank line, comment or another field
+        return False
+    raise ValueError(f"not a server-sent event line: {line[:80]!r}")
+
+
+def take_completion(state: StreamState, data: Any) -> None:
+    """Feed a whole chat completion (from a server that does not stream) to `state`."""
     try:
         choice = data["choices"][0]
-        text = choice["message"]["content"]
-        usage = data.get("usage") or {}
-        if not isinstance(text, str):
-            raise TypeError("content is not a string")
-        return RawReply(
-            text,
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", 0)),
-            truncated=choice.get("finish_reason") == "length",
-        )
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        raise LLMError(f"malformed reply from {where}: not a chat completion ({exc})") from exc
+        content = choice["message"]["content"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"not a chat completion ({exc!r})") from None
+    if not isinstance(content, str):
+        raise TypeError("content is not a string")
+    delta = {"delta": {"content": content}, "finish_reason": choice.get("finish_reason")}
+    take_chunk(state, {"choices": [delta], "usage": data.get("usage")})

@@ -57,12 +57,15 @@ class LoopGuard:
         self.looped = True
         return True
 
+    def add_whole(self, text: str, step: int = 16) -> bool:
+        """`add` for a long piece (a reply that arrived whole): fed `step` characters at a time,
+        as a stream would feed it tokens, so a loop is seen wherever it ends."""
+        return any(self.add(text[start : start + step]) for start in range(0, len(text), step))
 
-def cut_loop(text: str, step: int = 16) -> tuple[str, bool]:
-    """`text` cut after the first copy of a loop, and whether it had one: the guard fed `step`
-    characters at a time (as a stream would feed it tokens), for replies that arrive whole."""
+
+def cut_loop(text: str) -> tuple[str, bool]:
+    """`text` cut after the first copy of a loop, and whether it had one, for replies that arrive
+    whole."""
     guard = LoopGuard()
-    for position in range(0, len(text), step):
-        if guard.add(text[position : position + step]):
-            return guard.text, True
-    return text, False
+    looped = guard.add_whole(text)
+    return guard.text, looped

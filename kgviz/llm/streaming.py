@@ -1,8 +1,9 @@
 """Live replies: the text of LLM replies as it arrives, for whoever listens in this thread.
 
-`kgviz ask` prints it to the terminal and the lab shows it while a run goes on. The in-process
-model hands over each token as it is generated; a backend that answers whole, and a reply
-replayed from the cache, hand over the whole text at once.
+`kgviz ask` prints it to the terminal and the lab shows it while a run goes on. Every backend
+hands over each token as it is generated (a server's reply is read in a worker thread and handed
+on in the thread that asked, `deadline.run_with_deadline`); a reply replayed from the cache, or
+from a server that answers whole, arrives at once.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def begin_call(stage: str) -> None:
 
 def emit(text: str) -> None:
     """Hand `text` (part of a reply) to this thread's listener, if any."""
+    if not text:
+        return
+    _local.emitted = emitted() + len(text)
     listener = getattr(_local, "listener", None)
-    if listener is not None and text:
+    if listener is not None:
         listener(text)
+
+
+def emitted() -> int:
+    """How many characters of replies this thread has emitted so far, listened to or not (a
+    request that fails after emitting some is not retried: the text would show twice)."""
+    return getattr(_local, "emitted", 0)

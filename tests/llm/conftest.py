@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -100,27 +101,67 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass
+class Answer:
+    """One canned reply: its status after `delay` seconds, then its body pieces, each after its
+    pause. A streamed answer goes chunk by chunk and, when `cut`, drops the connection before
+    the end of the body."""
+
+    status: int
+    pieces: list[bytes]
+    pauses: list[float]
+    delay: float = 0.0
+    content_type: str = "application/json"
+    streamed: bool = False
+    cut: bool = False
+
+
 class StubServer:
-    """A tiny loopback HTTP server answering each path with a canned (status, body, delay)."""
+    """A tiny loopback HTTP server answering each path with its canned answers in turn (the
+    last one repeats). It records each request (path, JSON body) and whether a client hung up
+    while it was still writing."""
 
     def __init__(self) -> None:
-        self.routes: dict[str, tuple[int, bytes, float]] = {}
+        self.routes: dict[str, list[Answer]] = {}
+        self.requests: list[tuple[str, Any]] = []
+        self.hung_up = threading.Event()
+        lock = threading.Lock()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # chunked streams; every answer closes its connection
+
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
-                status, body, delay = stub.routes.get(self.path, (404, b'{"error":"no route"}', 0))
-                time.sleep(delay)
+                body = self.rfile.read(length)
+                with lock:
+                    stub.requests.append((self.path, json.loads(body) if body else None))
+                    answers = stub.routes.get(self.path) or [
+                        Answer(404, [b'{"error":"no route"}'], [0.0])
+                    ]
+                    answer = answers.pop(0) if len(answers) > 1 else answers[0]
+                time.sleep(answer.delay)
                 try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
+                    self._send(answer)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
+                    stub.hung_up.set()  # the client gave up, or stopped reading
+
+            def _send(self, answer: Answer) -> None:
+                self.send_response(answer.status)
+                self.send_header("Content-Type", answer.content_type)
+                self.send_header("Connection", "close")
+                if answer.streamed:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(sum(map(len, answer.pieces))))
+                self.end_headers()
+                for piece, pause in zip(answer.pieces, answer.pauses):
+                    time.sleep(pause)
+                    self.wfile.write(
+                        b"%x\r\n%s\r\n" % (len(piece), piece) if answer.streamed else piece
+                    )
+                if answer.streamed and not answer.cut:
+                    self.wfile.write(b"0\r\n\r\n")
 
             do_GET = do_POST = _answer
 
@@ -133,9 +174,30 @@ class StubServer:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def route(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0) -> None:
+    def route(
+        self, path: str, status: int = 200, body: Any = None, delay: float = 0.0, then: bool = False
+    ) -> None:
+        """Answer `path` with `body` (JSON unless bytes) after `delay` seconds; with `then`,
+        after the answers already set."""
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.routes[path] = (status, raw, delay)
+        self._add(path, Answer(status, [raw], [0.0], delay), then)
+
+    def stream(
+        self,
+        path: str,
+        lines: list[bytes],
+        content_type: str,
+        pause: float | list[float] = 0.0,
+        cut: bool = False,
+        then: bool = False,
+    ) -> None:
+        """Stream `lines` to `path`, each after `pause` seconds (or its own pause); `cut` drops
+        the connection instead of ending the stream; `then` as in `route`."""
+        pauses = pause if isinstance(pause, list) else [pause] * len(lines)
+        self._add(path, Answer(200, lines, pauses, 0.0, content_type, True, cut), then)
+
+    def _add(self, path: str, answer: Answer, then: bool) -> None:
+        self.routes[path] = [*self.routes.get(path, []), answer] if then else [answer]
 
     def close(self) -> None:
         self.server.shutdown()

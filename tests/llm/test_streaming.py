@@ -1,16 +1,24 @@
-"""Live replies: the offline model's tokens reach a listener as they are generated, a cached
-reply arrives whole, the lab's live box shows them escaped, and `kgviz ask` streams to stderr."""
+"""Live replies: the tokens of the offline model and of real servers on loopback (llama.cpp's
+OpenAI-compatible HTTP server, ollama-proxy-plus speaking the Ollama protocol in front of it)
+reach a listener as they are generated, a cached reply arrives whole, the lab's live box shows
+them escaped, and `kgviz ask` streams to stderr."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+
+import pytest
 
 from kgviz.app.ask import LiveReply
 from kgviz.llm.cache import CachedLLM
+from kgviz.llm.ollama_backend import OllamaBackend
+from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.llm.streaming import begin_call, streaming_to
 
 MESSAGES = [{"role": "user", "content": "Name three colours, comma separated."}]
+COUNT = [{"role": "user", "content": "Count from 1 to 30, comma separated."}]
 
 
 def test_tokens_stream_from_the_offline_model_and_a_cached_reply_arrives_whole(counting, tmp_path):
@@ -24,6 +32,40 @@ def test_tokens_stream_from_the_offline_model_and_a_cached_reply_arrives_whole(c
         again = llm.complete(MESSAGES, max_tokens=16)
     assert again.cached and pieces == [first.text]
     llm.complete(MESSAGES, max_tokens=16)  # nobody listening: nothing breaks
+
+
+def listened(llm, **options):
+    """`llm.complete(COUNT)`, the pieces a listener saw and the threads it saw them in."""
+    pieces: list[str] = []
+    threads: set[threading.Thread] = set()
+
+    def listen(text: str) -> None:
+        pieces.append(text)
+        threads.add(threading.current_thread())
+
+    with streaming_to(listen):
+        return llm.complete(COUNT, **options), pieces, threads
+
+
+@pytest.mark.slow
+def test_tokens_stream_from_an_openai_compatible_server(llamacpp_http, tmp_path):
+    llm = CachedLLM(OpenAIBackend(llamacpp_http, "qwen2.5-coder-0.5b"), tmp_path)
+    first, pieces, threads = listened(llm, max_tokens=12)
+    assert len(pieces) > 3 and "".join(pieces) == first.text
+    assert threads == {threading.current_thread()}  # handed over in the thread that asked
+    assert first.truncated and first.completion_tokens == 12 and first.prompt_tokens > 0
+    again, pieces, _ = listened(llm, max_tokens=12)
+    assert again.cached and pieces == [first.text]
+
+
+@pytest.mark.slow
+def test_tokens_stream_from_an_ollama_server(ollama_proxy, proxy_model):
+    completion, pieces, threads = listened(
+        OllamaBackend(proxy_model, host=ollama_proxy), max_tokens=12
+    )
+    assert len(pieces) > 3 and "".join(pieces) == completion.text
+    assert threads == {threading.current_thread()}
+    assert completion.prompt_tokens > 0 and completion.completion_tokens > 0
 
 
 def test_the_live_box_shows_the_stage_and_escaped_text():
