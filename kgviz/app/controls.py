@@ -64,6 +64,13 @@ class Controls(widgets.VBox):
             description="dataset",
             layout=widgets.Layout(width="300px"),
         )
+        self.folder = widgets.Text(
+            placeholder="or a folder with kb.tsv (custom:)",
+            layout=widgets.Layout(width="300px"),
+            tooltip="a folder holding kb.tsv (head, relation, tail) and <split>.jsonl questions",
+            continuous_update=False,  # read once typed (Enter or leaving the box)
+        )
+        self.folder.observe(lambda _: self.use_folder(), "value")
         self.llm = LLMPicker(llm, ollama)
         self.question = widgets.Combobox(
             placeholder="type a question or pick an example",
@@ -76,9 +83,30 @@ class Controls(widgets.VBox):
         self.dataset.observe(lambda _: self.load_examples(), "value")
         self.question.observe(lambda _: self._show_gold(), "value")
         super().__init__(
-            [widgets.HBox([self.dataset, self.llm]), self.question, self.gold, self.status]
+            [
+                widgets.HBox([self.dataset, self.folder, self.llm]),
+                self.question,
+                self.gold,
+                self.status,
+            ]
         )
         self.load_examples()
+
+    def use_folder(self, folder: str | None = None) -> None:
+        """Add the `custom:` dataset of `folder` (default: the folder box) and pick it."""
+        path = (folder if folder is not None else self.folder.value).strip()
+        if not path:
+            return
+        name = path if path.startswith("custom:") else f"custom:{path}"
+        try:
+            get_dataset(name).check_available()
+        except KgvizError as error:
+            self.status.value = message(str(error), "error")
+            return
+        if name not in self.dataset.options:
+            self.dataset.options = [name, *self.dataset.options]
+        self.dataset.value = name
+        self.status.value = message(f"dataset {name} ready", "ok")
 
     def load_examples(self) -> None:
         """Offer the current dataset's questions as examples (their gold answers are kept)."""

@@ -59,7 +59,7 @@ def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
         f"<b>{esc(call.stage)}</b> · {esc(call.backend)}:{esc(call.model)} · "
         f"{call.prompt_tokens:,} prompt + {call.completion_tokens:,} completion tokens · "
         f"{call.latency_s:.2f} s"
-        + (" (cached)" if call.cached else "")
+        + (" when first computed; replayed from the response cache now" if call.cached else "")
         + (" · <b>cut at the token limit</b>" if call.truncated else "")
     )
     messages = "".join(

@@ -3,14 +3,17 @@ the pattern triple that depth binds, and a box per recorded step, coloured by it
 tall as the leaves below it.
 
 Drag across a tree to zoom into its rows (double-click resets): a label too small to read is
-hidden until its box is tall enough, and every box gives its full text on hover. The boxes are
-plotly bars, which stay responsive with thousands of records.
+hidden until its box is tall enough, and every box gives its full text on hover. The slider below
+replays the search step by step, in the order it made its records. The boxes are plotly bars,
+which stay responsive with thousands of records.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -38,6 +41,9 @@ HEADER_CHARS = 28  # characters per pattern element in a depth header
 TEXT_SIZE = 12
 MIN_TEXT_SIZE = 11  # a label that would be smaller is hidden
 NOT_RECORDED = "The search tree was not recorded (run with record_tree=True)."
+STEPS = 10  # the slider replays the search in this many steps
+HIDDEN = 0.08  # the opacity of a record the replay has not reached
+SLIDER_PX = 90
 
 
 @dataclass(frozen=True)
@@ -104,14 +110,47 @@ def search_tree_figure(
             showarrow=False,
         )
         figure.update_layout(xaxis={"visible": False}, yaxis={"visible": False})
+    steps = _step_slider([p.tree for p in search.components if p.tree is not None and len(p.tree)])
     figure.update_layout(
         title={"text": _title(search), "x": 0.01, "xanchor": "left", "font": {"size": 13}},
-        margin={"l": 5, "r": 5, "t": TITLE_PX, "b": 5},
-        height=TITLE_PX + total + 5,
+        margin={"l": 5, "r": 5, "t": TITLE_PX, "b": SLIDER_PX if steps else 5},
+        height=TITLE_PX + total + (SLIDER_PX if steps else 5),
         uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"},
         plot_bgcolor="#ffffff",
+        sliders=steps,
     )
     return figure
+
+
+def _step_slider(trees: list[SearchTree]) -> list[dict[str, Any]]:
+    """A slider that replays the search: at step s only the first s/STEPS of the records (in
+    the order the search made them, component after component) are opaque."""
+    total = sum(len(tree) for tree in trees)
+    if total < 2:
+        return []
+    steps = []
+    for step in range(1, STEPS + 1):
+        shown = math.ceil(total * step / STEPS)
+        opacities, before = [], 0
+        for tree in trees:
+            opacities.append([1.0 if before + i < shown else HIDDEN for i in range(len(tree))])
+            before += len(tree)
+        steps.append(
+            {
+                "label": f"{shown}",
+                "method": "restyle",
+                "args": [{"marker.opacity": opacities}],
+            }
+        )
+    return [
+        {
+            "active": STEPS - 1,
+            "steps": steps,
+            "currentvalue": {"prefix": "search steps shown: "},
+            "pad": {"t": 10},
+            "len": 1.0,
+        }
+    ]
 
 
 def _tree_px(tree: SearchTree | None) -> int:

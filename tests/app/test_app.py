@@ -500,3 +500,19 @@ def test_stop_ends_a_run_at_once_and_the_next_run_works(demo_sessions):
     app.controls.question.value = FORREST
     ask.ask()
     assert ask.trace is not None and ask.trace.answer
+
+
+def test_a_custom_folder_joins_the_dataset_picker(demo_sessions, tmp_path):
+    app = make_lab(demo_sessions)
+    folder = tmp_path / "family"
+    folder.mkdir()
+    (folder / "kb.tsv").write_text("Ann\tparent_of\tBob\nBob\tparent_of\tCid\n")
+    (folder / "dev.jsonl").write_text(
+        json.dumps({"question": "who is the child of Ann", "answers": ["Bob"]}) + "\n"
+    )
+    app.controls.use_folder(str(tmp_path / "missing"))
+    assert "not found" in app.controls.status.value and app.controls.dataset.value == "demo"
+    app.controls.folder.value = str(folder)
+    app.controls.use_folder()
+    assert app.controls.dataset.value == f"custom:{folder}"
+    assert app.controls.question.options == ("who is the child of Ann",)

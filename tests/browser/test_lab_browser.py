@@ -326,3 +326,34 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
                 screenshot(page, f"7-compare-{name}", shots)
         finally:
             browser.close()
+
+
+def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
+    """Outside JupyterLab: the quickstart executed and exported by nbconvert, opened as a plain
+    HTML file in Chromium. Its graphs are srcdoc iframes with vis-network inlined, so they draw
+    (and fit) with no server and no network."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import ExecutePreprocessor
+    from playwright.sync_api import sync_playwright
+
+    notebook = nbformat.read(REPO / "notebooks" / NOTEBOOK, as_version=4)
+    ExecutePreprocessor(timeout=900, kernel_name="python3").preprocess(
+        notebook, {"metadata": {"path": str(tmp_path)}}
+    )
+    page_path = tmp_path / "quickstart.html"
+    page_path.write_text(HTMLExporter().from_notebook_node(notebook)[0], encoding="utf-8")
+    shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(page_path.as_uri())
+            frames = page.locator("iframe[srcdoc]")
+            assert frames.count() >= 1
+            frames.first.scroll_into_view_if_needed()
+            assert "Tom Hanks" in vis_labels(page, "iframe[srcdoc]")
+            assert assert_graph_fits(page, "iframe[srcdoc]") > 0
+            screenshot(page, "8-exported-notebook", shots)
+        finally:
+            browser.close()
