@@ -43,7 +43,8 @@ def _every_view_table() -> ViewTable:
 def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, ViewOutput]:
     """Each recorded stage's view in run order, then `evidence` (the first record with an
     evidence view in the table draws it, else the generic graph does), `prompt` (LLM calls and
-    answer) and `timing`. `kg` names entities in the search tree."""
+    answer) and `timing`. `kg` names entities in the search tree and links the graph views to the
+    KG (entity degrees on hover, neighbours on click)."""
     table = view_table(trace.method)
     views: dict[str, ViewOutput] = {}
     evidence: tuple[Any, EvidenceView | None] | None = None
@@ -63,9 +64,11 @@ def stage_views(trace: Trace, kg: KnowledgeGraph | None = None) -> dict[str, Vie
             evidence = record, table.evidence[record_type]
     if trace.evidence:
         if evidence is None:
-            views["evidence"] = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
+            views["evidence"] = evidence_graph(
+                trace.evidence, trace.answers, marks=Marks.of(trace), kg=kg
+            )
         elif (draw := evidence[1]) is not None:
-            views["evidence"] = draw(evidence[0], trace)
+            views["evidence"] = draw(evidence[0], trace, kg)
     if trace.llm_calls:
         views["prompt"] = prompt_view(trace)
     views["timing"] = timing_figure(trace)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grag.records import Description, GatedNode, PrunedEgoGraph
 from kgviz.viz.html import VisNode, esc
 from kgviz.viz.marks import Marks
@@ -21,11 +22,12 @@ def description_view(
     answers: Iterable[str] = (),
     max_pruned: int = MAX_PRUNED,
     marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
     """HTML: with `pruned` (question answering; the stance task prunes nothing), the graph of the
-    ego-graphs that kept a triple (gold answers and topic entities in `marks` bordered); then
-    each description."""
-    graph = pruned_graph(pruned, answers, max_pruned, marks) if pruned else ""
+    ego-graphs that kept a triple (gold answers and topic entities in `marks` bordered; with
+    `kg`, linked to it); then each description."""
+    graph = pruned_graph(pruned, answers, max_pruned, marks, kg) if pruned else ""
     texts = "".join(
         f"<details open><summary>Graph {number}, around {esc(description.centre)}: "
         f'{description.triples} triple(s)</summary><pre style="{PRE}">{esc(description.text)}'
@@ -45,10 +47,12 @@ def pruned_graph(
     answers: Iterable[str] = (),
     max_pruned: int = MAX_PRUNED,
     marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
     """HTML: the ego-graphs that kept a triple, merged: centres as dark boxes, entities in the
     colour and size of their gate (answers red), kept edges in the colour and width of their
-    score, and the `max_pruned` best soft-pruned edges faded."""
+    score, and the `max_pruned` best soft-pruned edges faded; a slider filters edges by score.
+    With `kg`, entities link to it."""
     drawn = [
         (rank, graph)
         for rank, graph in enumerate(pruned, 1)
@@ -80,6 +84,7 @@ def pruned_graph(
         {t: e.score for t, e in edges.items()},
         set(faded),
         marks=marks,
+        kg=kg,
     )
 
 

@@ -8,22 +8,28 @@ Where data text goes, and how it stays text:
   `innerText`, so both stay text as they are; pyvis serialises them with jinja's `tojson`, which
   writes `<`, `>`, `&` and `'` as `\\u` escapes. `vis_text` only defuses pyvis's one HTML path: a
   node title containing "href" switches pyvis to a popup filled with `innerHTML`.
+- data a graph's own scripts read (KG neighbourhoods): `script_json`, JSON with `<`, `>`, `&` as
+  `\\u` escapes, so no `</script>` or entity in the data can end or change the script.
 The iframe is sandboxed (scripts, no same origin), so even a missed case cannot reach the notebook.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyvis.network import Network
 
 from kgviz.viz.marks import Marks
+from kgviz.viz.palette import KG_NEIGHBOUR
 
 GRAPH_HEIGHT = 480
+SPRING_PX = 140  # an unlabelled edge's rest length in the physics layout
+LABEL_CHAR_PX = 7  # what each character of an edge's label adds to its rest length
 
 
 def esc(value: object) -> str:
@@ -42,6 +48,12 @@ def plotly_text(value: object, limit: int | None = None) -> str:
 def vis_text(value: object) -> str:
     """Data as a pyvis label or title (plain text; see the module docstring)."""
     return str(value).replace("href", "hre\u200df")
+
+
+def script_json(value: object) -> str:
+    """`value` as JSON that stays data inside a `<script>` (see the module docstring)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def iframe(document: str, height: int = GRAPH_HEIGHT) -> str:
@@ -86,13 +98,25 @@ class VisNode:
 
 @dataclass(frozen=True)
 class VisEdge:
-    """A directed pyvis edge between node ids, with a (data) label, tooltip and style."""
+    """A directed pyvis edge between node ids, with a (data) label, tooltip and style; a `score`
+    in [0, 1] puts the graph's edges under a score filter."""
 
     source: str
     target: str
     label: str = ""
     title: str = ""
     style: Mapping[str, Any] = field(default_factory=dict)
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """What clicking a drawn node adds to its graph (another click takes it away): `nodes` and
+    the `edges` joining them to it, and how many more the cap left out."""
+
+    nodes: tuple[VisNode, ...]
+    edges: tuple[VisEdge, ...]
+    more: int = 0
 
 
 # Added to every pyvis document: no inner scrollbar, a "fit" button, and the graph fitted to its
@@ -125,9 +149,72 @@ FETCHED = re.compile(
 )
 
 
-def framed(document: str) -> str:
-    """A pyvis document without anything fetched from elsewhere, with `FRAMING` added."""
-    return FETCHED.sub("", document).replace("</body>", FRAMING + "</body>", 1)
+def framed(document: str, extras: str = "") -> str:
+    """A pyvis document without anything fetched from elsewhere, with `FRAMING` and `extras`
+    (more controls and scripts) added."""
+    return FETCHED.sub("", document).replace("</body>", FRAMING + extras + "</body>", 1)
+
+
+# Added with the neighbourhoods (`kgvizNeighbours`: node id -> nodes and edges): a click on a node
+# toggles its neighbourhood; what is shown is the union of the open ones, less what was drawn.
+EXPANDING = """<script>
+var kgvizOpen = {}, kgvizAdded = {nodes: {}, edges: {}};
+function kgvizDrop(set, added, wanted) {
+  var gone = Object.keys(added).filter(function (id) { return !wanted[id]; });
+  gone.forEach(function (id) { delete added[id]; });
+  set.remove(gone);
+}
+function kgvizAdd(set, added, wanted) {
+  var fresh = Object.keys(wanted).filter(function (id) { return set.get(id) === null; });
+  fresh.forEach(function (id) { added[id] = true; });
+  set.add(fresh.map(function (id) { return wanted[id]; }));
+}
+function kgvizToggle(id) {
+  if (!kgvizNeighbours[id]) { return; }
+  if (kgvizOpen[id]) { delete kgvizOpen[id]; } else { kgvizOpen[id] = true; }
+  var wanted = {nodes: {}, edges: {}};
+  Object.keys(kgvizOpen).forEach(function (open) {
+    var at = network.getPosition(open), hood = kgvizNeighbours[open];
+    hood.nodes.forEach(function (n) { wanted.nodes[n.id] = Object.assign({x: at.x, y: at.y}, n); });
+    hood.edges.forEach(function (e) { wanted.edges[e.id] = e; });
+  });
+  kgvizDrop(edges, kgvizAdded.edges, wanted.edges);
+  kgvizDrop(nodes, kgvizAdded.nodes, wanted.nodes);
+  kgvizAdd(nodes, kgvizAdded.nodes, wanted.nodes);
+  kgvizAdd(edges, kgvizAdded.edges, wanted.edges);
+  if (window.kgvizFilter) { kgvizFilter(); }
+  kgvizFit();
+}
+network.on("click", function (clicked) {
+  if (clicked.nodes.length) { kgvizToggle(clicked.nodes[0]); }
+});
+</script>"""
+
+# Added when edges have scores: a slider hiding the edges scored below it, and the nodes it leaves
+# without a shown edge; edges without a score (e.g. KG neighbours) always show and are not counted.
+FILTERING = """<div style="position:absolute;top:6px;left:10px;z-index:5;font:12px sans-serif;
+ background:rgba(255,255,255,.85);padding:2px 4px">score &ge; <input id="kgviz-min-score"
+ type="range" min="%(low)s" max="%(high)s" step="%(step)s" value="%(low)s" oninput="kgvizFilter()"
+ style="vertical-align:middle"> <span id="kgviz-shown"></span></div>
+<script>
+function kgvizFilter() {
+  var least = parseFloat(document.getElementById("kgviz-min-score").value);
+  var ends = {}, shownEnds = {}, scored = 0, shown = 0;
+  edges.update(edges.get().map(function (e) {
+    var isScored = typeof e.score === "number", hidden = isScored && e.score < least;
+    [e.from, e.to].forEach(function (n) { ends[n] = true; if (!hidden) { shownEnds[n] = true; } });
+    scored += isScored ? 1 : 0;
+    shown += isScored && !hidden ? 1 : 0;
+    return {id: e.id, hidden: hidden};
+  }));
+  nodes.update(nodes.get().map(function (n) {
+    return {id: n.id, hidden: Boolean(ends[n.id]) && !shownEnds[n.id]};
+  }));
+  document.getElementById("kgviz-shown").innerText =
+    least.toFixed(3) + ": " + shown + " of " + scored + " edges shown";
+}
+kgvizFilter();
+</script>"""
 
 
 LAYERED = (
@@ -144,29 +231,24 @@ def network_html(
     height: int = GRAPH_HEIGHT,
     layered: bool = False,
     marks: Marks | None = None,
+    neighbourhoods: Mapping[str, Neighbourhood] | None = None,
 ) -> str:
     """The pyvis document of a graph with inline vis-network (offline), in an iframe; `layered`
-    lays it out left to right along its edges (patterns, paths), with room for edge labels.
-    With `marks`, nodes whose label is a gold answer or a topic entity get its border, hover
-    text and a legend line above the graph."""
+    lays it out left to right along its edges (patterns, paths), with room for edge labels;
+    otherwise each labelled edge rests longer the longer its label. With `marks`, nodes whose
+    label is a gold answer or a topic entity get its border, hover text and a legend line above
+    the graph. Clicking a node in `neighbourhoods` (node id -> what it adds) shows its
+    neighbourhood, clicking again hides it; edges with a score get a score filter."""
     net = Network(
         height=f"{height}px", width="100%", directed=True, notebook=True, cdn_resources="in_line"
     )
     marks = marks or Marks()
+    neighbourhoods = neighbourhoods or {}
     for node in nodes:
-        role = marks.role(node.label)
-        title = node.title or node.label
-        net.add_node(
-            node.id,
-            label=vis_text(node.label),
-            title=vis_text(f"{title}\n{role}" if role else title),
-            **marks.vis_style(node.label, node.style),
-        )
+        hood = neighbourhoods.get(node.id)
+        net.add_node(node.id, **_node_options(_with_hint(node, hood) if hood else node, marks))
     for edge in edges:
-        texts = {"label": edge.label, "title": edge.title or edge.label} if edge.label else {}
-        net.add_edge(
-            edge.source, edge.target, **{k: vis_text(v) for k, v in texts.items()}, **edge.style
-        )
+        net.add_edge(edge.source, edge.target, **_edge_options(edge, layered))
     net.set_options(
         LAYERED
         if layered
@@ -175,4 +257,84 @@ def network_html(
         '"smooth": {"type": "dynamic"}}, "interaction": {"hover": true}}'
     )
     key = marks.legend_items(node.label for node in nodes)
-    return (legend(key) if key else "") + iframe(framed(net.generate_html(notebook=True)), height)
+    extras = _score_filter(edges)
+    if neighbourhoods:
+        key.append(("KG neighbours: click an entity to show them, again to hide", KG_NEIGHBOUR))
+        extras = _expanding(neighbourhoods, nodes, edges, marks, layered) + extras
+    return (legend(key) if key else "") + iframe(
+        framed(net.generate_html(notebook=True), extras), height
+    )
+
+
+def _with_hint(node: VisNode, hood: Neighbourhood) -> VisNode:
+    """`node` whose hover text says what clicking it shows."""
+    more = f" (+{hood.more} more)" if hood.more else ""
+    hint = f"click: show {len(hood.edges)} KG triple(s){more}"
+    return replace(node, title=f"{node.title or node.label}\n{hint}")
+
+
+def _node_options(node: VisNode, marks: Marks) -> dict[str, Any]:
+    """A node's vis-network options but its id: (data) label and title, style, `marks`' role."""
+    role = marks.role(node.label)
+    title = node.title or node.label
+    return {
+        "label": vis_text(node.label),
+        "title": vis_text(f"{title}\n{role}" if role else title),
+        **marks.vis_style(node.label, node.style),
+    }
+
+
+def _edge_options(edge: VisEdge, layered: bool) -> dict[str, Any]:
+    """An edge's vis-network options but its ends: (data) label and title, its rest length
+    growing with the label (physics layout), its score (for the filter), style."""
+    options: dict[str, Any] = {}
+    if edge.label:
+        options = {"label": vis_text(edge.label), "title": vis_text(edge.title or edge.label)}
+        if not layered:
+            options["length"] = SPRING_PX + LABEL_CHAR_PX * len(edge.label)
+    if edge.score is not None:
+        options["score"] = edge.score
+    return {**options, **edge.style}
+
+
+def _expanding(
+    neighbourhoods: Mapping[str, Neighbourhood],
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    marks: Marks,
+    layered: bool,
+) -> str:
+    """The neighbourhoods as script data, less the drawn `nodes` and `edges`, and `EXPANDING`."""
+    drawn_nodes = {node.id for node in nodes}
+    drawn_edges = {_edge_id(edge) for edge in edges}
+    data = {
+        node_id: {
+            "nodes": [
+                {"id": n.id, "shape": "dot", **_node_options(n, marks)}
+                for n in hood.nodes
+                if n.id not in drawn_nodes
+            ],
+            "edges": [
+                {"id": _edge_id(e), "from": e.source, "to": e.target, "arrows": "to"}
+                | _edge_options(e, layered)
+                for e in hood.edges
+                if _edge_id(e) not in drawn_edges
+            ],
+        }
+        for node_id, hood in neighbourhoods.items()
+    }
+    return f"<script>var kgvizNeighbours = {script_json(data)};</script>{EXPANDING}"
+
+
+def _edge_id(edge: VisEdge) -> str:
+    """An id naming the edge's ends and label."""
+    return json.dumps([edge.source, edge.label, edge.target])
+
+
+def _score_filter(edges: Sequence[VisEdge]) -> str:
+    """`FILTERING` over the range of the edges' scores, or nothing when no edge has one."""
+    scores = [edge.score for edge in edges if edge.score is not None]
+    if not scores:
+        return ""
+    low, high = min(scores), max(scores)
+    return FILTERING % {"low": low, "high": high, "step": (high - low) / 100 or 1}

@@ -11,6 +11,7 @@ UNUSED = "#c7c7c7"
 ANSWER = "#d62728"
 EVIDENCE = "#97c2fc"
 TOPIC = "#525252"
+KG_NEIGHBOUR = "#e3e3e3"  # entities shown from the KG, not retrieved
 
 
 def node_colour(index: int) -> str:

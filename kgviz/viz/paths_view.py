@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.gnnrag.paths import ReasoningPath
 from kgviz.reasoners.gnnrag.records import Augmentation, NodeScore, NodeScores, PathRecord
 from kgviz.viz.html import VisNode, esc
@@ -19,6 +20,7 @@ def gnn_paths_graph(
     scores: NodeScores | None,
     topics: Iterable[str] = (),
     marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
     """HTML: the GNN's paths; the note names candidates out of reach and paths over the cap."""
     notes = []
@@ -26,7 +28,7 @@ def gnn_paths_graph(
         notes.append(f"no path within the hops to {', '.join(record.unreachable)}")
     if record.dropped:
         notes.append(f"{record.dropped} path(s) left out by max_paths")
-    return paths_graph(record.paths, record.lines, scores, topics, "; ".join(notes), marks)
+    return paths_graph(record.paths, record.lines, scores, topics, "; ".join(notes), marks, kg)
 
 
 def augmentation_graph(
@@ -34,13 +36,14 @@ def augmentation_graph(
     scores: NodeScores | None,
     topics: Iterable[str] = (),
     marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
     """HTML: the paths another method's evidence added to the GNN's."""
     note = (
         f"{record.method}: {record.evidence_triples} evidence triples as {record.paths} "
         f"paths, {len(record.added)} not among the GNN's"
     )
-    return paths_graph(record.added, record.lines, scores, topics, note, marks)
+    return paths_graph(record.added, record.lines, scores, topics, note, marks, kg)
 
 
 def paths_graph(
@@ -50,10 +53,11 @@ def paths_graph(
     topics: Iterable[str] = (),
     note: str = "",
     marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
     """HTML: the graph of the paths' triples, layered left to right (topic entities as dark
     boxes, answer candidates ringed red, other entities in the colour and size of their answer
-    probability), then `lines`, the paths as the prompt gives them."""
+    probability; with `kg`, linked to it), then `lines`, the paths as the prompt gives them."""
     if not any(path.steps for path in paths):
         return f'<p style="font:13px sans-serif">No reasoning path. {esc(note)}</p>'
     known = {node.name: node for node in scores.nodes} if scores is not None else {}
@@ -71,6 +75,7 @@ def paths_graph(
         note,
         layered=True,
         marks=marks,
+        kg=kg,
     )
     listed = "".join(f"<li>{esc(line)}</li>" for line in lines)
     return (

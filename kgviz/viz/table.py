@@ -13,15 +13,15 @@ from kgviz.trace import Trace
 
 ViewOutput: TypeAlias = "str | go.Figure"  # HTML, or a plotly figure
 View = Callable[[Any, Trace, KnowledgeGraph | None], ViewOutput]
-EvidenceView = Callable[[Any, Trace], ViewOutput]
+EvidenceView = View
 
 
 @dataclass(frozen=True)
 class ViewTable:
     """`views`: for each record type, `view(record, trace, kg)` draws a stage holding such records
-    (or a list of them), None when another view already shows them. `evidence`: in a trace with
-    records of that type, `view(record, trace)` draws the evidence instead of the generic evidence
-    graph, None when a stage view already shows it."""
+    (or a list of them), None when another view already shows them; `kg` is the run's KG or None.
+    `evidence`: in a trace with records of that type, `view(record, trace, kg)` draws the evidence
+    instead of the generic evidence graph, None when a stage view already shows it."""
 
     views: Mapping[type, View | None]
     evidence: Mapping[type, EvidenceView | None] = field(default_factory=dict)

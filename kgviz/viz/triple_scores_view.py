@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.records import SubgraphRAGCandidates, TripleScores
 from kgviz.viz.html import plotly_text
 from kgviz.viz.marks import Marks
@@ -118,12 +119,16 @@ def _ranked_table(scores: TripleScores) -> go.Table:
 
 
 def scored_evidence_graph(
-    scores: TripleScores, answers: Iterable[str] = (), marks: Marks | None = None
+    scores: TripleScores,
+    answers: Iterable[str] = (),
+    marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> str:
-    """HTML: the evidence (the top-K triples), each edge in its score's colour and width; gold
-    answers and topic entities in `marks` bordered."""
+    """HTML: the evidence (the top-K triples), each edge in its score's colour and width, a
+    slider filtering them by score; gold answers and topic entities in `marks` bordered; with
+    `kg`, entities link to it."""
     kept = {(t.head, t.relation, t.tail): t.score for t in scores.triples if t.kept}
-    return evidence_graph(kept, answers, triple_scores=kept, marks=marks)
+    return evidence_graph(kept, answers, triple_scores=kept, marks=marks, kg=kg)
 
 
 def _summary(scores: TripleScores, candidates: SubgraphRAGCandidates | None) -> str:

@@ -56,7 +56,8 @@ from kgviz.viz import (
     triple_scores_figure,
 )
 from kgviz.viz.description_view import MAX_PRUNED, description_view
-from kgviz.viz.html import plotly_text, vis_text
+from kgviz.viz.html import LABEL_CHAR_PX, SPRING_PX, plotly_text, vis_text
+from kgviz.viz.kg_links import MAX_NEIGHBOURS
 from kgviz.viz.marks import GOLD, TOPIC_BORDER, Marks
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
 from kgviz.viz.search_tree_view import LEAF_PX, MAX_TREE_PX, OUTCOMES, tally
@@ -79,6 +80,13 @@ def vis_options(page: str) -> dict:
     """The vis-network options pyvis wrote into the (single) iframe of a view."""
     (doc,) = srcdocs(page)
     return json.loads(re.search(r"var options = (.*);\n", doc).group(1))
+
+
+def neighbour_data(page: str) -> dict:
+    """The KG neighbourhoods embedded for a view's click expansion (node id -> nodes, edges)."""
+    (doc,) = srcdocs(page)
+    found = re.search(r"var kgvizNeighbours = (.*?);</script>", doc)
+    return json.loads(found.group(1)) if found else {}
 
 
 def vis_data(page: str) -> tuple[list[dict], list[dict]]:
@@ -576,6 +584,93 @@ def test_evidence_graph_highlights_answers_and_sizes_by_score():
     assert [n["label"] for n in nodes] == ["A", "B", "C"] and len(edges) == 2
     assert nodes[2]["color"] == ANSWER and nodes[0]["size"] > nodes[2]["size"]
     assert "score 1.000" in nodes[0]["title"] and "2 triples, 3 entities" in page
+
+
+SCRIPT_END = "</script><img src=x onerror=alert(1)>"
+
+
+def hub_kg() -> KnowledgeGraph:
+    """A hub starring 30 actors (one named like a closing script tag) and directing 2 films."""
+    return KnowledgeGraph.from_triples(
+        [("Hub", "starred_actors", SCRIPT_END)]
+        + [("Hub", "starred_actors", f"actor {i}") for i in range(29)]
+        + [("Hub", "directed_by", JANE)]
+        + [("Film", "directed_by", "Hub"), ("Film 2", "directed_by", "Hub")]
+    )
+
+
+def test_graph_nodes_hover_their_kg_degree_and_relations():
+    page = evidence_graph([("Hub", "directed_by", JANE)], kg=hub_kg())
+    nodes = {node["label"]: node for node in vis_data(page)[0]}
+    assert "degree 33: starred_actors 30, directed_by 3" in nodes["Hub"]["title"]
+    assert "degree 1: directed_by 1" in nodes[JANE]["title"]
+    assert (
+        f"show {MAX_NEIGHBOURS} KG triple(s) (+{33 - MAX_NEIGHBOURS} more)" in nodes["Hub"]["title"]
+    )
+    bare = evidence_graph([("Hub", "directed_by", JANE)])
+    assert not any("degree" in node["title"] for node in vis_data(bare)[0])
+    assert neighbour_data(bare) == {} and "kgvizToggle" not in srcdocs(bare)[0]
+
+
+def test_subgraph_nodes_hover_their_pool_rank_and_kg_degree():
+    page = stage_views(simgrag_trace(), hand_kg())["subgraphs"]
+    nodes = {node["label"]: node for node in vis_data(page)[0]}
+    assert "candidate-pool rank 1 of 2, pool distance 0.000" in nodes[EVIL]["title"]
+    assert "degree 2: directed_by 1, starred_actors 1" in nodes[EVIL]["title"]
+    assert "UNKNOWN node: no candidate pool" in nodes[JANE]["title"]
+    hoods = neighbour_data(page)  # neighbours stay inside their subgraph
+    assert [n["id"] for n in hoods[f"s1:{EVIL}"]["nodes"]] == ["s1:Tom"]
+    assert [n["id"] for n in hoods[f"s1:{JANE}"]["nodes"]] == ["s1:Other"]
+
+
+def test_kg_neighbourhoods_are_embedded_capped_and_stay_text():
+    """Each drawn entity carries at most MAX_NEIGHBOURS KG triples, taking its relations in
+    turn, without what is drawn already; hostile names stay JSON strings in the script."""
+    page = evidence_graph([("Hub", "directed_by", JANE)], kg=hub_kg())
+    hub = neighbour_data(page)["Hub"]
+    assert len(hub["edges"]) == MAX_NEIGHBOURS - 1  # the drawn Hub -> Jane left out
+    relations = [edge["label"] for edge in hub["edges"]]
+    assert relations.count("directed_by") == 2  # each relation in turn, not 25 starred first
+    assert ("Film", "Hub") in {(edge["from"], edge["to"]) for edge in hub["edges"]}
+    names = {node["id"] for node in hub["nodes"]}
+    assert "Hub" not in names and JANE not in names and len(names) == len(hub["edges"])
+    assert all(node["color"]["background"] == "#e3e3e3" for node in hub["nodes"])
+    assert "click an entity to show them" in page
+    hostile = evidence_graph([("Film", "directed_by", "Hub")], kg=hub_kg())
+    assert_no_raw_markup({"hostile": hostile})
+    (doc,) = srcdocs(hostile)
+    script = re.search(r"var kgvizNeighbours = (.*?);</script>", doc).group(1)
+    assert not set("<>&") & set(script) and "\\u003c/script\\u003e\\u003cimg" in script
+    assert SCRIPT_END in {node["label"] for node in neighbour_data(hostile)["Hub"]["nodes"]}
+
+
+def test_score_filter_only_when_edges_have_scores():
+    kg = hand_kg()
+    scored = stage_views(subgraphrag_trace(), kg)["evidence"]
+    assert 'id="kgviz-min-score"' in srcdocs(scored)[0]
+    assert [edge["score"] for edge in vis_data(scored)[1]] == [0.9]
+    assert 'id="kgviz-min-score"' in srcdocs(stage_views(grag_trace(), kg)["description"])[0]
+    for unscored in (
+        evidence_graph([("A", "r", "B")]),
+        stage_views(gnnrag_trace(), kg)["paths"],
+        stage_views(simgrag_trace(), kg)["subgraphs"],
+    ):
+        assert "kgviz-min-score" not in srcdocs(unscored)[0]
+        assert all("score" not in edge for edge in vis_data(unscored)[1])
+
+
+def test_edge_lengths_grow_with_their_labels():
+    """In the physics layout a long label rests on a longer edge (not cut to its first letter);
+    the layered layout spaces its columns instead."""
+    _, edges = vis_data(evidence_graph([("A", "acted_in", "B"), ("B", "r", "C"), ("C", "", "A")]))
+    lengths = {edge.get("label", ""): edge.get("length") for edge in edges}
+    assert lengths == {
+        "acted_in": SPRING_PX + 8 * LABEL_CHAR_PX,
+        "r": SPRING_PX + LABEL_CHAR_PX,
+        "": None,
+    }
+    _, layered = vis_data(stage_views(gnnrag_trace())["paths"])
+    assert all("length" not in edge for edge in layered)
 
 
 def test_prompt_view_marks_answers_and_evidence():

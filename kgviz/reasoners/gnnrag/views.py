@@ -33,10 +33,10 @@ VIEWS = ViewTable(
         ),
         GNNRAGCandidates: None,
         PathRecord: lambda record, trace, kg: gnn_paths_graph(
-            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace)
+            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace), kg
         ),
         Augmentation: lambda record, trace, kg: augmentation_graph(
-            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace)
+            record, trace.stages.get(GNN), topic_names(trace), Marks.of(trace), kg
         ),
     },
     evidence={PathRecord: None, Augmentation: None},

@@ -20,7 +20,7 @@ VIEWS = ViewTable(
         EgoRetrieval: lambda record, trace, kg: ego_ranking_figure(record),
         PrunedEgoGraph: lambda record, trace, kg: gate_figure(record, trace.stages.get(EGO_GRAPHS)),
         Description: lambda record, trace, kg: description_view(
-            record, trace.stages.get(PRUNING), trace.answers, marks=Marks.of(trace)
+            record, trace.stages.get(PRUNING), trace.answers, marks=Marks.of(trace), kg=kg
         ),
     },
     evidence={PrunedEgoGraph: None},

@@ -34,9 +34,14 @@ class ElementPool:
             np.array([c.distance for c in self.candidates], dtype=np.float64),
         )
 
+    def candidate(self, kg_id: int) -> Neighbour | None:
+        """The candidate `kg_id`, None when it is not in the pool."""
+        return next((c for c in self.candidates if c.id == kg_id), None)
+
     def distance_of(self, kg_id: int) -> float:
         """The pool distance of `kg_id` (0 for an unknown element)."""
-        return next((c.distance for c in self.candidates if c.id == kg_id), 0.0)
+        found = self.candidate(kg_id)
+        return 0.0 if found is None else found.distance
 
 
 @dataclass

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
-from kgviz.reasoners.simgrag.records import PATTERN, SUBGRAPHS, SearchRecord, SimGRAGGeneration
+from kgviz.reasoners.simgrag.records import (
+    PATTERN,
+    POOLS,
+    SUBGRAPHS,
+    SearchRecord,
+    SimGRAGGeneration,
+)
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
 from kgviz.viz.marks import Marks
 from kgviz.viz.pattern_view import pattern_graph
@@ -23,7 +29,9 @@ VIEWS = ViewTable(
         SearchRecord: lambda record, trace, kg: search_tree_figure(
             record, trace.stages[PATTERN], kg
         ),
-        Subgraph: lambda record, trace, kg: subgraphs_graph(record, Marks.of(trace)),
+        Subgraph: lambda record, trace, kg: subgraphs_graph(
+            record, Marks.of(trace), kg, trace.stages.get(POOLS)
+        ),
         SimGRAGGeneration: None,
     },
     evidence={Subgraph: None},  # the subgraphs tab is the evidence

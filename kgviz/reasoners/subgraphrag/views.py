@@ -22,8 +22,8 @@ VIEWS = ViewTable(
         SubgraphRAGGeneration: None,
     },
     evidence={
-        TripleScores: lambda record, trace: scored_evidence_graph(
-            record, trace.answers, Marks.of(trace)
+        TripleScores: lambda record, trace, kg: scored_evidence_graph(
+            record, trace.answers, Marks.of(trace), kg
         )
     },
 )
