@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -82,6 +83,8 @@ class AskPanel(widgets.VBox):
         self.answer = widgets.HTML()
         self.stages = empty_tabs()
         self.trace: Trace | None = None
+        self._forms: dict[str, ParamForm] = {}
+        self._forms_lock = threading.Lock()  # a run's thread and a method switch may race
         self.method.observe(lambda _: self._build_params(), "value")
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__(
@@ -102,10 +105,22 @@ class AskPanel(widgets.VBox):
     def options_for(self, method: str) -> dict[str, object]:
         """The options set in this panel's form when `method` is the one chosen, else none
         (the compare panel runs each method as the Ask panel would)."""
-        return self.form.overrides() if method == self.method.value else {}
+        return self.form_of(method).overrides() if method == self.method.value else {}
+
+    @property
+    def form(self) -> ParamForm:
+        """The parameter form of the method chosen now."""
+        return self.form_of(self.method.value)
+
+    def form_of(self, method: str) -> ParamForm:
+        """`method`'s parameter form, built once (switching methods back keeps what was set)."""
+        with self._forms_lock:
+            if method not in self._forms:
+                self._forms[method] = ParamForm(reasoner_class(method).config_class)
+                self._forms[method].add_class(f"kgviz-params-{method}")
+            return self._forms[method]
 
     def _build_params(self) -> None:
-        self.form = ParamForm(reasoner_class(self.method.value).config_class)
         self.params.children = [self.form]
 
     def ask(self, question: str | None = None, background: bool = False) -> None:
@@ -125,13 +140,13 @@ class AskPanel(widgets.VBox):
         if not question:
             raise KgvizError("type a question first")
         session = self.controls.session()
-        overrides = self.form.overrides()
-        reasoner = session.reasoner(self.method.value, **overrides)
+        method = self.method.value  # read once: the picker may change while this runs
+        overrides = self.form_of(method).overrides()
+        reasoner = session.reasoner(method, **overrides)
         record = self.controls.example()
         options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
         self.header.value = message(
-            f"{self.method.value} ({options}) · {session.dataset.name} · "
-            f"{session.llm_reason}\n{question}"
+            f"{method} ({options}) · {session.dataset.name} · {session.llm_reason}\n{question}"
         )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()
@@ -140,7 +155,7 @@ class AskPanel(widgets.VBox):
         if loaded >= 0.5:
             self.progress.value = message(f"models loaded in {loaded:.1f} s (not part of the run)")
         self.controls.status.value = message(
-            f"{self.method.value} on {session.dataset.name}, {session.llm_reason}: running …"
+            f"{method} on {session.dataset.name}, {session.llm_reason}: running …"
         )
         kg = session.dataset.kg
         with self.clock, streaming_to(self.live.add, self.live.start):
@@ -165,7 +180,7 @@ class AskPanel(widgets.VBox):
         self.downloads.value = run_downloads(run)
         self.on_run(run)
         self.controls.status.value = message(
-            f"{self.method.value} answered in {trace.timings['total']:.1f} s", "ok"
+            f"{method} answered in {trace.timings['total']:.1f} s", "ok"
         )
 
     def _stage_done(self, name: str, trace: Trace, kg) -> None:

@@ -80,6 +80,7 @@ class Controls(widgets.VBox):
         )
         self.gold = widgets.HTML()
         self.status = widgets.HTML()
+        self.status.add_class("kgviz-status")
         self.dataset.observe(lambda _: self.load_examples(), "value")
         self.question.observe(lambda _: self._show_gold(), "value")
         super().__init__(

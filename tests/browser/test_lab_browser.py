@@ -295,10 +295,14 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
             run_quickstart(page, jupyterlab)
             page.locator('input[placeholder^="type a question"]').fill(QUESTION)
             picker = page.locator(".widget-dropdown", has_text="method").locator("select")
+            status = page.locator(".kgviz-status")
             for number, method in enumerate(METHODS, start=1):
+                name = method.split()[0]
                 picker.select_option(label=method)
+                page.locator(f".kgviz-params-{name}").wait_for()  # the kernel has switched
                 page.locator(".widget-button", has_text=exact("Ask")).click()
-                expect(page.locator(".kgviz-answer")).to_be_visible(timeout=600 * SECOND)
+                done = re.compile(rf"^\s*{re.escape(name)} answered in")
+                expect(status).to_have_text(done, timeout=600 * SECOND)
                 expect(page.locator(".kgviz-answer")).to_contain_text("Answer")
                 graphs = 0
                 for title in tab_titles(page, ".kgviz-ask"):
@@ -308,7 +312,7 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
                         page.locator(f".kgviz-tab-{title}").scroll_into_view_if_needed()
                         assert assert_graph_fits(page, frame) > 0
                         graphs += 1
-                        screenshot(page, f"6-{number}-{method.split()[0]}-{title}", shots)
+                        screenshot(page, f"6-{number}-{name}-{title}", shots)
                 assert graphs >= (0 if method == "llm-only" else 1), method
             show_tab(page, "Compare")
             for method in METHODS:
