@@ -316,7 +316,7 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
                 assert graphs >= (0 if method == "llm-only" else 1), method
             show_tab(page, "Compare")
             for method in METHODS:
-                box = page.locator(".widget-checkbox", has_text=exact(method)).locator("input")
+                box = page.get_by_role("checkbox", name=method, exact=True)
                 if not box.is_checked():
                     box.check()
             page.locator(".widget-button:visible", has_text=exact("Compare")).click()
@@ -334,8 +334,9 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
 
 def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
     """Outside JupyterLab: the quickstart executed and exported by nbconvert, opened as a plain
-    HTML file in Chromium. Its graphs are srcdoc iframes with vis-network inlined, so they draw
-    (and fit) with no server and no network."""
+    HTML file in Chromium. Its graphs are srcdoc iframes with vis-network inlined, and its
+    figures carry plotly.js inline (`offline_figures`), so both draw with no server and no
+    network."""
     import nbformat
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import ExecutePreprocessor
@@ -359,5 +360,9 @@ def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
             assert "Tom Hanks" in vis_labels(page, "iframe[srcdoc]")
             assert assert_graph_fits(page, "iframe[srcdoc]") > 0
             screenshot(page, "8-exported-notebook", shots)
+            tree = page.locator(".js-plotly-plot").first  # the search tree, plotly.js inlined
+            tree.scroll_into_view_if_needed()
+            assert tree.locator("g.trace.bars g.point").count() > 1
+            screenshot(page, "9-exported-search-tree", shots)
         finally:
             browser.close()
