@@ -218,73 +218,11 @@ def show_tab(page, title: str) -> None:
     tab.click()
 
 
-def test_quickstart_app_in_chromium(jupyterlab: str, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
-
-    shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60 * SECOND)
-            page.goto(f"{jupyterlab}/lab/tree/{NOTEBOOK}?reset")
-            page.locator(".jp-Notebook .jp-Cell").first.wait_for()
-            expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=120 * SECOND)
-            for close in page.locator(".jp-toast-button", has_text="No").all():
-                close.click()  # the news question, should it still appear
-
-            page.locator(".lm-MenuBar-itemLabel", has_text=exact("Run")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=exact("Run All Cells")).click()
-            ask = page.locator(".widget-button", has_text=exact("Ask"))
-            ask.wait_for(timeout=900 * SECOND)  # a cold run loads the model and embeds the KG
-            printed = page.locator(".jp-OutputArea-output", has_text="answer: ").first
-            answer = re.search(r"answer: (.+)", printed.inner_text()).group(1).strip()
-            screenshot(page, "1-notebook-ran", shots)
-
-            page.locator('input[placeholder^="type a question"]').fill(QUESTION)
-            ask.click()
-            expect(page.locator(".kgviz-answer")).to_contain_text(answer, timeout=600 * SECOND)
-            for title in ("pattern", "pools", "search", "subgraphs", "prompt", "timing"):
-                expect(
-                    page.locator(".widget-tab .lm-TabBar-tabLabel", has_text=exact(title))
-                ).to_be_visible()
-            page.locator(".kgviz-tab-pattern").scroll_into_view_if_needed()
-            pattern_frame = page.frame_locator(".kgviz-tab-pattern iframe")
-            expect(pattern_frame.locator("canvas")).to_be_visible()
-            assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-pattern iframe")
-            screenshot(page, "2-pattern-graph", shots)
-
-            show_tab(page, "search")
-            tree = page.locator(".kgviz-tab-search .js-plotly-plot")
-            expect(tree.locator("g.trace").first).to_be_attached()
-            assert tree.locator("g.trace.bars g.point").count() > 1  # a box per search step
-            tree.scroll_into_view_if_needed()
-            screenshot(page, "3-search-tree", shots)
-
-            show_tab(page, "subgraphs")
-            labels = vis_labels(page, ".kgviz-tab-subgraphs iframe")
-            assert any(label.startswith("#1 · GSD") for label in labels) and "Tom Hanks" in labels
-            page.locator(".kgviz-tab-subgraphs").scroll_into_view_if_needed()
-            screenshot(page, "4-subgraphs", shots)
-
-            show_tab(page, "Compare")
-            page.locator(".widget-button:visible", has_text=exact("Compare")).click()
-            table = page.locator("table.kgviz-compare")
-            expect(table.locator("tr")).to_have_count(4, timeout=600 * SECOND)
-            expect(table).to_contain_text("simgrag")
-            expect(table).to_contain_text(answer)
-            assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-simgrag iframe")
-            table.scroll_into_view_if_needed()
-            screenshot(page, "5-compare", shots)
-        finally:
-            browser.close()
-
-
-METHODS = ("simgrag", "subgraphrag", "gnnrag", "grag (hard prompt)", "kaping", "llm-only")
-
-
-def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+@pytest.fixture
+def quickstart(jupyterlab: str, tmp_path: Path) -> Iterator[tuple[object, list[Path]]]:
+    """A Chromium page with the quickstart run in JupyterLab (a cold run loads the model and
+    embeds the KG), and the folders screenshots go to."""
+    from playwright.sync_api import sync_playwright
 
     shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
     with sync_playwright() as playwright:
@@ -293,43 +231,99 @@ def test_every_graph_of_every_method_fits_its_frame(jupyterlab: str, tmp_path: P
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(60 * SECOND)
             run_quickstart(page, jupyterlab)
-            page.locator('input[placeholder^="type a question"]').fill(QUESTION)
-            picker = page.locator(".widget-dropdown", has_text="method").locator("select")
-            status = page.locator(".kgviz-status")
-            for number, method in enumerate(METHODS, start=1):
-                name = method.split()[0]
-                picker.select_option(label=method)
-                page.locator(f".kgviz-params-{name}").wait_for()  # the kernel has switched
-                page.locator(".widget-button", has_text=exact("Ask")).click()
-                done = re.compile(rf"^\s*{re.escape(name)} answered in")
-                expect(status).to_have_text(done, timeout=600 * SECOND)
-                expect(page.locator(".kgviz-answer")).to_contain_text("Answer")
-                graphs = 0
-                for title in tab_titles(page, ".kgviz-ask"):
-                    show_tab(page, title)
-                    frame = f".kgviz-tab-{title} iframe"
-                    if page.locator(frame).count():
-                        page.locator(f".kgviz-tab-{title}").scroll_into_view_if_needed()
-                        assert assert_graph_fits(page, frame) > 0
-                        graphs += 1
-                        screenshot(page, f"6-{number}-{name}-{title}", shots)
-                assert graphs >= (0 if method == "llm-only" else 1), method
-            show_tab(page, "Compare")
-            for method in METHODS:
-                box = page.get_by_role("checkbox", name=method, exact=True)
-                if not box.is_checked():
-                    box.check()
-            page.locator(".widget-button:visible", has_text=exact("Compare")).click()
-            table = page.locator("table.kgviz-compare")
-            expect(table.locator("tr")).to_have_count(1 + len(METHODS), timeout=900 * SECOND)
-            for method in METHODS[:-1]:  # llm-only has no evidence to draw
-                name = method.split()[0]
-                show_tab(page, name)
-                page.locator(f".kgviz-tab-{name}").scroll_into_view_if_needed()
-                assert assert_graph_fits(page, f".kgviz-tab-{name} iframe") > 0
-                screenshot(page, f"7-compare-{name}", shots)
+            yield page, shots
         finally:
             browser.close()
+
+
+def test_quickstart_app_in_chromium(quickstart) -> None:
+    from playwright.sync_api import expect
+
+    page, shots = quickstart
+    ask = page.locator(".widget-button", has_text=exact("Ask"))
+    printed = page.locator(".jp-OutputArea-output", has_text="answer: ").first
+    answer = re.search(r"answer: (.+)", printed.inner_text()).group(1).strip()
+    screenshot(page, "1-notebook-ran", shots)
+
+    page.locator('input[placeholder^="type a question"]').fill(QUESTION)
+    ask.click()
+    expect(page.locator(".kgviz-answer")).to_contain_text(answer, timeout=600 * SECOND)
+    for title in ("pattern", "pools", "search", "subgraphs", "prompt", "timing"):
+        expect(
+            page.locator(".widget-tab .lm-TabBar-tabLabel", has_text=exact(title))
+        ).to_be_visible()
+    page.locator(".kgviz-tab-pattern").scroll_into_view_if_needed()
+    pattern_frame = page.frame_locator(".kgviz-tab-pattern iframe")
+    expect(pattern_frame.locator("canvas")).to_be_visible()
+    assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-pattern iframe")
+    screenshot(page, "2-pattern-graph", shots)
+
+    show_tab(page, "search")
+    tree = page.locator(".kgviz-tab-search .js-plotly-plot")
+    expect(tree.locator("g.trace").first).to_be_attached()
+    assert tree.locator("g.trace.bars g.point").count() > 1  # a box per search step
+    tree.scroll_into_view_if_needed()
+    screenshot(page, "3-search-tree", shots)
+
+    show_tab(page, "subgraphs")
+    labels = vis_labels(page, ".kgviz-tab-subgraphs iframe")
+    assert any(label.startswith("#1 · GSD") for label in labels) and "Tom Hanks" in labels
+    page.locator(".kgviz-tab-subgraphs").scroll_into_view_if_needed()
+    screenshot(page, "4-subgraphs", shots)
+
+    show_tab(page, "Compare")
+    page.locator(".widget-button:visible", has_text=exact("Compare")).click()
+    table = page.locator("table.kgviz-compare")
+    expect(table.locator("tr")).to_have_count(4, timeout=600 * SECOND)
+    expect(table).to_contain_text("simgrag")
+    expect(table).to_contain_text(answer)
+    assert "Tom Hanks" in vis_labels(page, ".kgviz-tab-simgrag iframe")
+    table.scroll_into_view_if_needed()
+    screenshot(page, "5-compare", shots)
+
+
+METHODS = ("simgrag", "subgraphrag", "gnnrag", "grag (hard prompt)", "kaping", "llm-only")
+
+
+def test_every_graph_of_every_method_fits_its_frame(quickstart) -> None:
+    from playwright.sync_api import expect
+
+    page, shots = quickstart
+    page.locator('input[placeholder^="type a question"]').fill(QUESTION)
+    picker = page.locator(".widget-dropdown", has_text="method").locator("select")
+    status = page.locator(".kgviz-status")
+    for number, method in enumerate(METHODS, start=1):
+        name = method.split()[0]
+        picker.select_option(label=method)
+        page.locator(f".kgviz-params-{name}").wait_for()  # the kernel has switched
+        page.locator(".widget-button", has_text=exact("Ask")).click()
+        done = re.compile(rf"^\s*{re.escape(name)} answered in")
+        expect(status).to_have_text(done, timeout=600 * SECOND)
+        expect(page.locator(".kgviz-answer")).to_contain_text("Answer")
+        graphs = 0
+        for title in tab_titles(page, ".kgviz-ask"):
+            show_tab(page, title)
+            frame = f".kgviz-tab-{title} iframe"
+            if page.locator(frame).count():
+                page.locator(f".kgviz-tab-{title}").scroll_into_view_if_needed()
+                assert assert_graph_fits(page, frame) > 0
+                graphs += 1
+                screenshot(page, f"6-{number}-{name}-{title}", shots)
+        assert graphs >= (0 if method == "llm-only" else 1), method
+    show_tab(page, "Compare")
+    for method in METHODS:
+        box = page.get_by_role("checkbox", name=method, exact=True)
+        if not box.is_checked():
+            box.check()
+    page.locator(".widget-button:visible", has_text=exact("Compare")).click()
+    table = page.locator("table.kgviz-compare")
+    expect(table.locator("tr")).to_have_count(1 + len(METHODS), timeout=900 * SECOND)
+    for method in METHODS[:-1]:  # llm-only has no evidence to draw
+        name = method.split()[0]
+        show_tab(page, name)
+        page.locator(f".kgviz-tab-{name}").scroll_into_view_if_needed()
+        assert assert_graph_fits(page, f".kgviz-tab-{name} iframe") > 0
+        screenshot(page, f"7-compare-{name}", shots)
 
 
 def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
