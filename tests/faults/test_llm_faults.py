@@ -104,6 +104,11 @@ def test_cancelling_stops_a_request_in_flight(fault_server):
     assert time.monotonic() - started < 1.5
 
 
+# A stop well inside the request's 60 s deadline, even on a loaded machine (quiet: well under 1 s;
+# how long exactly is a figure for a benchmark, not a bound for a test).
+INTERRUPT_S = 10.0
+
+
 def interrupt(process: subprocess.Popen) -> tuple[float, str]:
     """Send SIGINT to `process`; return the seconds until it said it was interrupted on stderr
     (read as it arrives, so the interpreter's own teardown afterwards is not counted) and all of
@@ -124,10 +129,10 @@ def interrupt(process: subprocess.Popen) -> tuple[float, str]:
     return said if said is not None else math.inf, seen.decode(errors="replace")
 
 
-def test_ctrl_c_stops_ask_within_two_seconds(fault_server, tmp_path):
+def test_ctrl_c_stops_ask_long_before_the_request_deadline(fault_server, tmp_path):
     """`kgviz ask` against a server that never finishes its reply, interrupted by SIGINT."""
     server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 4000), 0.05))
-    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache"), "KGVIZ_LLM_TIMEOUT": "60"}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -155,16 +160,16 @@ def test_ctrl_c_stops_ask_within_two_seconds(fault_server, tmp_path):
     assert server.requests == 1, "the request never reached the stub server"
     time.sleep(0.5)
     seconds, stderr = interrupt(process)
-    assert seconds < 2.0
+    assert seconds < INTERRUPT_S
     assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
 
 
-def test_ctrl_c_stops_eval_within_two_seconds(fault_server, tmp_path):
+def test_ctrl_c_stops_eval_long_before_the_request_deadline(fault_server, tmp_path):
     """`kgviz eval` with two workers, both requests trickling, interrupted by SIGINT: it stops
     at once and the results file keeps only whole rows."""
     server = fault_server(lambda n, _: (200, reply_for("openai", "x" * 4000), 0.05))
     out = tmp_path / "r.jsonl"
-    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache"), "KGVIZ_LLM_TIMEOUT": "60"}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -200,7 +205,7 @@ def test_ctrl_c_stops_eval_within_two_seconds(fault_server, tmp_path):
     assert server.requests >= 2, "the requests never reached the stub server"
     time.sleep(0.5)
     seconds, stderr = interrupt(process)
-    assert seconds < 2.0
+    assert seconds < INTERRUPT_S
     assert process.returncode == 130 and "Traceback" not in stderr
     assert not out.exists() or out.read_text() == ""
 
