@@ -107,6 +107,7 @@ def test_cancelling_stops_a_request_in_flight(fault_server):
 # A stop well inside the request's 60 s deadline, even on a loaded machine (quiet: well under 1 s;
 # how long exactly is a figure for a benchmark, not a bound for a test).
 INTERRUPT_S = 10.0
+EXIT_S = 90.0  # and the process then exits (a loaded machine slows the interpreter's teardown)
 
 
 def interrupt(process: subprocess.Popen) -> tuple[float, str]:
@@ -124,7 +125,7 @@ def interrupt(process: subprocess.Popen) -> tuple[float, str]:
                 said = time.monotonic() - interrupted
             if not chunk and process.poll() is not None:
                 break
-        assert time.monotonic() - interrupted < 30, "the process did not exit"
+        assert time.monotonic() - interrupted < EXIT_S, "the process did not exit"
     process.wait(timeout=10)
     return said if said is not None else math.inf, seen.decode(errors="replace")
 
