@@ -110,6 +110,18 @@ INTERRUPT_S = 10.0
 EXIT_S = 90.0  # and the process then exits (a loaded machine slows the interpreter's teardown)
 
 
+# `python -m kgviz ...` that answers Ctrl-C even when started from a test run in the background
+# (`make test &`), whose children inherit an ignored SIGINT.
+KGVIZ_WITH_CTRL_C = [
+    sys.executable,
+    "-c",
+    (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv[0] = 'kgviz'; runpy.run_module('kgviz', run_name='__main__')"
+    ),
+]
+
+
 def interrupt(process: subprocess.Popen) -> tuple[float, str]:
     """Send SIGINT to `process`; return the seconds until it said it was interrupted on stderr
     (read as it arrives, so the interpreter's own teardown afterwards is not counted) and all of
@@ -136,9 +148,7 @@ def test_ctrl_c_stops_ask_long_before_the_request_deadline(fault_server, tmp_pat
     env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache"), "KGVIZ_LLM_TIMEOUT": "60"}
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "kgviz",
+            *KGVIZ_WITH_CTRL_C,
             "ask",
             "who directed Forrest Gump",
             "--dataset",
@@ -173,9 +183,7 @@ def test_ctrl_c_stops_eval_long_before_the_request_deadline(fault_server, tmp_pa
     env = {**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache"), "KGVIZ_LLM_TIMEOUT": "60"}
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "kgviz",
+            *KGVIZ_WITH_CTRL_C,
             "eval",
             "--dataset",
             "demo",
