@@ -64,6 +64,7 @@ class Trace:
     warnings: list[str] = field(default_factory=list)
     checkpoint: str = ""  # the learned part's checkpoint, for methods that have one
     gold: list[str] = field(default_factory=list)  # the question's gold answers, when known
+    topics: list[str] = field(default_factory=list)  # the topic entities the run was given
     listener: Callable[[str, Trace], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
@@ -150,6 +151,7 @@ class Trace:
             "answers": list(self.answers),
             "warnings": list(self.warnings),
             "gold": list(self.gold),
+            "topics": list(self.topics),
         }
         return saved_trace(plain, self.stages, self.llm_calls)
 
@@ -176,6 +178,7 @@ class Trace:
                 answers=[str(a) for a in plain["answers"]],
                 warnings=[str(w) for w in plain["warnings"]],
                 gold=[str(g) for g in plain.get("gold", [])],
+                topics=[str(t) for t in plain.get("topics", [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error

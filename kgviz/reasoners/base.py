@@ -172,7 +172,7 @@ class Reasoner(ABC, Generic[FoundT]):
         """Answer `question`; `listener(stage, trace)` is called as each stage finishes. `gold`
         answers, when known, are recorded for the views (the method never sees them)."""
         trace = self._new_trace(question, listener)
-        trace.gold = list(gold)
+        trace.gold, trace.topics = list(gold), list(topic_entities)
         with trace.stage("total"):
             with trace.stage("retrieval"):
                 found = self.retrieve(trace, trace.question, tuple(topic_entities))

@@ -29,8 +29,10 @@ class Marks:
 
     @classmethod
     def of(cls, trace: Trace) -> Marks:
+        """The trace's gold answers, and its topic entities: those linking found, else those
+        the run was given (SimGRAG takes them without a linking stage)."""
         linking = trace.stages.get(LINKING)
-        topics = linking.names if linking is not None else []
+        topics = linking.names if linking is not None else trace.topics
         return cls.from_names(trace.gold, topics)
 
     @classmethod
