@@ -5,6 +5,7 @@ history and the compare panel's drill-down all draw a run this way."""
 from __future__ import annotations
 
 import base64
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,8 +67,6 @@ def download_link(label: str, filename: str, text: str, mime: str) -> str:
 def run_downloads(run: Run) -> str:
     """Links to the run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view,
     offline) and evidence graph (GraphML and node-link JSON)."""
-    import json
-
     stem = f"kgviz-{run.trace.method}-{time.strftime('%H%M%S', time.localtime(run.finished))}"
     links = [
         download_link(
