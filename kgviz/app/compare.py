@@ -157,7 +157,6 @@ class ComparePanel(widgets.VBox):
             raise KgvizError("type a question and tick at least one method")
         session = self.controls.session()
         record = self.controls.example()
-        gold = record.answers if record else None
         self.traces, self.runs = {}, {}
         self.progress.value = self.table.value = self.downloads.value = ""
         self.drill.options, self.detail.children = [], []
@@ -167,7 +166,7 @@ class ComparePanel(widgets.VBox):
         with self.clock:
             for method in methods:
                 self._run_one(session, method, question, record)
-        rows = [comparison_row(t, gold) for t in self.traces.values()]
+        rows = self._rows()
         self.downloads.value = (
             '<div style="font:13px sans-serif">download: '
             + download_link("table (CSV)", "kgviz-compare.csv", comparison_csv(rows), "text/csv")
@@ -177,10 +176,13 @@ class ComparePanel(widgets.VBox):
         self.drill.value = None
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")
 
+    def _rows(self) -> list[tuple[str, ...]]:
+        """The table rows of the runs so far, scored against their question's gold answers."""
+        return [comparison_row(t, t.gold or None) for t in self.traces.values()]
+
     def _run_one(
         self, session: Session, method: str, question: str, record: QARecord | None
     ) -> None:
-        gold = record.answers if record else None
         self.controls.status.value = message(f"compare: running {method} …")
         options = self.options_for(method)
         reasoner = session.reasoner(method, **options)
@@ -195,6 +197,6 @@ class ComparePanel(widgets.VBox):
         )
         self.on_run(self.runs[method])
         self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
-        self.table.value = comparison_table([comparison_row(t, gold) for t in self.traces.values()])
+        self.table.value = comparison_table(self._rows())
         graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
         append_tabs(self.graphs, {method: widgets.HTML(graph)})
