@@ -28,23 +28,47 @@ def _print_json(value: object) -> None:
 
 # ------------------------------------------------------------------------------------ data
 def cmd_data_info(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     from kgviz.datasets import get_dataset
+    from kgviz.reasoners.topic_links import count_topic_links
 
     dataset = get_dataset(args.name)
-    kg = dataset.kg
-    info = {
-        "name": dataset.name,
-        "root": str(dataset.root),
-        "entities": kg.num_entities,
-        "relations": kg.num_relations,
-        "triples": kg.num_triples,
-        "splits": {split: len(dataset.questions(split)) for split in dataset.available_splits()},
-    }
+    dataset.check_available()
+    info: dict[str, Any] = {"name": dataset.name, "root": str(dataset.root)}
+    if dataset.per_question_graphs:
+        info["graphs"] = "one per question"
+    else:
+        kg = dataset.kg
+        info |= {
+            "entities": kg.num_entities,
+            "relations": kg.num_relations,
+            "triples": kg.num_triples,
+        }
+    splits = {split: dataset.questions(split) for split in dataset.available_splits()}
+    info["splits"] = {split: len(records) for split, records in splits.items()}
+    topics = {split: count_topic_links(dataset, records) for split, records in splits.items()}
+    info["topics"] = {split: asdict(counts) for split, counts in topics.items()}
+    if not dataset.per_question_graphs:
+        for counts in info["topics"].values():
+            del counts["graph_triples"]
     if args.json:
         _print_json(info)
-    else:
-        for key, value in info.items():
+        return 0
+    for key, value in info.items():
+        if key != "topics":
             print(f"{key:>10}: {value}")
+    for split, counts in topics.items():
+        print(
+            f"{'topics':>10}: {split}: {counts.reach_kg} of {counts.questions} questions reach "
+            f"the KG ({counts.marked_found} of {counts.marked} marked ones found, "
+            f"{counts.linked} of {counts.questions - counts.marked} unmarked ones linked by name)"
+            + (
+                f"; {counts.graph_triples / counts.questions:.0f} triples per question graph"
+                if counts.graph_triples
+                else ""
+            )
+        )
     return 0
 
 

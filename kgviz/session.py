@@ -26,7 +26,11 @@ class Session:
     def warm_up(self, retrieves: bool = True) -> None:
         """Load what the first question would otherwise load inside its own time: the vector
         index and the sentence encoder (when a method retrieves) and the LLM."""
-        if retrieves:
+        if retrieves and self.dataset.per_question_graphs:  # indexes come with each question
+            from kgviz.embed.encoder import get_encoder
+
+            get_encoder().encode(["warm-up"])
+        elif retrieves:
             self.context.index.encoder.encode(["warm-up"])
         self.context.llm.warm_up()
 

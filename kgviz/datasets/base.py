@@ -40,6 +40,8 @@ class Dataset(ABC):
     family: str = "generic"  # which few-shot prompt family fits: movies, paths, football, ...
     description: str = ""
     source_url: str = ""
+    per_question_graphs: bool = False  # each question has its own graph (`question_graph`)
+    training_split: str | None = None  # what trainers read by default (None: every split)
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else data_root()
@@ -93,6 +95,21 @@ class Dataset(ABC):
         key = source_fingerprint(self.kb_files)
         cache_file = cache_root() / "graphs" / f"{cache_name(self.kg_name or self.name)}-{key}.npz"
         return cached_graph(cache_file, self.read_kb)
+
+    def question_graph(self, record: QARecord) -> KnowledgeGraph:
+        """The graph a run over `record` uses: the KG, unless each question has its own."""
+        return self.kg
+
+    def training_graph(self, records: list[QARecord]) -> KnowledgeGraph:
+        """The graph trainers read `records` against: the KG, or the union of the questions' own
+        graphs (each question's neighbourhood is then the one it was published with, or more)."""
+        if not self.per_question_graphs:
+            return self.kg
+        graphs = [self.question_graph(record) for record in records]
+        return KnowledgeGraph.from_triples(
+            (graph.triple_names(edge) for graph in graphs for edge in range(graph.num_triples)),
+            name=f"{self.name}-training",
+        )
 
     def questions(self, split: str) -> list[QARecord]:
         """The records of `split`; a clear error lists the splits that exist."""

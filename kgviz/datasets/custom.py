@@ -1,5 +1,5 @@
-"""Bring your own KG: a triples TSV plus QA JSONL files (`question`, `answers`,
-`topic_entities`).
+"""Bring your own KG: a triples TSV, or RDF as N-Triples (`kb.nt`) or Turtle (`kb.ttl`) named by
+`rdfs:label`, plus QA JSONL files (`question`, `answers`, `topic_entities`).
 """
 
 from __future__ import annotations
@@ -8,8 +8,11 @@ import json
 from pathlib import Path
 
 from kgviz.datasets.base import Dataset, QARecord
-from kgviz.errors import DataFormatError
+from kgviz.errors import DataFormatError, KgvizError
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import open_text_lines
+
+KB_NAMES = ("kb.tsv", "kb.nt", "kb.ttl")
 
 
 def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str, ...]:
@@ -32,7 +35,7 @@ def _hops(path: Path, number: int, value: object) -> int | None:
 
 def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
     """Read QA records, one JSON object per line; `question` and `answers` are required, and
-    question ids (`id`, default the line number) must be unique."""
+    question ids (`id`, default `<dataset_name>/<file stem>/<line number>`) must be unique."""
     records = []
     seen: dict[str, int] = {}
     for number, line in open_text_lines(path):
@@ -69,7 +72,8 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
 
 
 class CustomDataset(Dataset):
-    """A folder holding `kb.tsv` (head, relation, tail per line) and `<split>.jsonl` files."""
+    """A folder holding one KB file (`kb.tsv`: head, relation, tail per line; or RDF in `kb.nt` /
+    `kb.ttl`, see `kgviz.kg.rdf` for how its nodes are named) and `<split>.jsonl` files."""
 
     def __init__(self, folder: Path, name: str | None = None, family: str = "generic") -> None:
         folder = Path(folder).expanduser().resolve()
@@ -80,7 +84,13 @@ class CustomDataset(Dataset):
 
     @property
     def kb_files(self) -> list[Path]:
-        return [self.root / "kb.tsv"]
+        present = [self.root / name for name in KB_NAMES if (self.root / name).is_file()]
+        if len(present) > 1:
+            raise KgvizError(
+                f"dataset {self.name!r}: {self.root} holds {', '.join(p.name for p in present)}; "
+                f"keep only the one to use"
+            )
+        return present or [self.root / "kb.tsv"]
 
     @property
     def split_files(self) -> dict[str, Path]:
@@ -90,9 +100,17 @@ class CustomDataset(Dataset):
 
     def how_to_get(self) -> str:
         return (
-            f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line) and "
-            f"<split>.jsonl question files"
+            f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line), or kb.nt / kb.ttl "
+            f"(RDF; rdfs:label gives names), and <split>.jsonl question files"
         )
 
+    def read_kb(self) -> KnowledgeGraph:
+        (file,) = self.kb_files
+        if file.suffix == ".tsv":
+            return super().read_kb()
+        from kgviz.kg.rdf import read_rdf_triples  # rdflib loads only for RDF (~0.1 s)
+
+        return KnowledgeGraph.from_triples(read_rdf_triples(file), name=self.kg_name or self.name)
+
     def read_split(self, path: Path) -> list[QARecord]:
-        return read_qa_jsonl(path, self.name)
+        return read_qa_jsonl(path, self.root.name)  # default ids name the folder, not its path

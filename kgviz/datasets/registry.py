@@ -11,6 +11,7 @@ from kgviz.datasets.demo import Demo
 from kgviz.datasets.explagraphs import ExplaGraphs
 from kgviz.datasets.metaqa import MetaQA
 from kgviz.datasets.pathquestion import PathQuestion
+from kgviz.datasets.rog import RoGDataset
 from kgviz.datasets.wc2014 import WC2014
 from kgviz.errors import UnknownNameError
 
@@ -25,6 +26,8 @@ _FACTORIES: dict[str, Factory] = {
     "pathquestion-3hop": lambda root: PathQuestion(3, root),
     "wc2014": WC2014,
     "explagraphs": ExplaGraphs,
+    "webqsp": lambda root: RoGDataset("webqsp", root),
+    "cwq": lambda root: RoGDataset("cwq", root),
 }
 
 

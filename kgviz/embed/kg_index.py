@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -37,22 +39,30 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
 
 
+@lru_cache(maxsize=4)
+def _shared_cache(model_name: str, root: Path) -> tuple[EmbeddingCache, threading.Lock]:
+    """One embedding cache per model and cache root in a process (graphs built one per question
+    then read the shards once), with the lock its users hold."""
+    return EmbeddingCache(model_name, folder=None), threading.Lock()  # under `root`, the cache root
+
+
 def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
     """Embeds (through the on-disk cache) the graph's entity names or readable relation labels."""
-    cache = EmbeddingCache(encoder.model_name)
+    cache, lock = _shared_cache(encoder.model_name, cache_root())
 
     def embed(which: str) -> np.ndarray:
         if which == "entities":
             texts = list(kg.entities)
         else:
             texts = [relation_text(r) for r in kg.relations]
-        return embed_with_cache(
-            encoder,
-            texts,
-            cache,
-            progress=progress and which == "entities",
-            desc=f"{kg.name} {which}",
-        )
+        with lock:
+            return embed_with_cache(
+                encoder,
+                texts,
+                cache,
+                progress=progress and which == "entities",
+                desc=f"{kg.name} {which}",
+            )
 
     return embed
 
@@ -127,8 +137,10 @@ class KGIndex:
         progress: bool = False,
         folder: Path | None = None,
         milvus_uri: str | None = None,
+        persist: bool = True,
     ) -> KGIndex:
-        """Load the persisted indexes for this graph and encoder, or embed and build them.
+        """Load the persisted indexes for this graph and encoder, or embed and build them
+        (and save them unless `persist` is False: a small graph of one question).
 
         `kind="milvus"` keeps both in Milvus collections: on the server at `milvus_uri`, or by
         default in the Milvus Lite file `milvus.db` in the index folder.
@@ -142,6 +154,13 @@ class KGIndex:
         if kind == "milvus":
             milvus = connect(milvus_uri or str(folder / "milvus.db"))
             return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, embed))
+        if not persist:
+            return cls(
+                kg,
+                encoder,
+                FaissIndex.build(embed("entities"), kind),
+                FaissIndex.build(embed("relations")),
+            )
         entity_file, relation_file = (
             folder / f"entities-{kind}.faiss",
             folder / "relations-flat.faiss",

@@ -245,6 +245,7 @@ MAX_FAILURES_IN_A_ROW = 3
 
 def _answer(reasoner: Reasoner, method: str, record: QARecord, questions: bool) -> ResultRow:
     """The row of one answered question; a failure raises (and the question stays pending)."""
+    reasoner = reasoner.on_question(record)
     trace = reasoner.run(record.question, topic_entities=record.topic_entities, gold=record.answers)
     row = result_row(method, record, trace, reasoner.retrieves)
     return with_question(row, record) if questions else row

@@ -24,7 +24,7 @@ from typing import (
 )
 
 from kgviz.checkpoint_store import CheckpointChoice, find_checkpoint
-from kgviz.datasets.base import Dataset
+from kgviz.datasets.base import Dataset, QARecord
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
 from kgviz.errors import KgvizError
@@ -50,8 +50,10 @@ class ReasonerContext:
         index: KGIndex | None = None,
         index_kind: IndexKind | None = None,
         milvus_uri: str | None = None,
+        graph: KnowledgeGraph | None = None,
     ) -> None:
         self.dataset = dataset
+        self.graph = graph
         self.llm = llm
         kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
         if kind not in get_args(IndexKind):
@@ -65,13 +67,23 @@ class ReasonerContext:
 
     @property
     def kg(self) -> KnowledgeGraph:
-        return self.dataset.kg
+        """The dataset's KG, or the one question's graph of a `for_question` context."""
+        return self.graph if self.graph is not None else self.dataset.kg
 
     @cached_property
     def index(self) -> KGIndex:
+        if self.graph is not None:  # one question's small graph: a flat index, kept in memory
+            return KGIndex.build(self.graph, persist=False)
         return KGIndex.build(
             self.kg, kind=self.index_kind, progress=True, milvus_uri=self.milvus_uri
         )
+
+    def for_question(self, record: QARecord) -> ReasonerContext:
+        """This context, or, where each question has its own graph, a context over that graph
+        sharing the LLM."""
+        if not self.dataset.per_question_graphs:
+            return self
+        return ReasonerContext(self.dataset, self.llm, graph=self.dataset.question_graph(record))
 
 
 def accepts(hint: Any, value: Any) -> bool:
@@ -161,6 +173,12 @@ class Reasoner(ABC, Generic[FoundT]):
             )
         cls.config_class.check_types(cls.name, overrides)
         return cls(context, cls.config_class(**overrides))
+
+    def on_question(self, record: QARecord) -> Self:
+        """This reasoner, or, where each question has its own graph, one with the same config
+        over that graph."""
+        context = self.context.for_question(record)
+        return self if context is self.context else type(self)(context, self.config)
 
     def run(
         self,

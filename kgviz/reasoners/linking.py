@@ -282,7 +282,7 @@ def _looks_like_name(text: str) -> bool:
     return any(ch.isupper() or ch.isdigit() for ch in text)
 
 
-def _string_matches(names: EntityNames, question: str, config: LinkerConfig) -> list[LinkedEntity]:
+def name_matches(names: EntityNames, question: str, config: LinkerConfig) -> list[LinkedEntity]:
     """Longest n-grams first; at equal length exact before normalised, then name-like spans
     (with a capital or a digit) before common words.
 
@@ -383,7 +383,7 @@ def link_entities(
     names = entity_names(context)
     entities, unresolved = _given(names, [*given, *marked])
     if not entities:
-        entities = _string_matches(names, plain, config) or _vector_matches(context, plain, config)
+        entities = name_matches(names, plain, config) or _vector_matches(context, plain, config)
     return EntityLinking(plain, entities[0].method if entities else "none", entities, unresolved)
 
 

@@ -57,8 +57,8 @@ def trainer_parser(
     parser.add_argument(
         "--split",
         default=None,
-        help="the split to draw questions from (default: dev for MetaQA, every "
-        "split of other datasets)",
+        help="the split to draw questions from (default: dev for MetaQA, train for "
+        "webqsp and cwq, every split of other datasets)",
     )
     parser.add_argument("--per-hop", type=int, default=per_hop, help="training questions per hop")
     parser.add_argument("--val-per-hop", type=int, default=60, help="validation questions per hop")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from kgviz.datasets.splits import (
     training_parts,
 )
 from kgviz.errors import KgvizError
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.training.arguments import QUICK
 
 
@@ -36,9 +38,15 @@ class TrainingData:
     started: float
     name: str  # `metaqa` or the dataset's name
     split: str
+    linked: int  # questions whose topic entities the linker supplied (none were marked)
 
     def seconds(self) -> float:
         return time.perf_counter() - self.started
+
+    @cached_property
+    def kg(self) -> KnowledgeGraph:
+        """The graph the questions are read against (`Dataset.training_graph`)."""
+        return self.dataset.training_graph(self.train + self.val)
 
 
 def prepare(args: argparse.Namespace) -> TrainingData:
@@ -66,20 +74,28 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         dataset: Dataset = metaqa
     else:
         dataset = get_dataset(args.dataset, root)
-        splits = [args.split] if args.split else dataset.available_splits()
+        default = [dataset.training_split] if dataset.training_split else None
+        splits = [args.split] if args.split else default or dataset.available_splits()
         if not splits:
             raise KgvizError(f"{args.dataset} has no question files under {root}")
         split = "+".join(splits)
         train, val = training_parts(
             [r for s in splits for r in dataset.questions(s)], args.per_hop, args.val_per_hop, rng
         )
+    linked = sum(1 for record in train + val if not record.topic_entities)
+    if linked:  # questions without marked topics: the linker's entities stand in
+        from kgviz.reasoners.base import ReasonerContext
+        from kgviz.reasoners.topic_links import with_linked_topics
+
+        context = ReasonerContext(dataset, llm=None)
+        train, val = with_linked_topics(context, train), with_linked_topics(context, val)
     if not train or not val:
         raise KgvizError(
             f"{args.dataset}: too few questions to train on ({len(train)} train, {len(val)} val)"
         )
     if args.checkpoint_root is None:
         args.checkpoint_root = user_checkpoints(args.dataset)
-    return TrainingData(dataset, train, val, rng, started, args.dataset, split)
+    return TrainingData(dataset, train, val, rng, started, args.dataset, split, linked)
 
 
 def data_card(
@@ -91,6 +107,7 @@ def data_card(
         "dataset": name,
         "split": data.split,
         "parts": {"train": hop_counts(train), "val": hop_counts(val)},
+        "topics_linked": data.linked,
         **extra,
         "split_plan": asdict(SplitPlan()),
         "selection": "seeded sample per hop of the train and val parts; heldout never used",

@@ -19,7 +19,10 @@ def fixtures_root() -> Path:
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep processed graphs out of the user's cache."""
+    """Keep processed graphs out of the user's cache (the verified offline models stay)."""
+    from kgviz.paths import models_root
+
+    monkeypatch.setenv("KGVIZ_MODELS", str(models_root()))
     monkeypatch.setenv("KGVIZ_CACHE", str(tmp_path / "cache"))
 
 

@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
     shape = GNNShape(
         hidden=args.hidden, layers=args.layers, use_names=not args.no_names, rounds=args.rounds
     )
-    kg = data.dataset.kg
+    kg = data.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, data.train, settings, True, "train questions")
     val = build_samples(kg, text, data.val, settings, True, "val questions")

@@ -120,8 +120,13 @@ class GRAG(Reasoner[GRAGFound]):
     def ego_index(self) -> EgoIndex:
         key = f"_grag_index_{self.config.hops}_{self.config.max_degree}"
         if key not in self.context.__dict__:
+            one_question = self.context.graph is not None  # small, and never asked again
             self.context.__dict__[key] = build_ego_index(
-                self.context.kg, self.config.hops, self.config.max_degree, progress=True
+                self.context.kg,
+                self.config.hops,
+                self.config.max_degree,
+                progress=not one_question,
+                persist=not one_question,
             )
         return self.context.__dict__[key]
 

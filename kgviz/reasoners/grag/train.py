@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     data = prepare(args)
     rng, started = data.rng, data.started
     settings = GRAGRetrieval()
-    index = build_ego_index(data.dataset.kg, settings.hops, settings.max_degree, progress=True)
+    index = build_ego_index(data.kg, settings.hops, settings.max_degree, progress=True)
     train = samples_of(index, data.train, settings, "train questions")
     val = samples_of(index, data.val, settings, "val questions")
     prepared = time.perf_counter() - started

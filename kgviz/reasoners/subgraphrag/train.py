@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
     data = prepare(args)
     rng, started = data.rng, data.started
     settings, shape = SubgraphRAGRetrieval(), ScorerShape(hidden=args.hidden, rounds=args.rounds)
-    kg = data.dataset.kg
+    kg = data.kg
     text = kg_text_embeddings(kg, progress=True)
     train = build_samples(kg, text, data.train, settings, shape.rounds, True, "train questions")
     val = build_samples(kg, text, data.val, settings, shape.rounds, True, "val questions")
