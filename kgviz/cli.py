@@ -130,9 +130,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from kgviz.viz.page import recording_options
 
         settings = {**recording_options(args.method), **settings}
-    reasoner = session.reasoner(args.method, **settings)
+    record = session.find_question(question) if session.dataset.per_question_graphs else None
+    reasoner = session.question_reasoner(args.method, record, **settings)
     session.warm_up(reasoner.retrieves)  # so that the stage timings are the run's own
-    topics = tuple(args.topic) or marked
+    topics = tuple(args.topic) or marked or (record.topic_entities if record else ())
+    question = record.question if record else question
     if args.json:
         trace = reasoner.run(question, topic_entities=topics)
     else:
@@ -144,7 +146,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from kgviz.atomic import write_text_atomic
         from kgviz.viz.page import trace_page
 
-        write_text_atomic(args.html, trace_page(trace, session.dataset.kg))
+        write_text_atomic(args.html, trace_page(trace, reasoner.context.kg))
         print(f"page written to {args.html}", file=sys.stderr)
     if args.json:
         _print_json(trace.to_json())
@@ -350,9 +352,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     names: dict[str, EntityNames] = {}
     for name in args.dataset:
         dataset = get_dataset(name)
-        kg_names = EntityNames(dataset.kg)
+        shared = None if dataset.per_question_graphs else EntityNames(dataset.kg)
         for record in dataset.questions(args.split):
-            gold[record.qid], names[record.qid] = list(record.answers), kg_names
+            gold[record.qid] = list(record.answers)
+            names[record.qid] = shared or EntityNames(dataset.question_graph(record))
     paths = [Path(p) for p in args.results]
     require_files(paths)
     with ExitStack() as held:  # one writer: a file a run still writes is refused

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets import Dataset, get_dataset
+from kgviz.datasets.base import QARecord
 from kgviz.embed.index import IndexKind
+from kgviz.errors import KgvizError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 
@@ -41,6 +43,29 @@ class Session:
         if method not in self.reasoners:
             self.reasoners[method] = make_reasoner(method, self.context)
         return self.reasoners[method]
+
+    def question_reasoner(self, method: str, record: QARecord | None, **config: Any) -> Reasoner:
+        """The reasoner for `method` on one question: over the question's own graph where the
+        dataset gives each question one (then the question must be one of the dataset's)."""
+        reasoner = self.reasoner(method, **config)
+        if record is not None:
+            return reasoner.on_question(record)
+        if self.dataset.per_question_graphs:
+            raise KgvizError(
+                f"{self.dataset.name} gives each question its own graph: ask one of its "
+                "questions (pick an example, or give its text or id)"
+            )
+        return reasoner
+
+    def find_question(self, text: str) -> QARecord | None:
+        """The dataset question with this text or id (case-insensitive), if any."""
+        wanted = text.strip().casefold()
+        for split in self.dataset.available_splits():
+            for record in self.dataset.questions(split):
+                qid = record.qid.casefold()
+                if wanted in (record.question.casefold(), qid, qid.rpartition("/")[2]):
+                    return record
+        return None
 
 
 def open_session(

@@ -142,8 +142,8 @@ class AskPanel(widgets.VBox):
         session = self.controls.session()
         method = self.method.value  # read once: the picker may change while this runs
         overrides = self.form_of(method).overrides()
-        reasoner = session.reasoner(method, **overrides)
         record = self.controls.example()
+        reasoner = session.question_reasoner(method, record, **overrides)
         options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
         self.header.value = message(
             f"{method} ({options}) · {session.dataset.name} · {session.llm_reason}\n{question}"
@@ -157,7 +157,7 @@ class AskPanel(widgets.VBox):
         self.controls.status.value = message(
             f"{method} on {session.dataset.name}, {session.llm_reason}: running …"
         )
-        kg = session.dataset.kg
+        kg = reasoner.context.kg  # the question's own graph where the dataset gives each one
         with self.clock, streaming_to(self.live.add, self.live.start):
             trace = reasoner.run(
                 question,

@@ -185,7 +185,7 @@ class ComparePanel(widgets.VBox):
     ) -> None:
         self.controls.status.value = message(f"compare: running {method} …")
         options = self.options_for(method)
-        reasoner = session.reasoner(method, **options)
+        reasoner = session.question_reasoner(method, record, **options)
         trace = reasoner.run(
             question,
             record.topic_entities if record else (),
@@ -193,7 +193,7 @@ class ComparePanel(widgets.VBox):
         )
         self.traces[method] = trace
         self.runs[method] = Run(
-            trace, options, session.llm_reason, session.dataset.kg, record, reasoner.retrieves
+            trace, options, session.llm_reason, reasoner.context.kg, record, reasoner.retrieves
         )
         self.on_run(self.runs[method])
         self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")

@@ -187,9 +187,12 @@ class RoGDataset(Dataset):
 
     def question_graph(self, record: QARecord) -> KnowledgeGraph:
         """The graph published with this question (read from its file on demand)."""
+        if record.qid not in self._addresses:  # read by another instance: index every split
+            for split in self.available_splits():
+                self.questions(split)
         address = self._addresses.get(record.qid)
         if address is None:
-            raise KgvizError(f"{record.qid} is not a question of {self.name} read in this session")
+            raise KgvizError(f"{record.qid} is not a question of {self.name}")
         item = _read_graph_at(address)
         triples = check_graph(item.get("graph"))
         if isinstance(triples, str):

@@ -74,21 +74,44 @@ class QuestionGatedConv(MessagePassing):
         self.combine = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.norm = nn.LayerNorm(hidden)
 
-    def edge_gates(self, instruction: torch.Tensor, relation: torch.Tensor) -> torch.Tensor:
-        """`(E, 1)` relevance of each edge's relation to its question's instruction, in (0, 1)."""
-        return torch.sigmoid(self.gate(instruction * relation))
+    def edge_gates(
+        self,
+        instruction: torch.Tensor,
+        types: torch.Tensor,
+        edge_graph: torch.Tensor,
+        of_edge: torch.Tensor,
+    ) -> torch.Tensor:
+        """`(E, 1)` relevance of each edge's relation to its question's instruction, in (0, 1):
+        computed once per question and relation type, then looked up per edge."""
+        weighted = instruction * self.gate.weight[0]
+        logits = weighted @ types.T + self.gate.bias  # (questions, relation types)
+        return torch.sigmoid(logits[edge_graph, of_edge]).unsqueeze(1)
 
     def forward(
         self,
         h: torch.Tensor,
         p: torch.Tensor,
         edge_index: torch.Tensor,
-        relation: torch.Tensor,
+        relations: tuple[torch.Tensor, torch.Tensor],
         instruction: torch.Tensor,
+        edge_graph: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """New states and reachability `p_v = 1 - exp(-sum_u p_u · w(q_l, r))`."""
-        gate = self.edge_gates(instruction, relation)
-        summed = self.propagate(edge_index, h=h, p=p.unsqueeze(1), relation=relation, gate=gate)
+        """New states and reachability `p_v = 1 - exp(-sum_u p_u · w(q_l, r))`.
+
+        `relations` is `(types, of_edge)`: one vector per relation and direction, and each
+        edge's index into them. `m(h_u, r)` is linear in `[h_u ‖ r]` before its ReLU, so its two
+        halves are computed once per node and once per relation type, not once per edge.
+        `instruction` is `(questions, hidden)`; `edge_graph` names each edge's question."""
+        types, of_edge = relations
+        gate = self.edge_gates(instruction, types, edge_graph, of_edge)
+        node_weight, relation_weight = self.message_proj.weight.split(h.shape[1], dim=1)
+        from_node = nn.functional.linear(h, node_weight)
+        from_relation = nn.functional.linear(types, relation_weight, self.message_proj.bias)[
+            of_edge
+        ]
+        summed = self.propagate(
+            edge_index, m=from_node, p=p.unsqueeze(1), r=from_relation, gate=gate
+        )
         flow = scatter(
             p[edge_index[0]] * gate.squeeze(1), edge_index[1], dim_size=len(h), reduce="sum"
         )
@@ -96,9 +119,9 @@ class QuestionGatedConv(MessagePassing):
         return self.norm(h + self.combine(torch.cat([h, summed], dim=-1))), reach
 
     def message(
-        self, h_j: torch.Tensor, p_j: torch.Tensor, relation: torch.Tensor, gate: torch.Tensor
+        self, m_j: torch.Tensor, p_j: torch.Tensor, r: torch.Tensor, gate: torch.Tensor
     ) -> torch.Tensor:
-        return p_j * gate * torch.relu(self.message_proj(torch.cat([h_j, relation], dim=-1)))
+        return p_j * gate * torch.relu(m_j + r)
 
 
 class GNNReasoner(nn.Module):
@@ -160,8 +183,9 @@ class GNNReasoner(nn.Module):
             start = start + self.names(x.names)
         heads, rels, tails = x.triples[:, 0], x.triples[:, 1], x.triples[:, 2]
         edge_index = torch.cat([torch.stack([heads, tails]), torch.stack([tails, heads])], dim=1)
-        words = torch.tanh(self.tokens(x.relations))[rels]  # in the question tokens' space
-        relation = torch.cat([words + self.directions[0], words + self.directions[1]])
+        words = torch.tanh(self.tokens(x.relations))  # in the question tokens' space
+        types = torch.cat([words + self.directions[0], words + self.directions[1]])
+        relation = (types, torch.cat([rels, rels + len(words)]))
         q = self.question((x.questions - self.question_mean) / self.question_std)
         logits, states = self._round(x, start, edge_index, relation, q)
         for _ in range(self.shape.rounds - 1):
@@ -181,7 +205,7 @@ class GNNReasoner(nn.Module):
         x: GraphInputs,
         h: torch.Tensor,
         edge_index: torch.Tensor,
-        relation: torch.Tensor,
+        relation: tuple[torch.Tensor, torch.Tensor],
         q: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """One reasoning round from the topic entities under question vector `q`: the logits and
@@ -191,7 +215,7 @@ class GNNReasoner(nn.Module):
         edge_graph = graph[edge_index[0]]
         reached = []
         for instruction, conv in zip(self.instructions(q, x.tokens, x.token_mask), self.convs):
-            h, p = conv(h, p, edge_index, relation, instruction[edge_graph])
+            h, p = conv(h, p, edge_index, relation, instruction, edge_graph)
             reached.append(p)
         hop = torch.softmax(self.hop_weights(q), dim=-1)[graph]  # how many steps the question takes
         reach = (torch.stack(reached, dim=1) * hop).sum(dim=1).clamp(1e-4, 1 - 1e-4)
