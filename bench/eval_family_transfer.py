@@ -1,11 +1,11 @@
 """A learned retriever on a graph that is not MetaQA: GNN-RAG with its packaged MetaQA weights
 against GNN-RAG quick-trained on the family KG, on the same held-out questions and the same LLM.
 
-    python bench/eval_family_transfer.py [--folder F] [--limit 120] [--out results/family-gnnrag]
+    python bench/eval_family_transfer.py [--limit 120] [--out results/family-gnnrag]
 
-Builds the family KG into F (default: the user cache) unless it is there, trains GNN-RAG on the
-train/val parts of its questions with `--quick`, then answers the held-out part twice (rows in
-`<out>/metaqa-weights.jsonl` and `<out>/family-weights.jsonl`; runs resume) and prints both.
+Trains GNN-RAG on the train/val parts of the built-in family KG's questions with `--quick`, then
+answers a seeded sample of the held-out part twice (rows in `<out>/metaqa-weights.jsonl` and
+`<out>/family-weights.jsonl`; runs resume) and prints both.
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from build_family_kg import main as build_family_kg
-
 from kgviz.checkpoint_store import CHECKPOINTS, user_checkpoints
 from kgviz.cli import main as kgviz
 from kgviz.eval.runner import read_results, summarize
-from kgviz.paths import cache_root
 
 
 def evaluate(dataset: str, root: Path, out: Path, limit: int, llm: str) -> dict:
@@ -35,14 +32,11 @@ def evaluate(dataset: str, root: Path, out: Path, limit: int, llm: str) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--folder", type=Path, default=cache_root() / "datasets" / "family")
     parser.add_argument("--limit", type=int, default=120, help="held-out questions answered")
     parser.add_argument("--llm", default="auto")
     parser.add_argument("--out", type=Path, default=Path("results/family-gnnrag"))
     args = parser.parse_args()
-    if not (args.folder / "kb.tsv").is_file():
-        build_family_kg([str(args.folder)])
-    dataset = f"custom:{args.folder}"
+    dataset = "family"
     started = time.perf_counter()
     if kgviz(["train", "gnnrag", "--dataset", dataset, "--quick", "--threads", "2"]) != 0:
         raise SystemExit("training failed")

@@ -9,6 +9,7 @@ from kgviz.datasets.base import Dataset
 from kgviz.datasets.custom import CustomDataset
 from kgviz.datasets.demo import Demo
 from kgviz.datasets.explagraphs import ExplaGraphs
+from kgviz.datasets.family_kg import FamilyKG
 from kgviz.datasets.metaqa import MetaQA
 from kgviz.datasets.pathquestion import PathQuestion
 from kgviz.datasets.rog import RoGDataset
@@ -26,6 +27,7 @@ _FACTORIES: dict[str, Factory] = {
     "pathquestion-3hop": lambda root: PathQuestion(3, root),
     "wc2014": WC2014,
     "explagraphs": ExplaGraphs,
+    "family": lambda root: FamilyKG(),
     "webqsp": lambda root: RoGDataset("webqsp", root),
     "cwq": lambda root: RoGDataset("cwq", root),
 }

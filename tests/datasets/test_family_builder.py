@@ -1,9 +1,8 @@
-"""The family-KG builder (bench/build_family_kg.py) on a small instance: every gold answer set is
-exactly what its relation path reaches in kb.tsv, ids are unique, and a seed fixes the output."""
+"""The built-in family KG on a small instance: every gold answer set is exactly what its relation
+path reaches in kb.tsv, ids are unique, a seed fixes the output, `family` builds on first use."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections import defaultdict
 from collections.abc import Callable
@@ -11,20 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from kgviz.datasets import get_dataset
 from kgviz.datasets.custom import read_qa_jsonl
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from kgviz.datasets.family_kg import write_family_kg
 
 
 @pytest.fixture
-def build(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable:
-    """Run the builder's main on 150 people into a folder, with the given seed."""
-    monkeypatch.syspath_prepend(str(BENCH))
-    main = importlib.import_module("build_family_kg").main
+def build() -> Callable:
+    """Write the family KG of 150 people into a folder, with the given seed."""
 
     def run(folder: Path, seed: int = 0) -> Path:
-        assert main([str(folder), "--people", "150", "--seed", str(seed)]) == 0
-        assert "questions: 1-hop" in capsys.readouterr().out
+        counts = write_family_kg(folder, seed=seed, people=150)
+        assert counts["1-hop questions"] > 0 and counts["triples"] > 500
         return folder
 
     return run
@@ -61,3 +58,12 @@ def test_same_seed_same_files(build: Callable, tmp_path: Path) -> None:
     for name in ("kb.tsv", "dev.jsonl"):
         assert (first / name).read_bytes() == (again / name).read_bytes()
         assert (first / name).read_bytes() != (other / name).read_bytes()
+
+
+def test_the_named_dataset_is_written_into_the_cache_once(tmp_path: Path) -> None:
+    dataset = get_dataset("family")
+    assert not dataset.root.exists()  # the test's private cache
+    records = dataset.questions("dev")
+    assert dataset.root.is_relative_to(tmp_path) and len(records) > 600
+    assert records[0].topic_entities and records[0].hops == 1
+    assert dataset.kg.num_triples > 10_000

@@ -15,12 +15,11 @@ path; a question's gold `answers` are every entity reached by following its `pat
 topic entity in the KG. Questions with no answer, more than five, or the topic entity among
 them are skipped. Records carry `path` (the relation names) beside the fields kgviz reads.
 
-Usage: python bench/build_family_kg.py OUT_FOLDER [--seed 0] [--people 1500]
+`kgviz data info family` writes it (seed 0) into the user cache; `FamilyKG` reads it from there.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -28,6 +27,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from kgviz.atomic import write_text_atomic
+from kgviz.datasets.custom import CustomDataset
+from kgviz.paths import cache_root
 
 GENERATIONS = 6
 GROWTH = 1.35  # each generation is born about this many times larger than the one before
@@ -658,33 +661,39 @@ def questions(rng: random.Random, tree: Genealogy, triples: list[Triple]) -> lis
     return records
 
 
-def write_folder(folder: Path, triples: list[Triple], records: list[dict]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kb.tsv").write_text("".join("\t".join(t) + "\n" for t in triples))
-    (folder / "dev.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help="folder to write kb.tsv and dev.jsonl into")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--people", type=int, default=1500, help="about this many people")
-    args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    tree = grow(rng, args.people)
+def write_family_kg(folder: Path, seed: int = 0, people: int = 1500) -> dict[str, int]:
+    """Grow the genealogy, write `kb.tsv` and `dev.jsonl` into `folder` (each atomically) and
+    return its counts."""
+    rng = random.Random(seed)
+    tree = grow(rng, people)
     finish(tree)
     triples = kg_triples(tree)
     records = questions(rng, tree, triples)
-    write_folder(args.out, triples, records)
+    write_text_atomic(folder / "kb.tsv", "".join("\t".join(t) + "\n" for t in triples))
+    write_text_atomic(folder / "dev.jsonl", "".join(json.dumps(r) + "\n" for r in records))
     per_hop = Counter(r["hops"] for r in records)
-    print(f"people: {len(tree.people)} over {GENERATIONS} generations")
-    print(f"entities: {len({e for h, _, t in triples for e in (h, t)})}")
-    print(f"relations: {len({r for _, r, _ in triples})}")
-    print(f"triples: {len(triples)}")
-    print("questions: " + ", ".join(f"{h}-hop {per_hop[h]}" for h in sorted(per_hop)))
-    print(f"wrote {args.out / 'kb.tsv'} and {args.out / 'dev.jsonl'}")
-    return 0
+    return {
+        "people": len(tree.people),
+        "entities": len({e for h, _, t in triples for e in (h, t)}),
+        "relations": len({r for _, r, _ in triples}),
+        "triples": len(triples),
+        **{f"{h}-hop questions": per_hop[h] for h in sorted(per_hop)},
+    }
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+class FamilyKG(CustomDataset):
+    """The family KG of seed 0, written into the user cache on first use (a few seconds)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        folder = cache_root() / "datasets" / f"family-{seed}"
+        super().__init__(folder, name="family", family="paths")  # PathQuestion's few-shots fit
+        self.seed = seed
+        self.description = "built-in synthetic royal genealogy (1/2/3-hop questions), generated"
+
+    def check_available(self) -> None:
+        if not (self.root / "dev.jsonl").is_file():
+            write_family_kg(self.root, self.seed)
+        super().check_available()
+
+    def available_splits(self) -> list[str]:
+        return ["dev"]
