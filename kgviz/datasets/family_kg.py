@@ -497,7 +497,7 @@ class Genealogy:
     def bear_children(self, husband: Person, wife: Person, mean: float) -> list[Person]:
         """Mostly born at the couple's seat, sometimes elsewhere in its country or abroad."""
         seat = husband.home or husband.birth_town
-        children = []
+        children: list[Person] = []
         for _ in range(min(poisson(self.rng, mean), 9)):
             gender = self.rng.choice(("male", "female"))
             roll = self.rng.random()

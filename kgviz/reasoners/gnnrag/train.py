@@ -10,6 +10,7 @@ improving, and the best epoch is saved with a card.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import time
@@ -25,6 +26,7 @@ from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, graph_inputs
 from kgviz.reasoners.gnnrag.samples import GNNRAGSample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
 METRIC = "hits@1"
@@ -62,14 +64,13 @@ def train_epoch(
     samples: list[GNNRAGSample],
     order: np.ndarray,
     batch: int,
-    desc: str,
+    progress: TrainingProgress,
+    epoch: int,
 ) -> float:
     """One pass over `samples` in `order`, `batch` questions per step; the mean loss."""
-    from tqdm.auto import tqdm
-
     model.train()
     losses = []
-    for start in tqdm(range(0, len(order), batch), desc=desc, unit="step", leave=False):
+    for start in progress.steps(epoch, range(0, len(order), batch)):
         chosen = [samples[i] for i in order[start : start + batch]]
         inputs = graph_inputs(
             text, [s.subgraph for s in chosen], [s.question for s in chosen], model.shape.use_names
@@ -103,30 +104,33 @@ def main(argv: list[str]) -> int:
     model.standardise_questions(torch.stack([s.question.vector for s in labelled]))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     history, best, best_state, best_epoch, stale = [], None, None, 0, 0
-    for epoch in range(1, args.epochs + 1):
-        loss = train_epoch(
-            model,
-            optimizer,
-            text,
-            labelled,
-            rng.permutation(len(labelled)),
-            args.batch,
-            f"epoch {epoch}",
-        )
-        scores = node_metrics(model, text, val, settings)
-        history.append({"epoch": epoch, "loss": round(loss, 5), **scores["all"]})
-        print(
-            f"epoch {epoch}: loss {loss:.4f}, val hits@1 {scores['all'][METRIC]:.4f}, "
-            f"recall {scores['all']['recall']:.4f}",
-            flush=True,
-        )
-        if best is None or scores["all"][METRIC] > best["all"][METRIC]:
-            best, best_epoch, stale = scores, epoch, 0
-            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        else:
-            stale += 1
-            if stale >= args.patience:
-                break
+    with TrainingProgress(
+        args.epochs, math.ceil(len(labelled) / args.batch), unit="step"
+    ) as progress:
+        for epoch in range(1, args.epochs + 1):
+            loss = train_epoch(
+                model,
+                optimizer,
+                text,
+                labelled,
+                rng.permutation(len(labelled)),
+                args.batch,
+                progress,
+                epoch,
+            )
+            scores = node_metrics(model, text, val, settings)
+            history.append({"epoch": epoch, "loss": round(loss, 5), **scores["all"]})
+            progress.report(
+                f"epoch {epoch}: loss {loss:.4f}, val hits@1 {scores['all'][METRIC]:.4f}, "
+                f"recall {scores['all']['recall']:.4f}"
+            )
+            if best is None or scores["all"][METRIC] > best["all"][METRIC]:
+                best, best_epoch, stale = scores, epoch, 0
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            else:
+                stale += 1
+                if stale >= args.patience:
+                    break
 
     elapsed = time.perf_counter() - started
     card = {

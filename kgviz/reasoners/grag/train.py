@@ -10,6 +10,7 @@ improving, and the best epoch is saved with a card.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import time
@@ -33,6 +34,7 @@ from kgviz.reasoners.grag.samples import (
     sample_tensors,
 )
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
 
@@ -69,14 +71,13 @@ def train_epoch(
     samples: list[GRAGSample],
     batch: int,
     rng: np.random.Generator,
-    desc: str,
+    progress: TrainingProgress,
+    epoch: int,
 ) -> float:
-    from tqdm.auto import tqdm
-
     pruner.train()
     order = rng.permutation(len(samples))
     losses = []
-    for start in tqdm(range(0, len(order), batch), desc=desc, unit="batch", leave=False):
+    for start in progress.steps(epoch, range(0, len(order), batch)):
         node_logits, edge_logits, node_labels, edge_labels = [], [], [], []
         for i in order[start : start + batch]:
             nodes, edges = pruner(*sample_tensors(index, samples[i]))
@@ -117,18 +118,21 @@ def main(argv: list[str]) -> int:
     pruner = SoftPruner(shape)
     optimizer = torch.optim.Adam(pruner.parameters(), lr=args.lr)
     history, best, best_state, best_epoch, stale = [], None, None, 0, 0
-    for epoch in range(1, args.epochs + 1):
-        loss = train_epoch(pruner, optimizer, index, train, args.batch, rng, f"epoch {epoch}")
-        scores = evaluate(pruner, index, val, settings.description_tokens)
-        history.append({"epoch": epoch, "loss": round(loss, 5), **scores})
-        print(f"epoch {epoch}: loss {loss:.4f}, val {scores}")
-        if best is None or scores["triple_ap"] > best["triple_ap"]:
-            best, best_epoch, stale = scores, epoch, 0
-            best_state = {k: v.detach().clone() for k, v in pruner.state_dict().items()}
-        else:
-            stale += 1
-            if stale >= args.patience:
-                break
+    with TrainingProgress(
+        args.epochs, math.ceil(len(train) / args.batch), unit="batch"
+    ) as progress:
+        for epoch in range(1, args.epochs + 1):
+            loss = train_epoch(pruner, optimizer, index, train, args.batch, rng, progress, epoch)
+            scores = evaluate(pruner, index, val, settings.description_tokens)
+            history.append({"epoch": epoch, "loss": round(loss, 5), **scores})
+            progress.report(f"epoch {epoch}: loss {loss:.4f}, val {scores}")
+            if best is None or scores["triple_ap"] > best["triple_ap"]:
+                best, best_epoch, stale = scores, epoch, 0
+                best_state = {k: v.detach().clone() for k, v in pruner.state_dict().items()}
+            else:
+                stale += 1
+                if stale >= args.patience:
+                    break
 
     assert best is not None and best_state is not None  # at least one epoch ran
     pruner.load_state_dict(best_state)

@@ -15,7 +15,6 @@ from dataclasses import asdict
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from kgviz.checkpoint_store import save_checkpoint
 from kgviz.reasoners.subgraphrag.retrieval import SubgraphRAGRetrieval, score_subgraph
@@ -28,6 +27,7 @@ from kgviz.reasoners.subgraphrag.scorer import (
 )
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
 
@@ -62,40 +62,41 @@ def main(argv: list[str]) -> int:
     optimizer = torch.optim.Adam(scorer.parameters(), lr=args.lr)
     metric = f"triple_recall@{args.top_k}"
     history, best, best_state, stale = [], None, None, 0
-    for epoch in range(1, args.epochs + 1):
-        scorer.train()
-        losses = []
-        for i in tqdm(rng.permutation(len(labelled)), desc=f"epoch {epoch}", unit="q", leave=False):
-            sample = labelled[i]
-            logits = score_subgraph(scorer, text, sample.question, sample.subgraph)
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.from_numpy(sample.labels).float()
+    with TrainingProgress(args.epochs, len(labelled), unit="q") as progress:
+        for epoch in range(1, args.epochs + 1):
+            scorer.train()
+            losses = []
+            for i in progress.steps(epoch, rng.permutation(len(labelled))):
+                sample = labelled[i]
+                logits = score_subgraph(scorer, text, sample.question, sample.subgraph)
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                    logits, torch.from_numpy(sample.labels).float()
+                )
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            scorer.eval()
+            scores = evaluate(kg, scorer, text, val, [args.top_k])
+            history.append(
+                {
+                    "epoch": epoch,
+                    "loss": round(float(np.mean(losses)), 5),
+                    metric: scores["all"][metric],
+                }
             )
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        scorer.eval()
-        scores = evaluate(kg, scorer, text, val, [args.top_k])
-        history.append(
-            {
-                "epoch": epoch,
-                "loss": round(float(np.mean(losses)), 5),
-                metric: scores["all"][metric],
-            }
-        )
-        print(
-            f"epoch {epoch}: loss {history[-1]['loss']:.4f}, "
-            f"val {metric} {scores['all'][metric]:.4f}"
-        )
-        if best is None or scores["all"][metric] > best["all"][metric]:
-            best, stale = scores, 0
-            best_state = {k: v.detach().clone() for k, v in scorer.state_dict().items()}
-            best_epoch = epoch
-        else:
-            stale += 1
-            if stale >= args.patience:
-                break
+            progress.report(
+                f"epoch {epoch}: loss {history[-1]['loss']:.4f}, "
+                f"val {metric} {scores['all'][metric]:.4f}"
+            )
+            if best is None or scores["all"][metric] > best["all"][metric]:
+                best, stale = scores, 0
+                best_state = {k: v.detach().clone() for k, v in scorer.state_dict().items()}
+                best_epoch = epoch
+            else:
+                stale += 1
+                if stale >= args.patience:
+                    break
 
     assert best is not None and best_state is not None  # at least one epoch ran
     scorer.load_state_dict(best_state)
