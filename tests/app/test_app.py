@@ -18,6 +18,7 @@ import csv
 import io
 import json
 import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -516,3 +517,26 @@ def test_a_custom_folder_joins_the_dataset_picker(demo_sessions, tmp_path):
     app.controls.use_folder()
     assert app.controls.dataset.value == f"custom:{folder}"
     assert app.controls.question.options == ("who is the child of Ann",)
+
+
+def test_a_dataset_with_a_graph_per_question_runs_and_draws_that_graph(
+    demo_sessions, tmp_path, tmp_cache, monkeypatch
+):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+    from rog_world import write_rog
+
+    write_rog(tmp_path, "webqsp")
+    monkeypatch.setenv("KGVIZ_DATA", str(tmp_path))
+    app = Lab("webqsp", "auto", "off", session_factory=demo_sessions(), ollama=[], method="gnnrag")
+    question = "what language do they speak in jamaica"  # the first train question: an example
+    assert question in app.controls.question.options
+    app.ask(question)
+    trace, panel = app.ask_panel.trace, app.ask_panel
+    assert trace is not None and "answered in" in app.controls.status.value
+    own = app.controls.session().dataset.question_graph(app.controls.example())
+    triples = {own.triple_names(edge) for edge in range(own.num_triples)}
+    assert trace.evidence and set(map(tuple, trace.evidence)) <= triples
+    assert panel.stages.titles == ("linking", "gnn", "paths", "prompt", "timing")
+    assert "no checkpoint trained on webqsp" in panel.answer.value  # the MetaQA fallback, said
+    app.ask("what language do they speak in atlantis")  # typed: no graph of its own
+    assert "gives each question its own graph" in app.controls.status.value
