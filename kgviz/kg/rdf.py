@@ -39,7 +39,12 @@ from rdflib.plugins.parsers.ntriples import (
 from rdflib.term import Node
 
 from kgviz.errors import DataFormatError
-from kgviz.kg.readers import MAX_NAME_ENV, StringTriple, max_name_chars, open_text_lines
+from kgviz.kg.readers import (
+    StringTriple,
+    check_name_lengths,
+    max_name_chars,
+    open_text_lines,
+)
 
 Statement = tuple[Node, Node, Node]
 
@@ -189,13 +194,6 @@ def read_rdf_triples(path: Path) -> list[StringTriple]:
     triples = []
     for line, (s, p, o) in facts:
         triple = (entity(s), relations[p], entity(o))
-        too_long = next((name for name in triple if len(name) > longest), None)
-        if too_long is not None:
-            raise DataFormatError(
-                path,
-                line,
-                f"a name of {len(too_long):,} characters ({too_long[:40]!r}...; the limit is "
-                f"{longest:,}; set {MAX_NAME_ENV} to raise it)",
-            )
+        check_name_lengths(path, line, triple, longest)
         triples.append(triple)
     return triples

@@ -27,6 +27,18 @@ def max_name_chars() -> int:
     return int(value)
 
 
+def check_name_lengths(path: Path, line: int, triple: StringTriple, longest: int) -> None:
+    """A `DataFormatError` at `line` when a name of `triple` is longer than `longest`."""
+    too_long = next((name for name in triple if len(name) > longest), None)
+    if too_long is not None:
+        raise DataFormatError(
+            path,
+            line,
+            f"a name of {len(too_long):,} characters ({too_long[:40]!r}...; the limit is "
+            f"{longest:,}; set {MAX_NAME_ENV} to raise it)",
+        )
+
+
 def open_text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield `(line_number, line)` of a UTF-8 text file without line endings, skipping blank
     lines and a leading byte-order mark. A line that is not UTF-8 is a `DataFormatError`."""
@@ -89,12 +101,5 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
                 number,
                 f"expected 3 non-empty fields separated by {shown!r}, got {line[:120]!r}",
             )
-        too_long = next((name for name in triple if len(name) > longest), None)
-        if too_long is not None:
-            raise DataFormatError(
-                path,
-                number,
-                f"a name of {len(too_long):,} characters (the "
-                f"limit is {longest:,}; set {MAX_NAME_ENV} to raise it)",
-            )
+        check_name_lengths(path, number, triple, longest)
         yield triple
