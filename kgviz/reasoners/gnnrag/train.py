@@ -26,6 +26,7 @@ from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, graph_inputs
 from kgviz.reasoners.gnnrag.samples import GNNRAGSample, build_samples, node_metrics
 from kgviz.reasoners.text_features import TextEmbeddings, kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
@@ -103,7 +104,8 @@ def main(argv: list[str]) -> int:
     model = GNNReasoner(shape).eval()
     model.standardise_questions(torch.stack([s.question.vector for s in labelled]))
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    history, best, best_state, best_epoch, stale = [], None, None, 0, 0
+    history: list[dict] = []
+    stopping: EarlyStopping[dict] = EarlyStopping(args.patience)
     with TrainingProgress(
         args.epochs, math.ceil(len(labelled) / args.batch), unit="step"
     ) as progress:
@@ -124,13 +126,9 @@ def main(argv: list[str]) -> int:
                 f"epoch {epoch}: loss {loss:.4f}, val hits@1 {scores['all'][METRIC]:.4f}, "
                 f"recall {scores['all']['recall']:.4f}"
             )
-            if best is None or scores["all"][METRIC] > best["all"][METRIC]:
-                best, best_epoch, stale = scores, epoch, 0
-                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            else:
-                stale += 1
-                if stale >= args.patience:
-                    break
+            if stopping.should_stop(epoch, scores["all"][METRIC], scores, model):
+                break
+    best, best_state, best_epoch = stopping.best()
 
     elapsed = time.perf_counter() - started
     card = {
@@ -167,7 +165,6 @@ def main(argv: list[str]) -> int:
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": "kgviz train gnnrag " + shlex.join(argv),
     }
-    assert best is not None and best_state is not None  # at least one epoch ran
     folder = save_checkpoint(args.out, best_state, card, args.checkpoint_root)
     print(
         f"saved {folder} (best epoch {best_epoch}, val {METRIC} {best['all'][METRIC]:.4f}, "

@@ -34,6 +34,7 @@ from kgviz.reasoners.grag.samples import (
     sample_tensors,
 )
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
@@ -117,7 +118,8 @@ def main(argv: list[str]) -> int:
     shape = GateShape(dim=index.node_vectors.shape[1], hidden=args.hidden)
     pruner = SoftPruner(shape)
     optimizer = torch.optim.Adam(pruner.parameters(), lr=args.lr)
-    history, best, best_state, best_epoch, stale = [], None, None, 0, 0
+    history: list[dict] = []
+    stopping: EarlyStopping[dict] = EarlyStopping(args.patience)
     with TrainingProgress(
         args.epochs, math.ceil(len(train) / args.batch), unit="batch"
     ) as progress:
@@ -126,15 +128,9 @@ def main(argv: list[str]) -> int:
             scores = evaluate(pruner, index, val, settings.description_tokens)
             history.append({"epoch": epoch, "loss": round(loss, 5), **scores})
             progress.report(f"epoch {epoch}: loss {loss:.4f}, val {scores}")
-            if best is None or scores["triple_ap"] > best["triple_ap"]:
-                best, best_epoch, stale = scores, epoch, 0
-                best_state = {k: v.detach().clone() for k, v in pruner.state_dict().items()}
-            else:
-                stale += 1
-                if stale >= args.patience:
-                    break
-
-    assert best is not None and best_state is not None  # at least one epoch ran
+            if stopping.should_stop(epoch, scores["triple_ap"], scores, pruner):
+                break
+    best, best_state, best_epoch = stopping.best()
     pruner.load_state_dict(best_state)
     elapsed = time.perf_counter() - started
     card = {

@@ -27,6 +27,7 @@ from kgviz.reasoners.subgraphrag.scorer import (
 )
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
+from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import data_card, prepare
 
@@ -61,7 +62,8 @@ def main(argv: list[str]) -> int:
     scorer = TripleScorer(shape)
     optimizer = torch.optim.Adam(scorer.parameters(), lr=args.lr)
     metric = f"triple_recall@{args.top_k}"
-    history, best, best_state, stale = [], None, None, 0
+    history: list[dict] = []
+    stopping: EarlyStopping[dict] = EarlyStopping(args.patience)
     with TrainingProgress(args.epochs, len(labelled), unit="q") as progress:
         for epoch in range(1, args.epochs + 1):
             scorer.train()
@@ -89,16 +91,9 @@ def main(argv: list[str]) -> int:
                 f"epoch {epoch}: loss {history[-1]['loss']:.4f}, "
                 f"val {metric} {scores['all'][metric]:.4f}"
             )
-            if best is None or scores["all"][metric] > best["all"][metric]:
-                best, stale = scores, 0
-                best_state = {k: v.detach().clone() for k, v in scorer.state_dict().items()}
-                best_epoch = epoch
-            else:
-                stale += 1
-                if stale >= args.patience:
-                    break
-
-    assert best is not None and best_state is not None  # at least one epoch ran
+            if stopping.should_stop(epoch, scores["all"][metric], scores, scorer):
+                break
+    best, best_state, best_epoch = stopping.best()
     scorer.load_state_dict(best_state)
     final = evaluate(kg, scorer, text, val, [50, 100, 200])
     elapsed = time.perf_counter() - started
