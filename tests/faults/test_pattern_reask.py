@@ -40,7 +40,7 @@ def reply(content: dict) -> bytes:
     ).encode()
 
 
-def run(fault_server, replies: list[dict]):
+def run(fault_server, replies: list[dict], **options):
     bodies: list[str] = []
 
     def script(number: int, body: str):
@@ -50,7 +50,7 @@ def run(fault_server, replies: list[dict]):
     server = fault_server(script)
     dataset = get_dataset("demo")
     context = ReasonerContext(dataset, OpenAIBackend(server.url + "/v1", "m"))
-    return make_reasoner("simgrag", context).run(QUESTION, ["Tom Hanks"]), bodies
+    return make_reasoner("simgrag", context, **options).run(QUESTION, ["Tom Hanks"]), bodies
 
 
 def test_a_self_loop_is_reasked_and_the_fixed_pattern_searched(fault_server, tmp_cache):
@@ -82,3 +82,31 @@ def test_a_well_formed_pattern_is_not_reasked(fault_server, tmp_cache):
     trace, bodies = run(fault_server, [FIXED, ANSWER])
     assert [call.stage for call in trace.llm_calls] == ["pattern", "generation"]
     assert len(bodies) == 2
+
+
+LOST = {  # well formed, but Tom Hanks, the question's entity, is no node
+    "phrases": PHRASES,
+    "triples": [
+        ["UNKNOWN movie 1", "starred actors", "UNKNOWN person 2"],
+        ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"],
+    ],
+}
+
+
+def test_a_pattern_without_the_topic_entity_is_reasked(fault_server, tmp_cache):
+    trace, bodies = run(fault_server, [LOST, FIXED, ANSWER])
+    assert [call.stage for call in trace.llm_calls] == [
+        "pattern",
+        PATTERN_REASK_STAGE,
+        "generation",
+    ]
+    reask = json.loads(bodies[1])["messages"][-1]["content"]
+    assert "the question's entity 'Tom Hanks' is not a node" in reask
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in FIXED["triples"]]
+    assert ("Forrest Gump", "directed_by", "Robert Zemeckis") in trace.evidence
+
+
+def test_the_topic_reask_can_be_turned_off(fault_server, tmp_cache):
+    trace, _ = run(fault_server, [LOST, ANSWER], reask_lost_topics=False)
+    assert [call.stage for call in trace.llm_calls][:2] == ["pattern", "generation"]
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in LOST["triples"]]

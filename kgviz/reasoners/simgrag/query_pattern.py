@@ -14,10 +14,12 @@ happened.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgviz.errors import KgvizError
+from kgviz.reasoners.linking import normalise
 from kgviz.reasoners.simgrag.pattern import PatternGraph
 
 MAX_TEXT_CHARS = 200
@@ -201,3 +203,18 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges
     ]
     return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs, malformed)
+
+
+def lost_topics(pattern: QueryPattern, topics: Sequence[str]) -> list[str]:
+    """The given topic entities that no named node of the pattern stands for (same name once
+    case, accents and punctuation are set aside)."""
+    named = {normalise(node.text) for node in pattern.nodes if not node.is_unknown}
+    return [topic for topic in topics if normalise(topic) not in named]
+
+
+def pattern_problems(pattern: QueryPattern, topics: Sequence[str]) -> list[str]:
+    """What a re-ask should fix: the malformations, then each given entity the pattern lost."""
+    return pattern.malformed + [
+        f"the question's entity {topic!r} is not a node; use its exact name as a node"
+        for topic in lost_topics(pattern, topics)
+    ]

@@ -28,6 +28,7 @@ from kgviz.reasoners.simgrag.query_pattern import (
     PatternError,
     QueryPattern,
     parse_pattern,
+    pattern_problems,
 )
 from kgviz.reasoners.simgrag.records import (
     GENERATION,
@@ -70,6 +71,9 @@ class SimGRAGConfig(ReasonerConfig):
     relation_hint: bool = option(
         True, "name the KG's relations in the pattern prompt (not in the paper)"
     )
+    reask_lost_topics: bool = option(
+        True, "re-ask a pattern with no node for a given topic entity (not in the paper)"
+    )
 
     def __post_init__(self) -> None:
         if self.algorithm not in ALGORITHMS:
@@ -110,7 +114,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         """Pattern (an LLM call), candidate pools, top-k search; the subgraphs found."""
         found: list[subgraphs.Subgraph] = []
         with trace.stage(PATTERN):
-            pattern, parts = self._pattern(trace, question)
+            pattern, parts = self._pattern(trace, question, topic_entities)
             trace.record(PATTERN, pattern)
         if pattern is not None:
             with trace.stage(POOLS):
@@ -133,8 +137,11 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             self._generate(trace, question, [s.triples for s in found])
 
     # ----------------------------------------------------------------- stages
-    def _pattern(self, trace: Trace, question: str) -> tuple[QueryPattern | None, list[Component]]:
-        """The parsed pattern and the components to search; (None, []) with a warning on failure."""
+    def _pattern(
+        self, trace: Trace, question: str, topics: tuple[str, ...]
+    ) -> tuple[QueryPattern | None, list[Component]]:
+        """The parsed pattern and the components to search; (None, []) with a warning on failure.
+        A malformed pattern, or one without a node for a given topic entity, is re-asked once."""
         messages = prompts.pattern_messages(
             self.context.dataset.family, question, self.config.relation_hint
         )
@@ -144,20 +151,22 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
             return None, []
-        if pattern.malformed:
-            pattern = self._reask_pattern(trace, messages, pattern)
+        topics = topics if self.config.reask_lost_topics else ()
+        if pattern_problems(pattern, topics):
+            pattern = self._reask_pattern(trace, messages, pattern, topics)
         parts = pattern.searchable()
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
         return pattern, parts
 
     def _reask_pattern(
-        self, trace: Trace, messages: list[Message], first: QueryPattern
+        self, trace: Trace, messages: list[Message], first: QueryPattern, topics: tuple[str, ...]
     ) -> QueryPattern:
-        """One re-ask quoting what is malformed (stage `pattern_reask`); the new pattern unless
-        it is worse (more problems) or unusable, when the first is repaired instead."""
-        trace.warnings.append("pattern re-asked: " + "; ".join(first.malformed))
+        """One re-ask quoting what is wrong (stage `pattern_reask`); the new pattern unless it
+        is worse (more problems) or unusable, when the first is repaired instead."""
+        problems = pattern_problems(first, topics)
+        trace.warnings.append("pattern re-asked: " + "; ".join(problems))
         follow_up = reask_messages(
-            messages, trace.llm_calls[-1].text, prompts.pattern_reask(first.malformed)
+            messages, trace.llm_calls[-1].text, prompts.pattern_reask(problems)
         )
         try:
             reply = ask_json(
@@ -167,7 +176,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
             return first
-        return again if len(again.malformed) <= len(first.malformed) else first
+        return again if len(pattern_problems(again, topics)) <= len(problems) else first
 
     def _search(
         self, trace: Trace, pattern: QueryPattern, parts: list[Component], pools: PatternPools
