@@ -33,7 +33,7 @@ class Session:
 
             get_encoder().encode(["warm-up"])
         elif retrieves:
-            self.context.index.encoder.encode(["warm-up"])
+            self.context.index.embed(["warm-up"])  # loads the encoder and the embedding cache
         self.context.llm.warm_up()
 
     def reasoner(self, method: str, **config: Any) -> Reasoner:

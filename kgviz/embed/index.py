@@ -5,6 +5,7 @@ Milvus (`kgviz.embed.milvus_index`) is the optional third kind.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -14,6 +15,11 @@ from kgviz.atomic import atomic_path
 
 FaissKind = Literal["flat", "hnsw"]
 IndexKind = Literal["flat", "hnsw", "milvus"]  # milvus: see kgviz.embed.milvus_index
+# Up to this many queries are searched on one thread: for a single query, starting and syncing
+# OpenMP threads costs more than it saves (3 ms instead of 46 ms per SimGRAG pools stage on a
+# busy 2-core machine, bench/bench_pools.py).
+ONE_THREAD_QUERIES = 16
+_THREADS = threading.Lock()  # faiss' thread count is process-wide: one small search at a time
 
 
 class VectorIndex(Protocol):
@@ -53,7 +59,18 @@ class FaissIndex:
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
         k = max(1, min(k, len(self)))
-        squared, ids = self.index.search(queries, k)
+        if len(queries) > ONE_THREAD_QUERIES:
+            squared, ids = self.index.search(queries, k)
+        else:
+            import faiss
+
+            with _THREADS:
+                threads = faiss.omp_get_max_threads()
+                faiss.omp_set_num_threads(1)
+                try:
+                    squared, ids = self.index.search(queries, k)
+                finally:
+                    faiss.omp_set_num_threads(threads)
         return np.sqrt(np.maximum(squared, 0.0)), ids
 
     def __len__(self) -> int:

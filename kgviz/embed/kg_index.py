@@ -37,6 +37,7 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 
 
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
+RECENT_TEXTS = 4096  # query texts remembered per index (then forgotten all at once)
 
 
 @lru_cache(maxsize=4)
@@ -127,6 +128,7 @@ class KGIndex:
         self.encoder = encoder
         self.entity_index = entities
         self.relation_index = relations
+        self._recent: dict[str, np.ndarray] = {}  # query texts encoded lately
 
     @classmethod
     def build(
@@ -175,7 +177,25 @@ class KGIndex:
         return cls(kg, encoder, entities, relations)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return self.encoder.encode(texts)
+        """Vectors of `texts`: from the embedding cache (every KG name embedded before by this
+        encoder) or the query texts seen lately (relation phrases recur), the rest encoded."""
+        cache, lock = _shared_cache(self.encoder.model_name, cache_root())
+        with lock:
+            found, missing = cache.lookup(texts)
+            if found is None:
+                found = np.zeros((len(texts), self.encoder.dim), dtype=np.float32)
+            recent = [i for i in missing if texts[i] in self._recent]
+            for i in recent:
+                found[i] = self._recent[texts[i]]
+        todo = [i for i in missing if texts[i] not in self._recent]
+        if todo:
+            vectors = self.encoder.encode([texts[i] for i in todo])
+            found[todo] = vectors
+            with lock:
+                if len(self._recent) > RECENT_TEXTS:
+                    self._recent.clear()
+                self._recent.update(zip((texts[i] for i in todo), vectors))
+        return found
 
     def nearest_entities(self, text: str, k: int) -> list[Neighbour]:
         """Top-k entities; among equally distant ones an exact name match ranks first."""
