@@ -97,8 +97,10 @@ def test_params_follow_the_config_dataclass():
         "algorithm",
         "task",
         "relation_hint",
+        "reask_lost_topics",
     }
     assert isinstance(form.fields["k"], widgets.IntText)
+    assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
     assert isinstance(form.fields["time_limit_s"], widgets.FloatText)
     assert form.fields["algorithm"].options == ("optimized", "algorithm1")
     assert form.overrides() == {"record_tree": True}  # the app records the search tree
