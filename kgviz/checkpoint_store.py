@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +76,25 @@ def save_checkpoint(
 def load_checkpoint(
     name: str, train_command: str, root: Path | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`(state_dict, card)`; a missing checkpoint is a clear error naming `train_command`."""
-    from safetensors.torch import load_file
-
+    """`(state_dict, card)`, both to be read, not changed; a missing checkpoint is a clear error
+    naming `train_command`. The files are read once while they stay as they are (a dataset whose
+    questions each have their own graph builds a reasoner per question)."""
     folder = checkpoint_dir(name, root)
     weights, card = folder / "model.safetensors", folder / "card.json"
     if not weights.is_file() or not card.is_file():
         raise KgvizError(
             f"no trained checkpoint for {name!r} in {folder}; train it with `{train_command}`"
         )
-    return load_file(str(weights)), json.loads(card.read_text(encoding="utf-8"))
+    versions = tuple((path.stat().st_mtime_ns, path.stat().st_size) for path in (weights, card))
+    return _read_checkpoint(folder, versions)
+
+
+@lru_cache(maxsize=16)
+def _read_checkpoint(
+    folder: Path, versions: tuple[tuple[int, int], ...]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The files of `folder` as they were at `versions` (modification time and size of each)."""
+    from safetensors.torch import load_file
+
+    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
+    return load_file(str(folder / "model.safetensors")), card

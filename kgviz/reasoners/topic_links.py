@@ -40,10 +40,11 @@ def count_topic_links(dataset: Dataset, records: Iterable[QARecord]) -> TopicCou
     counts = TopicCounts()
     shared = None if dataset.per_question_graphs else EntityNames(dataset.kg)
     for record in records:
-        if shared is None:
+        names = shared
+        if names is None:
             graph = dataset.question_graph(record)
             counts.graph_triples += graph.num_triples
-        names = shared or EntityNames(graph)
+            names = EntityNames(graph)
         counts.questions += 1
         if record.topic_entities:
             counts.marked += 1
