@@ -46,7 +46,7 @@ def main() -> None:
     methods = args.methods.split(",")
     settings = parse_settings(args.set)
     hops = [int(h) for h in args.hops.split(",")]
-    sessions = {h: open_session(f"metaqa-{h}hop", args.llm) for h in hops}
+    sessions = {h: open_session(f"metaqa-{h}hop", args.llm, llm_slots=args.workers) for h in hops}
     for per_hop in (int(n) for n in args.rounds.split(",")):
         for method in methods:
             for h in hops:

@@ -197,7 +197,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kgviz.session import open_session
 
     methods = [m for value in args.method for m in value.split(",") if m]
-    session = open_session(args.dataset, args.llm, cache_mode=args.cache)
+    session = open_session(args.dataset, args.llm, cache_mode=args.cache, llm_slots=args.workers)
     print(f"llm: {session.llm_reason}", file=sys.stderr)
     plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
     summary = run_eval(
@@ -462,7 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         type=positive_int,
         default=1,
-        help="questions in flight at once, capped by the LLM backend (1 for the in-process model)",
+        help="questions in flight at once; the offline model serves as many at once "
+        "(llama.cpp parallel slots), a server backend caps them at what it serves",
     )
     evaluate.add_argument(
         "--set",

@@ -74,14 +74,16 @@ def open_session(
     cache_mode: CacheMode = "rw",
     index_kind: IndexKind | None = None,
     milvus_uri: str | None = None,
+    llm_slots: int | None = None,
 ) -> Session:
     """Load the dataset's KG and resolve the LLM spec (the model itself loads on first use).
 
-    `index_kind` and `milvus_uri` choose the vector index (see `ReasonerContext`)."""
+    `index_kind` and `milvus_uri` choose the vector index (see `ReasonerContext`); `llm_slots`
+    how many requests the offline model serves at once."""
     from kgviz.llm.select import choose_llm
 
     dataset = get_dataset(dataset_name)
     dataset.check_available()
-    choice = choose_llm(llm_spec, cache_mode=cache_mode)
+    choice = choose_llm(llm_spec, cache_mode=cache_mode, slots=llm_slots)
     context = ReasonerContext(dataset, choice.llm, index_kind=index_kind, milvus_uri=milvus_uri)
     return Session(dataset, context, choice.reason)

@@ -1,8 +1,12 @@
 """Offline backend: a verified GGUF model run in-process by llama.cpp (`xllamacpp`).
 
 Each model is loaded lazily, once per process, and shared by every backend object that asks for
-the same file and parameters; calls are serialised by a lock so widgets may call from threads.
-llama.cpp keeps the last prompt's KV cache, so a fixed few-shot prefix is only evaluated once.
+the same file and parameters. It serves `slots` requests at once (llama.cpp's parallel slots,
+decoded together by continuous batching); further callers wait for a free slot, so widgets and
+eval workers may call from any thread. Each slot keeps its last prompt's KV cache and llama.cpp
+keeps recent prompts' caches in RAM (`PROMPT_CACHE_MIB`), so a prefix shared across questions,
+such as a method's few-shot examples or instructions, is evaluated once, even when methods take
+turns.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from kgviz.llm.repetition import LoopGuard
 from kgviz.llm.stream_state import StreamState
 
 THREADS_ENV = "KGVIZ_LLM_THREADS"
+SLOTS_ENV = "KGVIZ_LLM_SLOTS"
+PROMPT_CACHE_MIB = 2048  # prompt KV caches kept in RAM for reuse (a 1.5B model: ~28 KiB/token)
 # Everything xllamacpp's Server can raise: Cython's `except +` turns a C++ exception into one of
 # these (std::runtime_error and any exception it does not recognise become RuntimeError), and
 # serialising a dict request to JSON adds TypeError/ValueError. OverflowError is an ArithmeticError.
@@ -37,30 +43,40 @@ BINDING_ERRORS = (
 )
 
 
+def _positive_env(name: str, default: int) -> int:
+    value = os.environ.get(name, str(default))
+    if not value.isdigit() or int(value) < 1:
+        raise LLMError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def default_threads() -> int:
     """Threads for llama.cpp: `KGVIZ_LLM_THREADS`, else 1 (2 threads collapse under contention)."""
-    value = os.environ.get(THREADS_ENV, "1")
-    if not value.isdigit() or int(value) < 1:
-        raise LLMError(f"{THREADS_ENV} must be a positive integer, got {value!r}")
-    return int(value)
+    return _positive_env(THREADS_ENV, 1)
+
+
+def default_slots() -> int:
+    """Requests served at once: `KGVIZ_LLM_SLOTS`, else 1."""
+    return _positive_env(SLOTS_ENV, 1)
 
 
 @dataclass
 class LoadedModel:
-    """A llama.cpp server object, the lock serialising its calls, and how long it took to load."""
+    """A llama.cpp server object, the gate admitting one call per slot, and its load time."""
 
     server: Any
-    lock: threading.Lock
+    gate: threading.Semaphore
     load_s: float
 
 
-_LOADED: dict[tuple[str, int, int], LoadedModel] = {}
+_LOADED: dict[tuple[str, int, int, int], LoadedModel] = {}
 _LOADING = threading.Lock()
 
 
-def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
-    """Load `path` once per process for these parameters (later calls return the same object)."""
-    key = (str(path), n_ctx, threads)
+def _load(path: Path, n_ctx: int, threads: int, slots: int) -> LoadedModel:
+    """Load `path` once per process for these parameters (later calls return the same object).
+    Every slot gets a context of `n_ctx` tokens."""
+    key = (str(path), n_ctx, threads, slots)
     with _LOADING:
         if key not in _LOADED:
             try:
@@ -71,8 +87,9 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
                 ) from exc
             params = xllamacpp.CommonParams()
             params.model.path = str(path)
-            params.n_ctx = n_ctx
-            params.n_parallel = 1  # one slot keeps the shared prefix cached
+            params.n_ctx = n_ctx * slots  # llama.cpp splits the context between the slots
+            params.n_parallel = slots
+            params.cache_ram_mib = PROMPT_CACHE_MIB
             params.cpuparams.n_threads = threads
             params.cpuparams_batch.n_threads = threads
             params.verbosity = 0
@@ -81,7 +98,9 @@ def _load(path: Path, n_ctx: int, threads: int) -> LoadedModel:
                 server = xllamacpp.Server(params)
             except BINDING_ERRORS as exc:
                 raise LLMError(f"llama.cpp could not load {path}: {exc}") from exc
-            _LOADED[key] = LoadedModel(server, threading.Lock(), time.perf_counter() - start)
+            _LOADED[key] = LoadedModel(
+                server, threading.Semaphore(slots), time.perf_counter() - start
+            )
         return _LOADED[key]
 
 
@@ -102,12 +121,15 @@ class LlamaCppBackend(Backend):
         spec: ModelSpec | None = None,
         n_ctx: int = 4096,
         threads: int | None = None,
+        slots: int | None = None,
         **defaults: Any,
     ) -> None:
         self.spec = spec or get_spec(model)
         super().__init__(self.spec.name, **defaults)
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
+        self.slots = slots or default_slots()
+        self.parallel_requests = self.slots
         self._loaded: LoadedModel | None = None
         self._request = threading.local()  # the deadline of this thread's request in flight
 
@@ -118,7 +140,7 @@ class LlamaCppBackend(Backend):
         """Verify the model file (size + sha256) and load it if this process has not yet."""
         if self._loaded is None:
             path = verify_model(self.spec)
-            self._loaded = _load(path, self.n_ctx, self.threads)
+            self._loaded = _load(path, self.n_ctx, self.threads, self.slots)
         return self._loaded
 
     def _bounded_generate(
@@ -150,7 +172,7 @@ class LlamaCppBackend(Backend):
 
     @staticmethod
     def _call(loaded: LoadedModel, body: dict[str, Any], on_chunk: Any = None) -> Any:
-        """One request to the in-process server (the caller holds its lock)."""
+        """One request to the in-process server (the caller holds a slot)."""
         try:
             data = (
                 loaded.server.handle_chat_completions(body)
@@ -183,7 +205,7 @@ class LlamaCppBackend(Backend):
                 interrupted.append(error)
                 return True
 
-        with loaded.lock:
+        with loaded.gate:
             self._call(loaded, streamed(body), on_chunk)
             if interrupted:
                 raise interrupted[0]
@@ -197,4 +219,7 @@ class LlamaCppBackend(Backend):
         return stream.reply()
 
     def describe(self) -> str:
-        return f"{self.name}:{self.model} ({self.threads} thread(s), n_ctx {self.n_ctx})"
+        return (
+            f"{self.name}:{self.model} ({self.threads} thread(s), {self.slots} slot(s), "
+            f"n_ctx {self.n_ctx})"
+        )

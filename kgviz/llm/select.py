@@ -49,26 +49,28 @@ def probe_ollama(model: str, host: str | None = None) -> tuple[bool, bool, str]:
     )
 
 
-def _choose_auto() -> Choice:
+def _choose_auto(slots: int | None) -> Choice:
     model = default_ollama_model()
     _, pulled, detail = probe_ollama(model)
     if pulled:
         return Choice(OllamaBackend(model), f"auto chose {detail}")
-    local = LlamaCppBackend(default_local_model())
+    local = LlamaCppBackend(default_local_model(), slots=slots)
     return Choice(local, f"auto chose the offline model {local.model} (llama.cpp) because {detail}")
 
 
-def _choose(spec: str) -> Choice:
+def _choose(spec: str, slots: int | None = None) -> Choice:
+    """`slots`: requests the offline model serves at once (None: its default)."""
     kind, _, rest = spec.strip().partition(":")
     if kind == "auto" and not rest:
-        return _choose_auto()
+        return _choose_auto(slots)
     if kind == "ollama":
         llm = OllamaBackend(rest or None)
         return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
     if kind == "local":
         name = rest or default_local_model()
         return Choice(
-            LlamaCppBackend(get_spec(name).name), f"offline model {name} (llama.cpp, as requested)"
+            LlamaCppBackend(get_spec(name).name, slots=slots),
+            f"offline model {name} (llama.cpp, as requested)"
         )
     if kind == "openai":
         url, _, model = rest.rpartition("#")
@@ -80,10 +82,15 @@ def _choose(spec: str) -> Choice:
 
 
 def choose_llm(
-    spec: str = "auto", *, cache_mode: CacheMode = "off", cache_dir: str | Path | None = None
+    spec: str = "auto",
+    *,
+    cache_mode: CacheMode = "off",
+    cache_dir: str | Path | None = None,
+    slots: int | None = None,
 ) -> Choice:
-    """Resolve `spec` (see `SPEC_HELP`) to a backend, wrapped in a response cache unless "off"."""
-    choice = _choose(spec)
+    """Resolve `spec` (see `SPEC_HELP`) to a backend, wrapped in a response cache unless "off".
+    `slots` sets how many requests the offline model serves at once."""
+    choice = _choose(spec, slots)
     if cache_mode != "off":
         choice.llm = CachedLLM(choice.llm, cache_dir, cache_mode)
     return choice

@@ -5,6 +5,7 @@ Ollama protocol in front of it)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -13,6 +14,7 @@ from kgviz.llm.llamacpp_backend import LlamaCppBackend
 from kgviz.llm.ollama_backend import OllamaBackend
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.llm.select import choose_llm
+from kgviz.llm.streaming import streaming_to
 
 pytestmark = pytest.mark.slow
 
@@ -89,3 +91,53 @@ def test_openai_backend_against_llamacpp_http(
     backend = OpenAIBackend(llamacpp_http, "qwen2.5-coder-0.5b")
     assert backend.list_models()
     _assert_pattern(backend.complete(one_hop_messages, triples_schema), "openai")
+
+
+def test_offline_model_slots_decode_requests_together(model_1_5b) -> None:
+    """With two slots, two requests from two threads are decoded at the same time: each one's
+    tokens arrive while the other's are still coming (one slot would finish one first)."""
+    backend = LlamaCppBackend(slots=2)
+    assert backend.parallel_requests == 2
+    arrivals: dict[str, list[float]] = {}
+
+    def ask(name: str, question: str) -> None:
+        times = arrivals.setdefault(name, [])
+        with streaming_to(lambda _text: times.append(time.monotonic())):
+            backend.complete(
+                [{"role": "user", "content": question}], max_tokens=48, loop_guard=False
+            )
+
+    threads = [
+        threading.Thread(target=ask, args=(name, f"Count from 1 to 40 in {name}."))
+        for name in ("words", "digits")
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    first, second = arrivals["words"], arrivals["digits"]
+    assert len(first) > 8 and len(second) > 8
+    assert first[0] < second[-1] and second[0] < first[-1]  # the streams overlap in time
+
+
+def test_offline_model_keeps_a_prefix_cached_while_other_prompts_run(model_1_5b) -> None:
+    """A long shared prefix (a method's examples) is read once: after another method's prompt
+    took the slot, the next question with that prefix reuses its cached tokens."""
+    server = LlamaCppBackend().load().server
+    examples = " ".join(f"Example {i}: Film{i} was directed by Person{i}." for i in range(40))
+    other = " ".join(f"Fact {i}: value {i * 3}." for i in range(40))
+
+    def read(system: str, question: str) -> dict:
+        body = {
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": question},
+            ],
+            "max_tokens": 1,
+        }
+        return server.handle_chat_completions(body)["timings"]
+
+    read(examples, "Who directed Film3?")
+    read(other, "What is the largest value?")
+    again = read(examples, "Who directed Film7?")
+    assert again["cache_n"] > 300 and again["prompt_n"] < 30
