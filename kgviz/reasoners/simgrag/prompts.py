@@ -41,13 +41,29 @@ ANSWER_SCHEMA: dict = {
     },
     "required": ["reason", "answer"],
 }
-# The one re-ask of an answer whose list names no entity of the subgraphs.
-ANSWER_REASK = (
-    "Your answer list names no entity from the subgraphs. Answer again in the same "
-    "JSON form, putting in `answer` the entity names from the subgraphs that answer "
-    "the question, spelled exactly as there. If you are unsure, give the most likely "
-    "one."
-)
+
+
+def answer_reask(
+    question: str, listed: Sequence[str], asked: Sequence[str], others: Sequence[str]
+) -> str:
+    """The one re-ask of an answer whose list names no entity of the subgraphs but those the
+    question names (`asked`), restating the question (a small model otherwise drifts back to the
+    examples' questions), what was wrong with `listed`, and the subgraphs' `others` entities."""
+    if not listed:
+        problem = "Your answer list is empty."
+    elif asked:
+        problem = (
+            f"Your answer lists {', '.join(asked)}, which the question itself names; the question "
+            "asks for the entities linked to it."
+        )
+    else:
+        problem = "Your answer list names no entity from the subgraphs."
+    candidates = f" The subgraphs also name: {', '.join(others)}." if others else ""
+    return (
+        f"{problem}{candidates} The question is: {question}\nAnswer again in the same JSON form, "
+        "putting in `answer` the entity names from the subgraphs that answer this question, "
+        "spelled exactly as there. If you are unsure, give the most likely one."
+    )
 
 
 def pattern_reask(problems: list[str]) -> str:

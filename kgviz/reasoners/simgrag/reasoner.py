@@ -292,7 +292,8 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             return
         self._take_answer(trace, question, generation, reply)
         if not trace.answers:  # one re-ask restating the format
-            follow_up = reask_messages(messages, trace.llm_calls[-1].text, prompts.ANSWER_REASK)
+            reask = self._answer_reask(trace, question, generation)
+            follow_up = reask_messages(messages, trace.llm_calls[-1].text, reask)
             try:
                 again = ask_json(
                     trace, REASK_STAGE, self.context.llm, follow_up, prompts.answer_schema(task)
@@ -321,3 +322,23 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         names = {name for head, _, tail in trace.evidence for name in (head, tail)}
         asked = set(mentioned_entities(question, names))
         return [name for name in mentioned_entities(text, names) if name not in asked]
+
+    @staticmethod
+    def _answer_reask(trace: Trace, question: str, generation: SimGRAGGeneration) -> str:
+        """The re-ask of an answer naming no evidence entity but those the question names."""
+        names = list(dict.fromkeys(n for head, _, tail in trace.evidence for n in (head, tail)))
+        asked = set(mentioned_entities(question, set(names)))
+        listed = mentioned_entities("\n".join(generation.answer), set(names))
+        return prompts.answer_reask(
+            question,
+            generation.answer,
+            [name for name in listed if name in asked],
+            [name for name in names if name not in asked],
+        )
+
+    @staticmethod
+    def _question_entities(trace: Trace, question: str, generation: SimGRAGGeneration) -> list[str]:
+        """The evidence entities the answer listed that the question itself names."""
+        names = {name for head, _, tail in trace.evidence for name in (head, tail)}
+        asked = set(mentioned_entities(question, names))
+        return [n for n in mentioned_entities("\n".join(generation.answer), names) if n in asked]
