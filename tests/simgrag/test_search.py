@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
+from kgviz.reasoners.simgrag import search as search_module
 from kgviz.reasoners.simgrag.joint import widened_topk
 from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search import (
@@ -143,6 +145,22 @@ def test_optimized_equals_algorithm1_on_larger_graphs(problem):
     assert (outcomes != "pruned_bound").sum() == optimized.expanded
     assert counts[outcomes == "pruned_bound"].sum() == optimized.pruned
     assert (outcomes == "in_topk").sum() == len(optimized.matches)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_entities=30, max_triples=80, max_assignments=None))
+def test_numpy_hub_scan_equals_the_plain_python_scan(problem):
+    """Scanning every neighbourhood with numpy, as hubs are, changes nothing: same top-k,
+    counts and search tree."""
+    kg, pattern, pools, k = problem
+    traced = {**UNBOUNDED, "record_tree": True, "max_tree_nodes": 10**6}
+    small = optimized_topk(kg, pattern, pools, k, **traced)
+    with patch.object(search_module, "SMALL_DEGREE", 0):
+        hub = optimized_topk(kg, pattern, pools, k, **traced)
+        plain = algorithm1_topk(kg, pattern, pools, k, **UNBOUNDED)
+    assert keys(hub) == keys(small) == keys(plain)
+    assert (hub.status, hub.expanded, hub.pruned) == (small.status, small.expanded, small.pruned)
+    assert hub.tree.columns() == small.tree.columns()
 
 
 # ----------------------------------------------------------------- semantics

@@ -15,6 +15,7 @@ Matches are ranked by the key `(gsd, nodes, edges)`, where `gsd` is the exactly 
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import time
@@ -25,13 +26,19 @@ from typing import Any, Literal
 import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph
+from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 
 Status = Literal["complete", "node_budget", "time_limit"]
 # Half-edges scanned (and turned into Python values) at a time, with the deadline checked
 # between chunks, so that a hub with millions of neighbours cannot overrun a time limit.
 SCAN_CHUNK = 1 << 15
+# Neighbourhoods up to this many half-edges are filtered in plain Python (numpy's per-call
+# overhead dominates there); larger ones (hubs) with numpy, a chunk at a time.
+SMALL_DEGREE = 256
+# A candidate for a step: (cost, KG triple row, entity, relation distance, node distance), whose
+# tuple order is the greedy order (cost, then row).
+Candidate = tuple[float, int, int, float, float]
 
 
 def _rows_in_blocks(*columns: np.ndarray) -> Iterator[tuple[Any, ...]]:
@@ -88,10 +95,16 @@ class Step:
 
 def search_order(
     pattern: PatternGraph, pools: CandidatePools, num_entities: int
-) -> tuple[int, list[Step]]:
+) -> tuple[int, tuple[Step, ...]]:
     """Algorithm 1, lines 1-3: the start node with the fewest candidates, edges in DFS order."""
     sizes = [num_entities if pool is None else len(pool) for pool in pools.nodes]
     start = min(range(pattern.num_nodes), key=lambda v: (sizes[v], v))
+    return start, _steps_from(pattern, start)
+
+
+@functools.lru_cache(maxsize=1024)
+def _steps_from(pattern: PatternGraph, start: int) -> tuple[Step, ...]:
+    """The pattern's edges in DFS order from `start` (patterns recur, so this is cached)."""
     touching = pattern.incident()
     steps: list[Step] = []
     listed: set[int] = set()
@@ -111,7 +124,22 @@ def search_order(
                 visit(far)
 
     visit(start)
-    return start, steps
+    return tuple(steps)
+
+
+def _remaining_bounds(pools: CandidatePools, steps: tuple[Step, ...]) -> list[float]:
+    """`rest[i]` = X + Y once the start node and the first `i` steps are matched: the minimum
+    distances of the nodes the later steps map and of their relations."""
+    terms: list[float] = []
+    for step in steps:
+        node, relation = pools.nodes[step.dst], pools.relations[step.edge]
+        terms.append(node.min_distance if step.new and node is not None else 0.0)
+        terms.append(0.0 if relation is None else relation.min_distance)
+    return [math.fsum(terms[2 * i :]) for i in range(len(steps) + 1)]
+
+
+def _distances(pool: Pool) -> dict[int, float]:
+    return dict(zip(pool.ids.tolist(), pool.distances.tolist()))
 
 
 class _Stop(Exception):
@@ -146,20 +174,19 @@ class _Search:
             raise ValueError("k must be at least 1")
         pools.check(pattern, kg.num_entities, kg.num_relations)
         self.k, self.prune, self.tree = k, prune, tree
-        self.num_entities = kg.num_entities
+        self.pools, self.num_entities, self.num_relations = pools, kg.num_entities, kg.num_relations
         adj = kg.adj
         self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
         self.start_pool = pools.nodes[self.start]
-        self.node_lookup = [
-            None if p is None else (np.sort(p.ids), p.distances[np.argsort(p.ids)])
-            for p in pools.nodes
+        # Pool distances by id, for the steps that map a node or match a relation.
+        self.node_dist = [
+            None if p is None or v == self.start else _distances(p)
+            for v, p in enumerate(pools.nodes)
         ]
-        self.rel_dist = [
-            None if p is None else _relation_distances(p.ids, p.distances, kg.num_relations)
-            for p in pools.relations
-        ]
-        self.rest = self._remaining_bounds(pools)
+        self.rel_dist = [None if p is None else _distances(p) for p in pools.relations]
+        self.hub_tables: dict[int, tuple[np.ndarray | None, np.ndarray | None, np.ndarray]] = {}
+        self.rest = _remaining_bounds(pools, self.steps)
         self.ent = [-1] * pattern.num_nodes
         self.node_d = [0.0] * pattern.num_nodes
         self.erow = [-1] * len(pattern.edges)
@@ -169,22 +196,6 @@ class _Search:
         self.expanded = self.pruned = 0
         self.max_expansions = math.inf if max_expansions is None else max_expansions
         self.deadline = self.began + (math.inf if time_limit_s is None else time_limit_s)
-
-    def _remaining_bounds(self, pools: CandidatePools) -> list[float]:
-        """`rest[i]` = X + Y once the start node and the first `i` steps are matched."""
-        node_min = [0.0 if p is None else p.min_distance for p in pools.nodes]
-        edge_min = [0.0 if p is None else p.min_distance for p in pools.relations]
-        unmapped = set(range(len(node_min))) - {self.start}
-        rest = []
-        for i in range(len(self.steps) + 1):
-            rest.append(
-                math.fsum(
-                    [node_min[v] for v in unmapped] + [edge_min[s.edge] for s in self.steps[i:]]
-                )
-            )
-            if i < len(self.steps):
-                unmapped.discard(self.steps[i].dst)
-        return rest
 
     def run(self) -> SearchResult:
         try:
@@ -227,47 +238,65 @@ class _Search:
             self._complete(record)
             return
         step = self.steps[i]
-        found = self._candidates(step)
-        if found is None:
+        total, candidates = self._candidates(step)
+        if total == 0:
             if self.tree is not None:
                 self.tree.mark(record, "no_candidate")
             return
-        nbr, rows, rel_d, node_d = found
-        cost = rel_d + node_d
-        if len(nbr) > SCAN_CHUNK:
-            self._check_deadline()  # a hub's candidates: sorting them takes a while
-        if self.prune:
-            order = np.lexsort((rows, cost))
-            nbr, rows, rel_d, node_d, cost = (a[order] for a in (nbr, rows, rel_d, node_d, cost))
-        rest, total = self.rest[i + 1], len(nbr)
-        dst, edge, new = step.dst, step.edge, step.new
-        for index, (entity, row, r, d, c) in enumerate(
-            _rows_in_blocks(nbr, rows, rel_d, node_d, cost)
-        ):
-            bound = partial + c + rest
+        rest, dst, edge, new = self.rest[i + 1], step.dst, step.edge, step.new
+        for index, (cost, row, entity, r, d) in enumerate(candidates):
+            bound = partial + cost + rest
             if self.prune and bound > self.threshold:
                 self._discard(
-                    total - index, record, i + 1, edge, dst, entity, row, partial + c, bound
+                    total - index, record, i + 1, edge, dst, entity, row, partial + cost, bound
                 )
                 break
             self._tick()
-            child = self._record(record, i + 1, edge, dst, entity, row, partial + c, bound)
+            child = self._record(record, i + 1, edge, dst, entity, row, partial + cost, bound)
             if new:
                 self.ent[dst], self.node_d[dst] = entity, d
             self.erow[edge], self.edge_d[edge] = row, r
-            self._expand(i + 1, partial + c, child)
+            self._expand(i + 1, partial + cost, child)
         if new:
             self.ent[dst] = -1
 
-    def _candidates(self, step: Step) -> tuple[np.ndarray, ...] | None:
-        """Half-edges of the mapped `src` that fit step `step`: neighbours, rows, distances. A
-        hub's neighbourhood is scanned in chunks, with the deadline checked between them."""
+    def _candidates(self, step: Step) -> tuple[int, Iterable[Candidate]]:
+        """How many half-edges of the mapped `src` fit step `step`, and those candidates (in
+        greedy order when pruning)."""
         head = self.ent[step.src]
         lo, hi = int(self.ptr[head]), int(self.ptr[head + 1])
-        if lo == hi:
-            return None
-        if hi - lo <= SCAN_CHUNK:
-            return self._scan(step, lo, hi)
+        if hi - lo > SMALL_DEGREE:
+            return self._hub_candidates(step, lo, hi)
+        found = self._small_candidates(step, lo, hi)
+        if self.prune:
+            found.sort()
+        return len(found), found
+
+    def _small_candidates(self, step: Step, lo: int, hi: int) -> list[Candidate]:
+        """`_candidates` over a small CSR slice `lo:hi`, in plain Python."""
+        rel_dist, ent = self.rel_dist[step.edge], self.ent
+        half_edges = zip(
+            self.nbr[lo:hi].tolist(), self.rel[lo:hi].tolist(), self.row[lo:hi].tolist()
+        )
+        found: list[Candidate] = []
+        if step.new:
+            node_dist = self.node_dist[step.dst]
+            for entity, relation, row in half_edges:
+                r = 0.0 if rel_dist is None else rel_dist.get(relation)
+                d = 0.0 if node_dist is None else node_dist.get(entity)
+                if r is not None and d is not None and entity not in ent:
+                    found.append((r + d, row, entity, r, d))
+        else:
+            target, taken = ent[step.dst], [self.erow[s] for s in step.siblings]
+            for entity, relation, row in half_edges:
+                r = 0.0 if rel_dist is None else rel_dist.get(relation)
+                if entity == target and r is not None and row not in taken:
+                    found.append((r, row, entity, r, 0.0))
+        return found
+
+    def _hub_candidates(self, step: Step, lo: int, hi: int) -> tuple[int, Iterator[Candidate]]:
+        """`_candidates` of a hub with numpy, scanned in chunks with the deadline checked between
+        them; the candidates become Python values a block at a time as the loop asks for them."""
         parts = []
         for start in range(lo, hi, SCAN_CHUNK):
             self._check_deadline()
@@ -275,28 +304,31 @@ class _Search:
             if part is not None:
                 parts.append(part)
         if not parts:
-            return None
-        return tuple(np.concatenate(column) for column in zip(*parts))
+            return 0, iter(())
+        columns = [np.concatenate(column) for column in zip(*parts)]
+        if self.prune:
+            self._check_deadline()  # sorting a hub's candidates takes a while
+            order = np.lexsort((columns[1], columns[0]))
+            columns = [column[order] for column in columns]
+        return len(columns[0]), _rows_in_blocks(*columns)
 
     def _scan(self, step: Step, lo: int, hi: int) -> tuple[np.ndarray, ...] | None:
-        """`_candidates` over the CSR slice `lo:hi`."""
+        """The candidate columns (see `Candidate`) of the CSR slice `lo:hi`, None if none fit."""
         nbr, rows = self.nbr[lo:hi], self.row[lo:hi]
-        rel_dist = self.rel_dist[step.edge]
-        if rel_dist is None:
+        rel_table, node_ids, node_dists = self._hub_tables(step)
+        if rel_table is None:
             rel_d, keep = np.zeros(hi - lo), np.ones(hi - lo, dtype=bool)
         else:
-            rel_d = rel_dist[self.rel[lo:hi]]
+            rel_d = rel_table[self.rel[lo:hi]]
             keep = rel_d < math.inf
         node_d = None
         if step.new:
-            lookup = self.node_lookup[step.dst]
-            if lookup is not None:
-                ids, dists = lookup
-                if len(ids) == 0:
+            if node_ids is not None:
+                if len(node_ids) == 0:
                     return None
-                at = np.minimum(np.searchsorted(ids, nbr), len(ids) - 1)
-                keep &= ids[at] == nbr
-                node_d = dists[at]
+                at = np.minimum(np.searchsorted(node_ids, nbr), len(node_ids) - 1)
+                keep &= node_ids[at] == nbr
+                node_d = node_dists[at]
             for mapped in self.ent:
                 if mapped >= 0:
                     keep &= nbr != mapped
@@ -308,7 +340,23 @@ class _Search:
         if len(idx) == 0:
             return None
         node_d = np.zeros(len(idx)) if node_d is None else node_d[idx]
-        return nbr[idx], rows[idx], rel_d[idx], node_d
+        return rel_d[idx] + node_d, rows[idx], nbr[idx], rel_d[idx], node_d
+
+    def _hub_tables(self, step: Step) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+        """The step's relation-distance table and its node pool sorted by id (ids, distances),
+        None where unknown; built on a step's first hub."""
+        if step.edge not in self.hub_tables:
+            relations, node = self.pools.relations[step.edge], self.pools.nodes[step.dst]
+            table = None
+            if relations is not None:
+                table = np.full(self.num_relations, math.inf)
+                table[relations.ids] = relations.distances
+            ids, dists = None, np.zeros(0)
+            if node is not None and step.new:
+                order = np.argsort(node.ids)
+                ids, dists = node.ids[order], node.distances[order]
+            self.hub_tables[step.edge] = (table, ids, dists)
+        return self.hub_tables[step.edge]
 
     def _complete(self, record: int) -> None:
         """Algorithm 1, lines 12-14: push a full match into the top-k, where a node map already
@@ -375,13 +423,6 @@ class _Search:
             self.tree.add(
                 parent, depth, edge, node, entity, row, partial, bound, "pruned_bound", count
             )
-
-
-def _relation_distances(ids: np.ndarray, distances: np.ndarray, num_relations: int) -> np.ndarray:
-    """Distance per relation id (inf outside the pool)."""
-    table = np.full(num_relations, math.inf)
-    table[ids] = distances
-    return table
 
 
 def algorithm1_topk(
