@@ -111,7 +111,9 @@ def raw_timings(backend: LlamaCppBackend, messages: list[dict[str, str]], max_to
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
-    parser.add_argument("--threads", type=int, default=None, help="default: KGVIZ_LLM_THREADS or 1")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="default: KGVIZ_LLM_THREADS or the cores"
+    )
     args = parser.parse_args()
     prepare_model(args.model, progress=False)
     spec = get_spec(args.model)

@@ -376,7 +376,7 @@ def vector_rows(results: list[dict]) -> list[list[str]]:
     return rows
 
 
-def tables(results: list[dict]) -> str:
+def tables(results: list[dict], parts: list[str]) -> str:
     graph = [
         "edges",
         "entities",
@@ -408,13 +408,12 @@ def tables(results: list[dict]) -> str:
         "HNSW top-1 / recall@16",
         "vectors process peak RSS",
     ]
-    return "\n".join(
-        table(graph, graph_rows(results))
-        + [""]
-        + table(search, search_rows(results))
-        + [""]
-        + table(vectors, vector_rows(results))
-    )
+    lines = []
+    if "graph" in parts:
+        lines += table(graph, graph_rows(results)) + [""] + table(search, search_rows(results))
+    if "vectors" in parts:
+        lines += [""] + table(vectors, vector_rows(results))
+    return "\n".join(lines)
 
 
 def edge_sizes(text: str) -> list[int]:
@@ -446,6 +445,9 @@ def main() -> None:
         help="give up an HNSW build projected to take longer, s",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"which parts to run: {', '.join(PARTS)}"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # PART:EDGES, run by the driver
     args = parser.parse_args()
@@ -454,12 +456,15 @@ def main() -> None:
         print(json.dumps(PARTS[part](int(edges), args)))
         return
 
+    parts = [part for part in args.parts.split(",") if part]
+    if unknown := set(parts) - set(PARTS):
+        parser.error(f"unknown part(s) {', '.join(sorted(unknown))}; use {', '.join(PARTS)}")
     began = time.monotonic()
     results = []
     for edges in args.edges:
-        results.append({"edges": edges} | {part: run_part(part, edges) for part in PARTS})
+        results.append({"edges": edges} | {part: run_part(part, edges) for part in parts})
     total = time.monotonic() - began
-    print(tables(results))
+    print(tables(results, parts))
     print(
         f"\nk={K}, pools of {POOL_SIZE}, {args.queries} queries per pattern, "
         f"{args.vector_queries} vector queries; total {total / 60:.1f} min"
