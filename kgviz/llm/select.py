@@ -70,7 +70,7 @@ def _choose(spec: str, slots: int | None = None) -> Choice:
         name = rest or default_local_model()
         return Choice(
             LlamaCppBackend(get_spec(name).name, slots=slots),
-            f"offline model {name} (llama.cpp, as requested)"
+            f"offline model {name} (llama.cpp, as requested)",
         )
     if kind == "openai":
         url, _, model = rest.rpartition("#")
