@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -9,7 +10,10 @@ from kgviz.datasets import get_dataset
 from kgviz.datasets.base import Dataset
 from kgviz.errors import DataFormatError, MissingDataError
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+# The real data: KGVIZ_DATA (tests/conftest.py sets it to ../shared/data when that exists).
+SHARED_DATA = Path(
+    os.environ.get("KGVIZ_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data"
+)
 HEADER = "arg1\targ2\tlabel\tgraph\n"
 GOOD_ROW = (
     "Zoos should close.\tAnimals in zoos are safe.\tcounter\t"
@@ -17,7 +21,8 @@ GOOD_ROW = (
 )
 
 needs_shared = pytest.mark.skipif(
-    not SHARED_DATA.is_dir(), reason=f"real ExplaGraphs data folder {SHARED_DATA} is absent"
+    not (SHARED_DATA / "ExplaGraphs").is_dir(),
+    reason=f"real ExplaGraphs data not found in {SHARED_DATA} (set KGVIZ_DATA)",
 )
 
 
