@@ -85,7 +85,8 @@ def load_checkpoint(
         raise KgvizError(
             f"no trained checkpoint for {name!r} in {folder}; train it with `{train_command}`"
         )
-    versions = tuple((path.stat().st_mtime_ns, path.stat().st_size) for path in (weights, card))
+    stats = [path.stat() for path in (weights, card)]
+    versions = tuple((stat.st_mtime_ns, stat.st_size) for stat in stats)
     return _read_checkpoint(folder, versions)
 
 

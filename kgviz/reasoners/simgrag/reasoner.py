@@ -317,17 +317,21 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         trace.answers = self._answer_entities(trace, question, "\n".join(generation.answer))
 
     @staticmethod
-    def _answer_entities(trace: Trace, question: str, text: str) -> list[str]:
-        """Evidence entities named in `text`, except those the question itself names."""
-        names = {name for head, _, tail in trace.evidence for name in (head, tail)}
-        asked = set(mentioned_entities(question, names))
-        return [name for name in mentioned_entities(text, names) if name not in asked]
-
-    @staticmethod
-    def _answer_reask(trace: Trace, question: str, generation: SimGRAGGeneration) -> str:
-        """The re-ask of an answer naming no evidence entity but those the question names."""
+    def _evidence_entities(trace: Trace, question: str) -> tuple[list[str], set[str]]:
+        """The evidence's entities in order of appearance, and those the question names."""
         names = list(dict.fromkeys(n for head, _, tail in trace.evidence for n in (head, tail)))
-        asked = set(mentioned_entities(question, set(names)))
+        return names, set(mentioned_entities(question, set(names)))
+
+    @classmethod
+    def _answer_entities(cls, trace: Trace, question: str, text: str) -> list[str]:
+        """Evidence entities named in `text`, except those the question itself names."""
+        names, asked = cls._evidence_entities(trace, question)
+        return [name for name in mentioned_entities(text, set(names)) if name not in asked]
+
+    @classmethod
+    def _answer_reask(cls, trace: Trace, question: str, generation: SimGRAGGeneration) -> str:
+        """The re-ask of an answer naming no evidence entity but those the question names."""
+        names, asked = cls._evidence_entities(trace, question)
         listed = mentioned_entities("\n".join(generation.answer), set(names))
         return prompts.answer_reask(
             question,
@@ -335,10 +339,3 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             [name for name in listed if name in asked],
             [name for name in names if name not in asked],
         )
-
-    @staticmethod
-    def _question_entities(trace: Trace, question: str, generation: SimGRAGGeneration) -> list[str]:
-        """The evidence entities the answer listed that the question itself names."""
-        names = {name for head, _, tail in trace.evidence for name in (head, tail)}
-        asked = set(mentioned_entities(question, names))
-        return [n for n in mentioned_entities("\n".join(generation.answer), names) if n in asked]
