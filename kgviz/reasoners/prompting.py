@@ -24,6 +24,15 @@ FACTS_HEADER = (
 )
 
 
+def own_entities_problem(listing: str, asked: Sequence[str]) -> str:
+    """A re-ask's account of an answer listing only the question's own entities `asked`;
+    `listing` says where they were listed ("Your answer lists")."""
+    return (
+        f"{listing} {', '.join(asked)}, which the question itself names; the question asks for "
+        "the entities linked to it."
+    )
+
+
 def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
     """The chat messages asking `question`, with `facts` (one per line) prepended when given."""
     context = [FACTS_HEADER, *facts, ""] if facts else []
@@ -42,14 +51,15 @@ def generate_answer(
     messages: list[Message],
     max_tokens: int,
     extract: Callable[[str], list[str]],
-    reask: str = NAMES_REASK,
+    reask: str | Callable[[str], str] = NAMES_REASK,
     fallback: Callable[[str], list[str]] | None = None,
 ) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
-    A reply that commits to nothing gets one re-ask (`reask`, restating the answer format; the
-    trace records it under the stage `reask`); its reply becomes the answer when it commits.
+    A reply that commits to nothing gets one re-ask (`reask`, restating the answer format, or a
+    function of the reply that says what was wrong with it; the trace records it under the stage
+    `reask`); its reply becomes the answer when it commits.
     When neither commits, `fallback` (the names the kept reply lists, `listed_names`) decides.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
@@ -61,7 +71,7 @@ def generate_answer(
                 trace,
                 REASK_STAGE,
                 llm,
-                reask_messages(messages, reply, reask),
+                reask_messages(messages, reply, reask if isinstance(reask, str) else reask(reply)),
                 max_tokens=max_tokens,
             ).strip()
             answers = extract(second)

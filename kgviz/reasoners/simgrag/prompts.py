@@ -12,6 +12,7 @@ from functools import cache
 from typing import Literal
 
 from kgviz.llm.base import Message
+from kgviz.reasoners.prompting import own_entities_problem
 from kgviz.reasoners.simgrag.fewshot import (
     ANSWER_EXAMPLES,
     PATTERN_EXAMPLES,
@@ -52,10 +53,7 @@ def answer_reask(
     if not listed:
         problem = "Your answer list is empty."
     elif asked:
-        problem = (
-            f"Your answer lists {', '.join(asked)}, which the question itself names; the question "
-            "asks for the entities linked to it."
-        )
+        problem = own_entities_problem("Your answer lists", asked)
     else:
         problem = "Your answer list names no entity from the subgraphs."
     candidates = f" The subgraphs also name: {', '.join(others)}." if others else ""

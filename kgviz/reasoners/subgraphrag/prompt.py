@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from kgviz.embed.kg_index import relation_text
 from kgviz.llm.base import Message
 from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.prompting import own_entities_problem
 from kgviz.trace import StringTriple
 
 SYSTEM_PROMPT = (
@@ -33,11 +34,6 @@ DEMO_ANSWER = (
     "Northern Lights Suite premiered in 1987 and Harbour Songs in 1992.\n"
     "ans: 1987\n"
     "ans: 1992"
-)
-ANS_REASK = (
-    "Your reply has no `ans:` line with a name from the triples. Reply again with only "
-    "the answer lines, one `ans: <name>` line per answer, each name spelled exactly as in "
-    "the triples. If you are unsure, give the most likely answer."
 )
 ANSWER_LINE = re.compile(r"^\W*ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -70,6 +66,31 @@ def committed_answers(
     _, lines = split_reply(reply)
     names = {name for head, _, tail in evidence for name in (head, tail)} - set(topics)
     return list(dict.fromkeys(name for line in lines for name in mentioned_entities(line, names)))
+
+
+def ans_reask(
+    question: str, reply: str, evidence: Sequence[StringTriple], topics: Sequence[str]
+) -> str:
+    """The one re-ask of a reply whose `ans:` lines commit to nothing: what was wrong with them
+    (none, "not available", only the question's own entities, or no name from the triples),
+    then the question restated (a small reader otherwise answers with the entities met on the
+    way)."""
+    _, lines = split_reply(reply)
+    names = {name for head, _, tail in evidence for name in (head, tail)}
+    asked = [name for line in lines for name in mentioned_entities(line, names) if name in topics]
+    if not ANSWER_LINE.search(reply):
+        problem = "Your reply has no `ans:` line."
+    elif not lines:
+        problem = "Your `ans:` lines give no answer."
+    elif asked:
+        problem = own_entities_problem("Your `ans:` lines name", list(dict.fromkeys(asked)))
+    else:
+        problem = "Your `ans:` lines name nothing from the triples."
+    return (
+        f"{problem} The question is: {question}\nReply again with only the answer lines, one "
+        "`ans: <name>` line per entity from the triples that answers this question, spelled "
+        "exactly as there. If you are unsure, give the most likely answer."
+    )
 
 
 def split_reply(reply: str) -> tuple[str, list[str]]:

@@ -22,7 +22,7 @@ from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.subgraphrag.prompt import (
-    ANS_REASK,
+    ans_reask,
     committed_answers,
     reasoning_messages,
     split_reply,
@@ -176,7 +176,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
             messages,
             self.config.max_tokens,
             lambda text: committed_answers(text, trace.evidence, found.names),
-            ANS_REASK,
+            lambda text: ans_reask(found.question, text, trace.evidence, found.names),
             lambda text: self.listed_answers(text, entity_names(self.context)),
         )
         explanation, lines = split_reply(reply)
