@@ -42,6 +42,20 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
         reask[-2] == {"role": "assistant", "content": seen[0]}
         and "Reply again" in reask[-1]["content"]
     )
+    # a re-ask may be a function of the reply it answers
+    trace = Trace(method="llm-only", question="who directed Forrest Gump")
+    generate_answer(
+        trace,
+        llm,
+        answer_messages(trace.question),
+        32,
+        nothing_commits,
+        lambda reply: f"You wrote {len(reply)} characters. Reply again.",
+    )
+    first = trace.llm_calls[0].text.strip()
+    assert trace.llm_calls[1].messages[-1]["content"] == (
+        f"You wrote {len(first)} characters. Reply again."
+    )
     trace = Trace(method="llm-only", question="who directed Forrest Gump")
     generate_answer(trace, llm, answer_messages(trace.question), 32, lambda reply: [reply])
     assert not trace.reasked and len(trace.llm_calls) == 1
