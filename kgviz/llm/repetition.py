@@ -3,18 +3,25 @@
 Small models under greedy decoding can repeat one phrase until the token limit. Such a reply
 names whatever it repeats many times and costs the whole token budget. The guard looks at the
 end of the text as it grows: when it is one unit of 4-200 characters repeated back to back
-(at least 3 times and over at least 40 characters), the reply is looping. Generation stops there
-(on backends that stream) and the reply keeps the text up to the end of the unit's first copy.
+(at least 3 times and over at least 40 characters), the reply is looping. So is a reply
+counting: at least 8 units that differ only in numbers stepping by one ("ans: 2018", "ans:
+2019", …). Generation stops there (on backends that stream) and the reply keeps the text up to
+the end of the unit's first copy (of a counting run, its first number or two).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 MIN_UNIT, MAX_UNIT = 4, 200
 MIN_REPEATS, MIN_SPAN = 3, 40
-WINDOW = MIN_REPEATS * MAX_UNIT + MIN_SPAN  # how much of the end a check looks at
+MIN_COUNT = 8  # units of a counting run
+WINDOW = max(MIN_REPEATS, MIN_COUNT) * MAX_UNIT + MIN_SPAN  # how much of the end a check reads
+NUMBER = re.compile(r"\d+")
+DIGIT = re.compile(r"\d")
 
 
 def loop_start(text: str) -> int | None:
@@ -36,6 +43,47 @@ def loop_start(text: str) -> int | None:
     return None
 
 
+def counting_start(text: str) -> int | None:
+    """Where a trailing counting run's copies begin when `text` ends in at least `MIN_COUNT`
+    units that differ only in numbers, each unit's numbers one step (of -1, 0 or 1 per number,
+    not all 0) from the last's, else None. The run's first unit is kept, up to the separator
+    after its last number (where units straddle the run's start, two numbers may stay)."""
+    n = len(text)
+    masked = DIGIT.sub("0", text)  # units of one shape make this periodic
+    for period in range(MIN_UNIT, min(MAX_UNIT, n // MIN_COUNT) + 1):
+        span = MIN_COUNT * period
+        if masked[n - span : n - period] != masked[n - span + period :]:
+            continue
+        units = [text[n - (i + 1) * period : n - i * period] for i in reversed(range(MIN_COUNT))]
+        if units[0][0].isdigit() and units[0][-1].isdigit():
+            continue  # units beginning inside a number
+        step = _counting_step(units)
+        if step is None:
+            continue
+        first = n - MIN_COUNT * period  # slide back to the run's first unit
+        while first >= period:
+            earlier = _counting_step([text[first - period : first], text[first : first + period]])
+            if earlier != step:
+                break
+            first -= period
+        unit = text[first : first + period]
+        end = [m.end() for m in NUMBER.finditer(unit)][-1]
+        while end < period and not unit[end].isalnum():
+            end += 1
+        return first + end
+    return None
+
+
+def _counting_step(units: list[str]) -> tuple[int, ...] | None:
+    """The one step between the numbers of consecutive `units` of one shape, if they count."""
+    if len({NUMBER.sub("0", unit) for unit in units}) != 1 or not NUMBER.search(units[0]):
+        return None
+    numbers = [[int(x) for x in NUMBER.findall(unit)] for unit in units]
+    steps = {tuple(b - a for a, b in zip(x, y)) for x, y in pairwise(numbers)}
+    step = steps.pop() if len(steps) == 1 else None
+    return step if step and set(step) <= {-1, 0, 1} and any(step) else None
+
+
 @dataclass
 class LoopGuard:
     """Feeds on a streamed reply; `add` says whether to stop (the text has started to loop).
@@ -51,6 +99,8 @@ class LoopGuard:
             return False
         window = self.text[-WINDOW:]
         start = loop_start(window)
+        if start is None:
+            start = counting_start(window)
         if start is None:
             return False
         self.text = self.text[: len(self.text) - len(window) + start].rstrip()
