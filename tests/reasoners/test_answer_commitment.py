@@ -27,14 +27,18 @@ def test_top_k_auto_follows_the_reader_size(model, k):
 @pytest.mark.slow
 def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
     llm = make_llm("local")
-    trace = Trace(method="llm-only", question="who directed Forrest Gump")
     seen: list[str] = []
 
     def nothing_commits(reply: str) -> list[str]:
         seen.append(reply)
         return []
 
-    generate_answer(trace, llm, answer_messages(trace.question), 32, nothing_commits)
+    def answered(extract, **options) -> Trace:
+        trace = Trace(method="llm-only", question="who directed Forrest Gump")
+        generate_answer(trace, llm, answer_messages(trace.question), 32, extract, **options)
+        return trace
+
+    trace = answered(nothing_commits)
     assert [call.stage for call in trace.llm_calls] == ["generation", REASK_STAGE]
     assert trace.reasked and trace.answers == [] and len(seen) == 2
     reask = trace.llm_calls[1].messages
@@ -43,30 +47,11 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
         and "Reply again" in reask[-1]["content"]
     )
     # a re-ask may be a function of the reply it answers
-    trace = Trace(method="llm-only", question="who directed Forrest Gump")
-    generate_answer(
-        trace,
-        llm,
-        answer_messages(trace.question),
-        32,
-        nothing_commits,
-        lambda reply: f"You wrote {len(reply)} characters. Reply again.",
-    )
+    trace = answered(nothing_commits, reask=lambda reply: f"You wrote {len(reply)} characters.")
     first = trace.llm_calls[0].text.strip()
-    assert trace.llm_calls[1].messages[-1]["content"] == (
-        f"You wrote {len(first)} characters. Reply again."
-    )
-    trace = Trace(method="llm-only", question="who directed Forrest Gump")
-    generate_answer(trace, llm, answer_messages(trace.question), 32, lambda reply: [reply])
+    assert trace.llm_calls[1].messages[-1]["content"] == f"You wrote {len(first)} characters."
+    trace = answered(lambda reply: [reply])
     assert not trace.reasked and len(trace.llm_calls) == 1
     # the last resort decides only once the re-ask committed to nothing either
-    trace = Trace(method="llm-only", question="who directed Forrest Gump")
-    generate_answer(
-        trace,
-        llm,
-        answer_messages(trace.question),
-        32,
-        nothing_commits,
-        fallback=lambda reply: ["listed"],
-    )
+    trace = answered(nothing_commits, fallback=lambda reply: ["listed"])
     assert trace.reasked and trace.answers == ["listed"] and len(trace.llm_calls) == 2
