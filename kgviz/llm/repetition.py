@@ -3,10 +3,11 @@
 Small models under greedy decoding can repeat one phrase until the token limit. Such a reply
 names whatever it repeats many times and costs the whole token budget. The guard looks at the
 end of the text as it grows: when it is one unit of 4-200 characters repeated back to back
-(at least 3 times and over at least 40 characters), the reply is looping. So is a reply
-counting: at least 8 units that differ only in numbers stepping by one ("ans: 2018", "ans:
-2019", …). Generation stops there (on backends that stream) and the reply keeps the text up to
-the end of the unit's first copy (of a counting run, its first number or two).
+(at least 3 times and over at least 40 characters), the reply is looping. Generation stops there
+(on backends that stream) and the reply keeps the text up to the end of the unit's first copy.
+A reply counting ("ans: 2018", "ans: 2019", … : 12 units of up to 50 characters that differ
+only in numbers stepping by one) is stopped too, keeping what it has counted, since a run of
+consecutive years can be a true answer.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from itertools import pairwise
 
 MIN_UNIT, MAX_UNIT = 4, 200
 MIN_REPEATS, MIN_SPAN = 3, 40
-MIN_COUNT = 8  # units of a counting run
-WINDOW = max(MIN_REPEATS, MIN_COUNT) * MAX_UNIT + MIN_SPAN  # how much of the end a check reads
+MIN_COUNT, COUNT_UNIT = 12, 50  # units of a counting run, and their longest
+WINDOW = max(MIN_REPEATS * MAX_UNIT + MIN_SPAN, MIN_COUNT * COUNT_UNIT)  # the end a check reads
 NUMBER = re.compile(r"\d+")
 DIGIT = re.compile(r"\d")
+CLOSING = ")]}"  # brackets that end a counted item
 
 
 def loop_start(text: str) -> int | None:
@@ -43,34 +45,28 @@ def loop_start(text: str) -> int | None:
     return None
 
 
-def counting_start(text: str) -> int | None:
-    """Where a trailing counting run's copies begin when `text` ends in at least `MIN_COUNT`
-    units that differ only in numbers, each unit's numbers one step (of -1, 0 or 1 per number,
-    not all 0) from the last's, else None. The run's first unit is kept, up to the separator
-    after its last number (where units straddle the run's start, two numbers may stay)."""
+def counting_end(text: str) -> int | None:
+    """Where a reply that counts stops, when `text` ends in `MIN_COUNT` units that differ only
+    in numbers, each unit's numbers one step (of -1, 0 or 1 per number, not all 0) from the
+    last's: the end of its last whole line, else of its last closing bracket,
+    else of its last number that something follows; else None."""
     n = len(text)
     masked = DIGIT.sub("0", text)  # units of one shape make this periodic
-    for period in range(MIN_UNIT, min(MAX_UNIT, n // MIN_COUNT) + 1):
+    for period in range(MIN_UNIT, min(COUNT_UNIT, n // MIN_COUNT) + 1):
         span = MIN_COUNT * period
         if masked[n - span : n - period] != masked[n - span + period :]:
             continue
         units = [text[n - (i + 1) * period : n - i * period] for i in reversed(range(MIN_COUNT))]
-        if units[0][0].isdigit() and units[0][-1].isdigit():
+        if DIGIT.match(units[0]) and DIGIT.match(units[0][-1]):
             continue  # units beginning inside a number
-        step = _counting_step(units)
-        if step is None:
+        if _counting_step(units) is None:
             continue
-        first = n - MIN_COUNT * period  # slide back to the run's first unit
-        while first >= period:
-            earlier = _counting_step([text[first - period : first], text[first : first + period]])
-            if earlier != step:
-                break
-            first -= period
-        unit = text[first : first + period]
-        end = [m.end() for m in NUMBER.finditer(unit)][-1]
-        while end < period and not unit[end].isalnum():
-            end += 1
-        return first + end
+        if "\n" in units[0]:  # keep whole lines
+            return text.rindex("\n")
+        closing = [i for i in range(n - period, n) if text[i] in CLOSING]
+        if closing:  # keep whole bracketed items
+            return closing[-1] + 1
+        return max(m.end() for m in NUMBER.finditer(text, n - 2 * period) if m.end() < n)
     return None
 
 
@@ -98,12 +94,12 @@ class LoopGuard:
         if not self.watching:
             return False
         window = self.text[-WINDOW:]
-        start = loop_start(window)
-        if start is None:
-            start = counting_start(window)
-        if start is None:
+        cut = loop_start(window)
+        if cut is None:
+            cut = counting_end(window)
+        if cut is None:
             return False
-        self.text = self.text[: len(self.text) - len(window) + start].rstrip()
+        self.text = self.text[: len(self.text) - len(window) + cut].rstrip()
         self.looped = True
         return True
 

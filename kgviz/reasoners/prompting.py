@@ -1,4 +1,5 @@
-"""The answer prompt of the baselines (LLM-only, KAPING): a short system prompt, optional facts."""
+"""The answer call every method shares (with its one re-ask), and the baselines' answer prompt
+(LLM-only, KAPING): a short system prompt, optional facts."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def own_entities_problem(listing: str, asked: Sequence[str]) -> str:
     """A re-ask's account of an answer listing only the question's own entities `asked`;
     `listing` says where they were listed ("Your answer lists")."""
     return (
-        f"{listing} {', '.join(asked)}, which the question itself names; the question asks for "
-        "the entities linked to it."
+        f"{listing} {', '.join(dict.fromkeys(asked))}, which the question itself names; the "
+        "question asks for the entities linked to it."
     )
 
 

@@ -64,8 +64,13 @@ def committed_answers(
     """SubgraphRAG's answer extraction: the evidence entities (topic entities aside) that the
     reply's `ans:` lines name, in line order; prose outside `ans:` lines commits to nothing."""
     _, lines = split_reply(reply)
-    names = {name for head, _, tail in evidence for name in (head, tail)} - set(topics)
+    names = evidence_names(evidence) - set(topics)
     return list(dict.fromkeys(name for line in lines for name in mentioned_entities(line, names)))
+
+
+def evidence_names(evidence: Sequence[StringTriple]) -> set[str]:
+    """The entities the evidence triples name."""
+    return {name for head, _, tail in evidence for name in (head, tail)}
 
 
 def ans_reask(
@@ -76,14 +81,14 @@ def ans_reask(
     then the question restated (a small reader otherwise answers with the entities met on the
     way)."""
     _, lines = split_reply(reply)
-    names = {name for head, _, tail in evidence for name in (head, tail)}
+    names = evidence_names(evidence)
     asked = [name for line in lines for name in mentioned_entities(line, names) if name in topics]
     if not ANSWER_LINE.search(reply):
         problem = "Your reply has no `ans:` line."
     elif not lines:
         problem = "Your `ans:` lines give no answer."
     elif asked:
-        problem = own_entities_problem("Your `ans:` lines name", list(dict.fromkeys(asked)))
+        problem = own_entities_problem("Your `ans:` lines name", asked)
     else:
         problem = "Your `ans:` lines name nothing from the triples."
     return (
