@@ -7,7 +7,7 @@ copy of the dataset); `kgviz report` turns them into tables and charts.
 
     python bench/eval_metaqa_heldout.py --rounds 10,25,50,100 --out results/metaqa-heldout
     python bench/eval_metaqa_heldout.py --methods subgraphrag --set top_k=30 \
-        --out results/metaqa-heldout-subgraphrag-top30      # an ablation, in files of its own
+        --out results/ablations/subgraphrag-top30      # an ablation, in files of its own
 """
 
 from __future__ import annotations
