@@ -71,8 +71,9 @@ def counting_end(text: str) -> int | None:
 
 
 def _counting_step(units: list[str]) -> tuple[int, ...] | None:
-    """The one step between the numbers of consecutive `units` of one shape, if they count."""
-    if len({NUMBER.sub("0", unit) for unit in units}) != 1 or not NUMBER.search(units[0]):
+    """The one step between the numbers of consecutive `units` (of one shape, digits aside), if
+    they count."""
+    if not NUMBER.search(units[0]):
         return None
     numbers = [[int(x) for x in NUMBER.findall(unit)] for unit in units]
     steps = {tuple(b - a for a, b in zip(x, y)) for x, y in pairwise(numbers)}
