@@ -3,6 +3,7 @@
 - `answer_entities`: the KG names of a list-like reply, in order (LLM-only, KAPING).
 - `mentioned_entities`: the candidates a free-text reply names, in order of first mention
   (GNN-RAG, GRAG over their evidence; SimGRAG over the names in its JSON `answer` list).
+- `evidence_entities`: the candidates a method's evidence triples offer.
 - SubgraphRAG's `ans:` lines: `kgviz.reasoners.subgraphrag.prompt.committed_answers`.
 - `listed_names`: every QA method's last resort, once a re-ask committed to nothing either: the
   KG names a list-like reply consists of, the question's own entities included. A reply that
@@ -16,10 +17,17 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
+from kgviz.trace import StringTriple
+
 
 class NameLookup(Protocol):
     def canonical(self, text: str) -> str | None:
         """The KG name `text` stands for (exact, then normalised match), or None."""
+
+
+def evidence_entities(evidence: Iterable[StringTriple]) -> list[str]:
+    """The entities the evidence triples name, in order of first appearance."""
+    return list(dict.fromkeys(name for head, _, tail in evidence for name in (head, tail)))
 
 
 def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.errors import KgvizError
-from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
@@ -158,7 +158,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
     def generate(self, trace: Trace, question: str, found: GNNRAGFound) -> None:
         linking = found.linking
         messages = path_messages(linking.question, [path.text for path in found.paths])
-        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(linking.names)
+        names = set(evidence_entities(trace.evidence)) - set(linking.names)
         generate_answer(
             trace,
             self.context.llm,

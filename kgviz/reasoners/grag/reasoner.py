@@ -8,7 +8,7 @@ from typing import Literal
 
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext, option
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
@@ -201,7 +201,7 @@ class GRAG(Reasoner[GRAGFound]):
                 STANCE_REASK,
             )
             return
-        names = {name for h, _, t in trace.evidence for name in (h, t)} - set(found.topics)
+        names = set(evidence_entities(trace.evidence)) - set(found.topics)
         generate_answer(
             trace,
             self.context.llm,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from kgviz.errors import KgvizError
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
-from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
@@ -319,7 +319,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     @staticmethod
     def _evidence_entities(trace: Trace, question: str) -> tuple[list[str], set[str]]:
         """The evidence's entities in order of appearance, and those the question names."""
-        names = list(dict.fromkeys(n for head, _, tail in trace.evidence for n in (head, tail)))
+        names = evidence_entities(trace.evidence)
         return names, set(mentioned_entities(question, set(names)))
 
     @classmethod

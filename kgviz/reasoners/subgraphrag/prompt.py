@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from kgviz.embed.kg_index import relation_text
 from kgviz.llm.base import Message
-from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.prompting import own_entities_problem
 from kgviz.trace import StringTriple
 
@@ -64,13 +64,8 @@ def committed_answers(
     """SubgraphRAG's answer extraction: the evidence entities (topic entities aside) that the
     reply's `ans:` lines name, in line order; prose outside `ans:` lines commits to nothing."""
     _, lines = split_reply(reply)
-    names = evidence_names(evidence) - set(topics)
+    names = set(evidence_entities(evidence)) - set(topics)
     return list(dict.fromkeys(name for line in lines for name in mentioned_entities(line, names)))
-
-
-def evidence_names(evidence: Sequence[StringTriple]) -> set[str]:
-    """The entities the evidence triples name."""
-    return {name for head, _, tail in evidence for name in (head, tail)}
 
 
 def ans_reask(
@@ -81,7 +76,7 @@ def ans_reask(
     then the question restated (a small reader otherwise answers with the entities met on the
     way)."""
     _, lines = split_reply(reply)
-    names = evidence_names(evidence)
+    names = set(evidence_entities(evidence))
     asked = [name for line in lines for name in mentioned_entities(line, names) if name in topics]
     if not ANSWER_LINE.search(reply):
         problem = "Your reply has no `ans:` line."
