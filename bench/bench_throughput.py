@@ -1,15 +1,19 @@
-"""Answers per hour with the offline model: eval workers x llama.cpp threads, same questions.
+"""Answers per hour with the offline model: eval workers x llama.cpp threads (and method options),
+same questions.
 
 Every setting answers the same held-aside MetaQA dev questions (the seeded order of
-bench/eval_metaqa_heldout.py) with the same methods and options, with the LLM response cache
-off, each in a fresh process so that nothing but the setting differs. `WxT` runs `kgviz eval
---workers W` (W parallel llama.cpp slots, decoded together) with `KGVIZ_LLM_THREADS=T`. The
-clock runs from the first question to the last answer (models are loaded before it starts).
-Prints answers per hour, the ratio to the first setting, median seconds per answer and hits@1
-per setting, so a faster setting that answers worse shows it.
+bench/eval_metaqa_heldout.py) with the same methods, with the LLM response cache off, each in a
+fresh process so that nothing but the setting differs. `WxT` runs `kgviz eval --workers W` (W
+parallel llama.cpp slots, decoded together) with `KGVIZ_LLM_THREADS=T`; `WxT:KEY=VALUE;...` also
+sets method options (`kgviz eval --set`). The clock runs from the first question to the last
+answer (models are loaded before it starts). Prints answers per hour, the ratio to the first
+setting, median seconds per answer (overall and per hop), mean prompt tokens and hits@1 per
+setting, so a faster setting that answers worse shows it.
 
     python bench/bench_throughput.py [--settings 1x1,1x2,2x2,4x2] [--per-hop 4] \\
         [--methods gnnrag,simgrag,subgraphrag]
+    python bench/bench_throughput.py --methods subgraphrag --per-hop 10 \\
+        --settings '1x2:top_k=100,1x2:top_k="auto"'
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kgviz.cli import parse_settings
 from kgviz.eval.runner import EvalPlan, read_results, run_eval, summarize
 from kgviz.session import open_session
 
@@ -31,8 +36,11 @@ SAMPLE_SEED = 0  # bench/eval_metaqa_heldout.py's order of held-aside questions
 
 
 def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> dict:
-    """Answer the questions under one `WxT` setting in this process (threads set by the caller)."""
-    workers = int(setting.split("x")[0])
+    """Answer the questions under one `WxT[:options]` setting in this process (threads set by the
+    caller)."""
+    shape, _, options = setting.partition(":")
+    workers = int(shape.split("x")[0])
+    settings = parse_settings(options.split(";")) if options else None
     rows, seconds = [], 0.0
     with tempfile.TemporaryDirectory() as folder:
         for h in hops:
@@ -41,7 +49,16 @@ def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> 
             out = Path(folder) / f"{h}hop.jsonl"
             plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
             start = time.perf_counter()
-            run_eval(session, methods, plan, out, progress=False, workers=workers, questions=False)
+            run_eval(
+                session,
+                methods,
+                plan,
+                out,
+                progress=False,
+                workers=workers,
+                questions=False,
+                settings=settings,
+            )
             seconds += time.perf_counter() - start
             rows += read_results(out)
     return {
@@ -50,13 +67,18 @@ def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> 
         "seconds": round(seconds, 1),
         "per_hour": round(len(rows) / seconds * 3600, 1),
         "median_s": round(statistics.median(row["seconds"] for row in rows), 2),
+        "median_s_per_hop": [
+            round(statistics.median(row["seconds"] for row in rows if row["hops"] == h), 1)
+            for h in hops
+        ],
+        "prompt_tokens": round(statistics.mean(row["prompt_tokens"] for row in rows)),
         "hits@1": summarize(rows)["hits@1"],
     }
 
 
 def run_setting(setting: str, args: argparse.Namespace) -> dict:
     """`measure` in a fresh process with the setting's llama.cpp thread count."""
-    threads = setting.split("x")[1]
+    threads = setting.partition(":")[0].split("x")[1]
     command = [
         sys.executable,
         __file__,
@@ -91,7 +113,7 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; methods {args.methods}; {args.per_hop} questions per hop")
     print(
         f"{'setting':>8} {'answers':>7} {'seconds':>8} {'per hour':>9} {'ratio':>6} "
-        f"{'median s':>9} {'hits@1':>7}"
+        f"{'median s':>9} {'per hop':>16} {'prompt':>6} {'hits@1':>7}"
     )
     baseline = None
     for setting in args.settings.split(","):
@@ -100,7 +122,9 @@ def main() -> None:
         print(
             f"{setting:>8} {result['answers']:>7} {result['seconds']:>8.1f} "
             f"{result['per_hour']:>9.1f} {result['per_hour'] / baseline:>6.2f} "
-            f"{result['median_s']:>9.2f} {result['hits@1']:>7.3f}",
+            f"{result['median_s']:>9.2f} "
+            f"{' / '.join(map(str, result['median_s_per_hop'])):>16} "
+            f"{result['prompt_tokens']:>6} {result['hits@1']:>7.3f}",
             flush=True,
         )
 

@@ -9,6 +9,9 @@
   KG names a list-like reply consists of, the question's own entities included. A reply that
   answers with the topic entity, or with a KG entity outside the evidence, has committed to a
   (wrong) answer; a refusal ("None", "Unknown") has not.
+- `stated_items`: LLM-only's own last resort. Without retrieval the model answers from what it
+  learned and often names what the KG does not hold ("J.K. Rowling"): the short items of a
+  list-like reply, in its own words, are then its (wrong) committed answers.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]
 
 
 SEPARATORS = re.compile(r"\s*(?:[,;/|]|\band\b|&)\s*", re.IGNORECASE)
-BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
+BULLET = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s+)")  # "1. " is a bullet, "1994." a year
 EDGE_NOISE = " \t\"'`*.:!?()[]"
 
 
@@ -102,3 +105,27 @@ class RefusalAwareNames:
 def listed_names(reply: str, names: NameLookup) -> list[str]:
     """The KG names a list-like reply consists of, in order, refusals aside (`answer_entities`)."""
     return answer_entities(reply, RefusalAwareNames(names))
+
+
+ITEM_MAX_WORDS = 8  # a longer piece is a sentence about answers, not an answer
+TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)$")  # "The Dark Knight (2008)"
+QUOTED = re.compile(r'"([^"]+)"')  # 'Films include "Heat"': the quoted title is the item
+
+
+def stated_items(reply: str) -> list[str]:
+    """The items a list-like reply states, in its own words and order: its lines, bullets aside,
+    split on commas, semicolons and "and"; a piece quoting a name is that name, and a trailing
+    parenthetical aside is dropped. Refusals
+    and pieces longer than `ITEM_MAX_WORDS` words (prose) are not items."""
+    found: dict[str, None] = {}
+    for line in reply.splitlines():
+        line = BULLET.sub("", line)
+        if line.strip(EDGE_NOISE).casefold() in REFUSALS:
+            continue
+        for piece in SEPARATORS.split(line):
+            quoted = QUOTED.search(piece)
+            item = quoted.group(1) if quoted else piece
+            item = TRAILING_ASIDE.sub("", item.strip()).strip(EDGE_NOISE)
+            if 0 < len(item.split()) <= ITEM_MAX_WORDS and item.casefold() not in REFUSALS:
+                found.setdefault(item)
+    return list(found)

@@ -8,7 +8,8 @@ from kgviz.datasets.base import QARecord
 from kgviz.eval.metrics import score_answers
 from kgviz.eval.rescore import rescore_rows
 from kgviz.eval.runner import result_row, summarize
-from kgviz.reasoners.answers import listed_names
+from kgviz.reasoners.answers import listed_names, stated_items
+from kgviz.reasoners.llm_only.reasoner import LLMOnly
 from kgviz.reasoners.subgraphrag.prompt import committed_answers
 from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAG
 from kgviz.trace import LLMCall, Trace
@@ -163,3 +164,35 @@ def test_rescore_applies_the_last_resort_to_rows_that_committed_to_nothing():
     assert rescored["committed"] and rescored["hit1"] and rescored["failed_stage"] is None
     without_names = rescore_rows([uncommitted], {RECORD.qid: RECORD.answers})[0]
     assert not without_names["committed"] and without_names["answers"] == []
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("J.K. Rowling", ["J.K. Rowling"]),  # a name the KG does not hold
+        ("2017.", ["2017"]),  # a year, not a numbered bullet
+        ("The Last Summer, The Last Summer", ["The Last Summer"]),
+        ("1. Kim Tae-ho\n2. Lee Sang-ho (actor)", ["Kim Tae-ho", "Lee Sang-ho"]),
+        ('Films include "Heat" (1995), "Ronin" (1998)', ["Heat", "Ronin"]),  # quoted titles
+        ("The actor in Between Your Legs also appears in many other films", []),
+        ("None", []),
+        ("N/A.", []),
+        ("Unknown.", []),
+    ],
+)
+def test_stated_items_are_the_short_pieces_of_a_list_like_reply(reply, expected):
+    assert stated_items(reply) == expected
+
+
+def test_llm_only_commits_to_names_outside_the_kg_only_when_it_lists_no_kg_name():
+    assert LLMOnly.listed_answers("J.K. Rowling", Names()) == ["J.K. Rowling"]
+    assert LLMOnly.listed_answers("J.K. Rowling, Tom Hanks", Names()) == ["Tom Hanks"]
+    assert LLMOnly.listed_answers("Unknown", Names()) == []
+
+
+def test_rescore_counts_an_llm_only_answer_outside_the_kg_as_committed_and_wrong():
+    row = {**row_for("J.K. Rowling"), "method": "llm-only", "answers": []}
+    rescored = rescore_rows([row], {RECORD.qid: RECORD.answers}, {RECORD.qid: Names()})[0]
+    assert rescored["answers"] == ["J.K. Rowling"]
+    assert rescored["committed"] and not rescored["hit1"] and not rescored["named"]
+    assert rescored["failed_stage"] == "generation"

@@ -1,10 +1,11 @@
-"""LLM-only: the question straight to the LLM, no retrieval; answers are KG names in the reply."""
+"""LLM-only: the question straight to the LLM, no retrieval; answers are the KG names the reply
+lists, else the items it states in its own words."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgviz.reasoners.answers import listed_names
+from kgviz.reasoners.answers import NameLookup, listed_names, stated_items
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
@@ -38,4 +39,11 @@ class LLMOnly(Reasoner[None]):
             answer_messages(question),
             self.config.max_tokens,
             lambda reply: listed_names(reply, names),
+            fallback=lambda reply: self.listed_answers(reply, names),
         )
+
+    @staticmethod
+    def listed_answers(reply: str, names: NameLookup) -> list[str]:
+        """The KG names the reply lists, else (the model answering from memory with names the KG
+        does not hold) the items it states in its own words (`answers.stated_items`)."""
+        return listed_names(reply, names) or stated_items(reply)
