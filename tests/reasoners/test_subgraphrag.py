@@ -175,6 +175,7 @@ def test_reply_is_split_into_explanation_and_answers():
     explanation, answers = split_reply(reply)
     assert explanation.startswith("Forrest Gump was directed") and answers == ["Robert Zemeckis"]
     assert split_reply("I cannot tell.") == ("I cannot tell.", [])
+    assert split_reply("ans:\nThe triples do not say.")[1] == []  # an empty line stays empty
     assert triple_line(("A", "directed_by", "B")) == "(A, directed by, B)"
 
 

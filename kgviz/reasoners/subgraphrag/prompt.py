@@ -35,7 +35,10 @@ DEMO_ANSWER = (
     "ans: 1987\n"
     "ans: 1992"
 )
-ANSWER_LINE = re.compile(r"^\W*ans\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+# One line each: an empty `ans:` never takes the next line's prose as its answer.
+ANSWER_LINE = re.compile(
+    r"^[^\w\n]*ans[^\S\n]*:[^\S\n]*(.+?)[^\S\n]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 def triple_line(triple: StringTriple) -> str:
