@@ -4,6 +4,7 @@ evidence size and retrieval latency, per hop.
 
 Latency is question embedding + candidates + DDE + scoring + ranking, topic entities given.
 Usage: python bench/bench_subgraphrag.py [--data ../shared/data] [--per-hop 100]
+       [--checkpoint-root FOLDER]
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from kgviz.reasoners.text_features import kg_text_embeddings
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))
-KS = (50, 100, 200)
+KS = (30, 50, 100, 200)  # 30: `top_k="auto"` for readers up to 3B parameters
 
 
 def main() -> None:
@@ -40,10 +41,15 @@ def main() -> None:
         "--per-hop", type=int, default=100, help="first N held-aside questions per hop"
     )
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--checkpoint-root",
+        type=Path,
+        help="folder holding subgraphrag/ (default: the packaged one)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    scorer, card = load_scorer()
+    scorer, card = load_scorer(args.checkpoint_root)
     settings = SubgraphRAGRetrieval(**card["retrieval"])
     dataset, records = metaqa_heldout(Path(args.data), args.per_hop)
     kg = dataset.kg
