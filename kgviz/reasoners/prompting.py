@@ -41,9 +41,11 @@ def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def reask_messages(messages: list[Message], reply: str, reask: str) -> list[Message]:
-    """The conversation so far, the reply that committed to nothing, and the re-ask."""
-    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": reask}]
+def reask_messages(messages: list[Message], reply: str | None, reask: str) -> list[Message]:
+    """The conversation so far, the reply that committed to nothing (unless None: not shown),
+    and the re-ask."""
+    shown: list[Message] = [] if reply is None else [{"role": "assistant", "content": reply}]
+    return [*messages, *shown, {"role": "user", "content": reask}]
 
 
 def generate_answer(
@@ -54,13 +56,16 @@ def generate_answer(
     extract: Callable[[str], list[str]],
     reask: str | Callable[[str], str] = NAMES_REASK,
     fallback: Callable[[str], list[str]] | None = None,
+    reask_shows_reply: bool = True,
 ) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
 
     A reply that commits to nothing gets one re-ask (`reask`, restating the answer format, or a
     function of the reply that says what was wrong with it; the trace records it under the stage
-    `reask`); its reply becomes the answer when it commits.
+    `reask`); its reply becomes the answer when it commits. With `reask_shows_reply` False the
+    re-ask follows the question directly, without the failed reply (a small model otherwise
+    repeats it).
     When neither commits, `fallback` (the names the kept reply lists, `listed_names`) decides.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
@@ -72,7 +77,11 @@ def generate_answer(
                 trace,
                 REASK_STAGE,
                 llm,
-                reask_messages(messages, reply, reask if isinstance(reask, str) else reask(reply)),
+                reask_messages(
+                    messages,
+                    reply if reask_shows_reply else None,
+                    reask if isinstance(reask, str) else reask(reply),
+                ),
                 max_tokens=max_tokens,
             ).strip()
             answers = extract(second)

@@ -178,6 +178,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
             lambda text: committed_answers(text, trace.evidence, found.names),
             lambda text: ans_reask(found.question, text, trace.evidence, found.names),
             lambda text: self.listed_answers(text, entity_names(self.context)),
+            reask_shows_reply=False,
         )
         explanation, lines = split_reply(reply)
         if not trace.answers:
