@@ -60,4 +60,3 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
     question_turns = answer_messages(trace.question)
     assert trace.llm_calls[1].messages[:-1] == question_turns
     assert trace.llm_calls[1].messages[-1]["role"] == "user"
-
