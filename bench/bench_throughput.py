@@ -68,7 +68,7 @@ def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> 
         "per_hour": round(len(rows) / seconds * 3600, 1),
         "median_s": round(statistics.median(row["seconds"] for row in rows), 2),
         "median_s_per_hop": [
-            round(statistics.median(row["seconds"] for row in rows if row["hops"] == h), 1)
+            round(statistics.median([row["seconds"] for row in rows if row["hops"] == h] or [0]), 1)
             for h in hops
         ],
         "prompt_tokens": round(statistics.mean(row["prompt_tokens"] for row in rows)),

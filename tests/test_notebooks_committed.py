@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbformat.warnings import MissingIDFieldWarning
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 MAX_OUTPUT_CHARS = 2_000  # a printed line or two; plots and tables belong to a run, not a commit
@@ -22,7 +23,7 @@ def test_notebook_is_valid_and_light(path):
     missing = [i for i, cell in enumerate(raw["cells"]) if "id" not in cell]
     assert not missing, f"{path.name}: cells {missing} have no id (nbformat.validator.normalize)"
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", MissingIDFieldWarning)
         nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
     outputs = sum(len(json.dumps(cell.get("outputs", []))) for cell in raw["cells"])
     assert outputs <= MAX_OUTPUT_CHARS, f"{path.name}: {outputs} characters of outputs committed"

@@ -11,7 +11,8 @@
   (wrong) answer; a refusal ("None", "Unknown") has not.
 - `stated_items`: LLM-only's own last resort. Without retrieval the model answers from what it
   learned and often names what the KG does not hold ("J.K. Rowling"): the short items of a
-  list-like reply, in its own words, are then its (wrong) committed answers.
+  list-like reply, in its own words (KG names where the KG holds them), are then its committed
+  answers.
 """
 
 from __future__ import annotations
@@ -56,13 +57,14 @@ def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]
 
 
 SEPARATORS = re.compile(r"\s*(?:[,;/|]|\band\b|&)\s*", re.IGNORECASE)
-BULLET = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s+)")  # "1. " is a bullet, "1994." a year
+BULLET = re.compile(r"^\s*(?:[-*•]\s*|\d{1,2}[.)]\s+)")  # "1. " is a bullet, "1994." a year
 EDGE_NOISE = " \t\"'`*.:!?()[]"
 
 
 def answer_entities(answer_text: str, names: NameLookup) -> list[str]:
     """KG entity names in a list-like reply, in order: each line whole when it is a name, else
-    its pieces split on commas, semicolons and "and" (exact, then normalised name match)."""
+    its pieces split at `SEPARATORS` (commas, semicolons, "/", "|", "and", "&"; exact, then
+    normalised name match)."""
     found: dict[str, None] = {}
     for line in answer_text.splitlines():
         line = BULLET.sub("", line).strip(EDGE_NOISE)
@@ -108,24 +110,38 @@ def listed_names(reply: str, names: NameLookup) -> list[str]:
 
 
 ITEM_MAX_WORDS = 8  # a longer piece is a sentence about answers, not an answer
-TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)$")  # "The Dark Knight (2008)"
-QUOTED = re.compile(r'"([^"]+)"')  # 'Films include "Heat"': the quoted title is the item
+TRAILING_ASIDES = re.compile(r"(?:\s*\([^()]*\))+$")  # "The Dark Knight (2008) (film)"
+QUOTED = re.compile(r'["“]([^"”]+)["”]')  # 'Films include "Heat"': the quoted title is the item
+ANSWER_PREFIX = re.compile(r"^answers?\s*:\s*", re.IGNORECASE)  # "Answer: Heat"
+NOT_AVAILABLE = re.compile(r"\bn/a\b", re.IGNORECASE)  # kept whole: "/" separates items
+HEDGE = re.compile(
+    r"\b(?:don'?t know|do not know|not sure|unsure|cannot|can'?t|unable|sorry|no (?:such|"
+    r"information|answer|data|record)|there (?:is|are) no|none of|not (?:available|provided|"
+    r"mentioned|found|listed|known))\b",
+    re.IGNORECASE,
+)
 
 
 def stated_items(reply: str) -> list[str]:
     """The items a list-like reply states, in its own words and order: its lines, bullets aside,
-    split on commas, semicolons and "and"; a piece quoting a name is that name, and a trailing
-    parenthetical aside is dropped. Refusals
-    and pieces longer than `ITEM_MAX_WORDS` words (prose) are not items."""
-    found: dict[str, None] = {}
+    split like `answer_entities`; a piece quoting a name is that name, and trailing
+    parenthetical asides are dropped. A line that hedges or refuses ("not sure", "N/A"), or has
+    a piece of prose (over `ITEM_MAX_WORDS` words, no quoted name), states no items."""
+    found: dict[str, str] = {}
     for line in reply.splitlines():
-        line = BULLET.sub("", line)
-        if line.strip(EDGE_NOISE).casefold() in REFUSALS:
+        line = ANSWER_PREFIX.sub("", BULLET.sub("", line).strip())
+        if HEDGE.search(line) or NOT_AVAILABLE.search(line):
             continue
+        items: list[str] = []
         for piece in SEPARATORS.split(line):
             quoted = QUOTED.search(piece)
-            item = quoted.group(1) if quoted else piece
-            item = TRAILING_ASIDE.sub("", item.strip()).strip(EDGE_NOISE)
-            if 0 < len(item.split()) <= ITEM_MAX_WORDS and item.casefold() not in REFUSALS:
-                found.setdefault(item)
-    return list(found)
+            if not quoted and len(piece.split()) > ITEM_MAX_WORDS:
+                items = []
+                break
+            item = TRAILING_ASIDES.sub("", (quoted.group(1) if quoted else piece).strip())
+            item = item.strip(EDGE_NOISE)
+            if item and item.casefold() not in REFUSALS:
+                items.append(item)
+        for item in items:
+            found.setdefault(item.casefold(), item)
+    return list(found.values())

@@ -66,7 +66,8 @@ def generate_answer(
     `reask`); its reply becomes the answer when it commits. With `reask_shows_reply` False the
     re-ask follows the question directly, without the failed reply (a small model otherwise
     repeats it).
-    When neither commits, `fallback` (the names the kept reply lists, `listed_names`) decides.
+    When neither commits, `fallback` (the method's last resort, `Reasoner.listed_answers`) reads
+    the kept first reply.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
     with trace.stage(GENERATION):

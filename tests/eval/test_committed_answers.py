@@ -175,9 +175,21 @@ def test_rescore_applies_the_last_resort_to_rows_that_committed_to_nothing():
         ("1. Kim Tae-ho\n2. Lee Sang-ho (actor)", ["Kim Tae-ho", "Lee Sang-ho"]),
         ('Films include "Heat" (1995), "Ronin" (1998)', ["Heat", "Ronin"]),  # quoted titles
         ("The actor in Between Your Legs also appears in many other films", []),
+        ("Heat (1995) (film), heat, HEAT", ["Heat"]),  # every aside dropped, case-blind repeats
+        ("“Heat” (1995)", ["Heat"]),
+        ("Answer: Heat", ["Heat"]),
         ("None", []),
         ("N/A.", []),
         ("Unknown.", []),
+        # hedges and refusals state nothing, even beside a guess or split by commas
+        ("I don't know.", []),
+        ("Sorry, not sure", []),
+        ("I'm not sure, but I think it's J.K. Rowling.", []),
+        ("The answer is N/A", []),
+        ("N/A, N/A", []),
+        ("There is no such film", []),
+        # a line with a piece of prose states nothing, though its other pieces are short
+        ("The actor also appears in many films of that decade, Heat, Ronin", []),
     ],
 )
 def test_stated_items_are_the_short_pieces_of_a_list_like_reply(reply, expected):
@@ -188,6 +200,15 @@ def test_llm_only_commits_to_names_outside_the_kg_only_when_it_lists_no_kg_name(
     assert LLMOnly.listed_answers("J.K. Rowling", Names()) == ["J.K. Rowling"]
     assert LLMOnly.listed_answers("J.K. Rowling, Tom Hanks", Names()) == ["Tom Hanks"]
     assert LLMOnly.listed_answers("Unknown", Names()) == []
+    # an item the KG holds, which the list rule missed for its aside, is given its KG name
+    assert LLMOnly.listed_answers('"tom hanks" (1956)', CaseBlindNames()) == ["Tom Hanks"]
+
+
+class CaseBlindNames(Names):
+    """`Names`, matched case-insensitively (as the KG's normalised lookup does)."""
+
+    def canonical(self, text: str) -> str | None:
+        return next((name for name in self.names if name.casefold() == text.casefold()), None)
 
 
 def test_rescore_counts_an_llm_only_answer_outside_the_kg_as_committed_and_wrong():

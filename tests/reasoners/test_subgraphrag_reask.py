@@ -3,6 +3,7 @@ wrong with them and restates the question."""
 
 import pytest
 
+from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.subgraphrag.prompt import ans_reask, committed_answers
 
 QUESTION = "who directed the films written by Leonard Praskins"
@@ -37,3 +38,11 @@ def test_the_reask_says_what_was_wrong_and_restates_the_question(reply, problem)
 def test_a_reply_naming_an_answer_commits_without_a_reask():
     reply = "ans: Leonard Praskins\nans: King Vidor"
     assert committed_answers(reply, EVIDENCE, TOPICS) == ["King Vidor"]
+
+
+def test_a_reask_may_leave_the_failed_reply_out():
+    question = [{"role": "user", "content": QUESTION}]
+    shown = reask_messages(question, "ans: Leonard Praskins", "Reply again.")
+    assert [m["role"] for m in shown] == ["user", "assistant", "user"]
+    hidden = reask_messages(question, None, "Reply again.")
+    assert hidden == [*question, {"role": "user", "content": "Reply again."}]
