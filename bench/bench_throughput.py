@@ -35,12 +35,17 @@ from kgviz.session import open_session
 SAMPLE_SEED = 0  # bench/eval_metaqa_heldout.py's order of held-aside questions
 
 
+def setting_parts(setting: str) -> tuple[int, str, dict[str, object] | None]:
+    """`WxT[:KEY=VALUE;...]` as workers, threads and method options."""
+    shape, _, options = setting.partition(":")
+    workers, threads = shape.split("x")
+    return int(workers), threads, parse_settings(options.split(";")) if options else None
+
+
 def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> dict:
     """Answer the questions under one `WxT[:options]` setting in this process (threads set by the
     caller)."""
-    shape, _, options = setting.partition(":")
-    workers = int(shape.split("x")[0])
-    settings = parse_settings(options.split(";")) if options else None
+    workers, _, settings = setting_parts(setting)
     rows, seconds = [], 0.0
     with tempfile.TemporaryDirectory() as folder:
         for h in hops:
@@ -78,7 +83,7 @@ def measure(setting: str, methods: list[str], per_hop: int, hops: list[int]) -> 
 
 def run_setting(setting: str, args: argparse.Namespace) -> dict:
     """`measure` in a fresh process with the setting's llama.cpp thread count."""
-    threads = setting.partition(":")[0].split("x")[1]
+    threads = setting_parts(setting)[1]
     command = [
         sys.executable,
         __file__,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgviz.reasoners.answers import NameLookup, RefusalAwareNames, listed_names, stated_items
+from kgviz.reasoners.answers import NameLookup, listed_names, stated_items
 from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
@@ -48,6 +48,5 @@ class LLMOnly(Reasoner[None]):
         does not hold) the items it states in its own words (`answers.stated_items`), each as its
         KG name where the KG holds it. (In a run the first half finds nothing, since it is the
         answer rule itself; `kgviz rescore` applies both to rows that committed to nothing.)"""
-        lookup = RefusalAwareNames(names)
-        stated = (lookup.canonical(item) or item for item in stated_items(reply))
+        stated = (names.canonical(item) or item for item in stated_items(reply))  # no refusals
         return listed_names(reply, names) or list(dict.fromkeys(stated))
