@@ -21,7 +21,6 @@ import numpy as np
 import torch
 
 from kgviz.datasets.splits import metaqa_heldout
-from kgviz.eval.metrics import evidence_recall
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.model import load_gnn
@@ -31,6 +30,7 @@ from kgviz.reasoners.gnnrag.reasoner import unique_triples
 from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, encode_questions, retrieve
 from kgviz.reasoners.gnnrag.samples import build_samples
 from kgviz.reasoners.text_features import kg_text_embeddings
+from kgviz.scoring.metrics import evidence_recall
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))

@@ -25,7 +25,9 @@ import numpy as np
 
 from kgviz.datasets import get_dataset
 from kgviz.datasets.splits import split_records
-from kgviz.eval.runner import EvalPlan, read_results, run_eval
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.runner import run_eval
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.simgrag.pools import build_pools
 from kgviz.reasoners.simgrag.query_pattern import parse_pattern

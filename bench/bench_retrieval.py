@@ -18,9 +18,9 @@ from pathlib import Path
 
 from kgviz.datasets import get_dataset
 from kgviz.datasets.splits import split_records
-from kgviz.eval.metrics import evidence_recall
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
+from kgviz.scoring.metrics import evidence_recall
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_METHODS = "kaping,subgraphrag,gnnrag,grag"

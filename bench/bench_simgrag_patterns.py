@@ -19,11 +19,11 @@ from pathlib import Path
 
 from kgviz.datasets import get_dataset
 from kgviz.datasets.splits import split_records
-from kgviz.eval.metrics import evidence_recall
 from kgviz.llm.select import make_llm
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag.reasoner import PATTERN_REASK_STAGE
+from kgviz.scoring.metrics import evidence_recall
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -29,7 +29,10 @@ import time
 from pathlib import Path
 
 from kgviz.cli import parse_settings
-from kgviz.eval.runner import EvalPlan, read_results, run_eval, summarize
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.runner import run_eval
+from kgviz.eval.summary import summarize
 from kgviz.session import open_session
 
 SAMPLE_SEED = 0  # bench/eval_metaqa_heldout.py's order of held-aside questions

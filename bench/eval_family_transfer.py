@@ -17,7 +17,8 @@ from pathlib import Path
 
 from kgviz.checkpoint_store import CHECKPOINTS, user_checkpoints
 from kgviz.cli import main as kgviz
-from kgviz.eval.runner import read_results, summarize
+from kgviz.eval.results_file import read_results
+from kgviz.eval.summary import summarize
 
 
 def evaluate(dataset: str, root: Path, out: Path, limit: int, llm: str) -> dict:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, get_args
 
 from kgviz.datasets.splits import PARTS
@@ -15,8 +16,8 @@ from kgviz.llm.cache import CacheMode
 from kgviz.reasoners.registry import method_names, trainable_methods
 
 if TYPE_CHECKING:
-    from kgviz.reasoners.base import Reasoner
     from kgviz.reasoners.spec import MethodSpec
+    from kgviz.run import Run
     from kgviz.trace import Trace
 
 Handler = Callable[[argparse.Namespace], int]
@@ -118,41 +119,37 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from kgviz.datasets.metaqa import split_topic_marks
     from kgviz.session import open_session
 
-    question, marked = split_topic_marks(args.question)
     session = open_session(args.dataset, args.llm, cache_mode=args.cache)
     if not args.json:
         print(f"llm: {session.llm_reason}", file=sys.stderr)
-    settings = parse_settings(args.set)
-    if args.html:  # a page shows every stage: record what the lab records
-        from kgviz.viz.page import recording_options
-
-        settings = {**recording_options(args.method), **settings}
-    record = session.find_question(question) if session.dataset.per_question_graphs else None
-    reasoner = session.question_reasoner(args.method, record, **settings)
-    session.warm_up(reasoner.retrieves)  # so that the stage timings are the run's own
-    topics = tuple(args.topic) or marked or (record.topic_entities if record else ())
-    question = record.question if record else question
-    if args.json:
-        trace = reasoner.run(question, topic_entities=topics)
-    else:
-        trace = run_streaming(reasoner, question, topics)
+    ask = partial(
+        session.ask,
+        args.method,
+        args.question,
+        parse_settings(args.set),
+        topics=args.topic,
+        recording=bool(args.html),  # a page shows every stage: record what the lab records
+    )
+    run = ask() if args.json else run_streaming(ask)
+    trace = run.trace
     if args.trace:
         trace.save(args.trace)
         print(f"trace written to {args.trace}", file=sys.stderr)
     if args.html:
         from kgviz.atomic import write_text_atomic
-        from kgviz.viz.page import trace_page
+        from kgviz.viz.page import run_page
 
-        write_text_atomic(args.html, trace_page(trace, reasoner.context.kg))
+        write_text_atomic(args.html, run_page(run))
         print(f"page written to {args.html}", file=sys.stderr)
     if args.json:
-        _print_json(trace.to_json())
+        _print_json(run.to_json())
         return 0
     print(trace.answer.strip())
     print(f"\nanswers: {', '.join(trace.answers) or '(none)'}")
+    if run.outcome.judged:
+        print(outcome_line(run))
     print(f"evidence ({len(trace.evidence)} triples):")
     for head, relation, tail in trace.evidence[:15]:
         print(f"  ({head}, {relation}, {tail})")
@@ -162,9 +159,23 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_streaming(reasoner: Reasoner, question: str, topics: Sequence[str]) -> Trace:
-    """Run with the LLM's replies streamed to stderr as they are written, and a line as each
-    stage ends (stdout keeps the final answer only)."""
+def outcome_line(run: Run) -> str:
+    """`hits@1 1 · hit 1 · F1 0.67 (gold: …)`, and for a miss the stage that failed and why."""
+    outcome = run.outcome
+    assert outcome.score is not None
+    score = outcome.score
+    line = (
+        f"{outcome.verdict()}: hits@1 {score.hit1:d} · hit {score.hit:d} · F1 {score.f1:.2f} "
+        f"(gold: {', '.join(outcome.gold)})"
+    )
+    if outcome.miss is not None and outcome.miss.stage:
+        line += f"\nfailed at {outcome.miss.stage}: {outcome.miss.reason}"
+    return line
+
+
+def run_streaming(ask: Callable[..., Run]) -> Run:
+    """`ask(listener=...)` with the LLM's replies streamed to stderr as they are written, and a
+    line as each stage ends (stdout keeps the final answer only)."""
     from kgviz.llm.streaming import streaming_to
 
     state = {"open": False}
@@ -187,13 +198,14 @@ def run_streaming(reasoner: Reasoner, question: str, topics: Sequence[str]) -> T
         print(f"── {name} done in {trace.timings[name]:.2f} s", file=sys.stderr, flush=True)
 
     with streaming_to(show, call):
-        return reasoner.run(question, topic_entities=topics, listener=stage_done)
+        return ask(listener=stage_done)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from kgviz.eval.runner import EvalPlan, run_eval
+    from kgviz.eval.plan import EvalPlan
+    from kgviz.eval.runner import run_eval
     from kgviz.session import open_session
 
     methods = [m for value in args.method for m in value.split(",") if m]
@@ -313,7 +325,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kgviz.datasets import get_dataset
-    from kgviz.eval.runner import attach_questions
+    from kgviz.eval.rows import attach_questions
     from kgviz.eval.tables import common_questions
     from kgviz.viz.report import load_rows, write_report
 
@@ -343,7 +355,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from kgviz.atomic import write_text_atomic
     from kgviz.datasets import get_dataset
     from kgviz.eval.rescore import rescore_rows
-    from kgviz.eval.runner import read_results, summarize
+    from kgviz.eval.results_file import read_results
+    from kgviz.eval.summary import summarize
     from kgviz.eval.writer_lock import sole_writer
     from kgviz.reasoners.linking import EntityNames
     from kgviz.viz.report import require_files
@@ -388,6 +401,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_llm_argument(parser: argparse.ArgumentParser) -> None:
+    """`--llm`, with the backend table's grammar and summaries as its help."""
+    from kgviz.llm.select import BACKENDS
+
+    kinds = "; ".join(f"{kind.grammar}: {kind.summary}" for kind in BACKENDS)
+    parser.add_argument("--llm", default="auto", metavar="SPEC", help=f"the LLM: {kinds}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kgviz", description="Knowledge-graph RAG lab")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -416,9 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question", help="the question; [Name] marks a topic entity")
     ask.add_argument("--dataset", default="demo")
     ask.add_argument("--method", default="simgrag", help="one of: " + ", ".join(method_names()))
-    ask.add_argument(
-        "--llm", default="auto", help="auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL"
-    )
+    add_llm_argument(ask)
     ask.add_argument("--topic", action="append", default=[], help="a topic entity (repeatable)")
     ask.add_argument(
         "--set",
@@ -453,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--sample", type=int, metavar="SEED", help="shuffle questions with SEED first"
     )
-    evaluate.add_argument("--llm", default="auto")
+    add_llm_argument(evaluate)
     evaluate.add_argument(
         "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
     )
@@ -518,7 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
     prepare.set_defaults(handler=cmd_model_prepare)
 
     demo = commands.add_parser("demo", help="the main job: every method on demo questions")
-    demo.add_argument("--llm", default="auto")
+    add_llm_argument(demo)
     demo.add_argument("--per-hop", type=positive_int, default=1, help="questions per hop count")
     demo.add_argument(
         "--page",

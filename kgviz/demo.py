@@ -8,15 +8,12 @@ from pathlib import Path
 from plotly.offline import get_plotlyjs
 
 from kgviz.atomic import write_text_atomic
-from kgviz.datasets.base import QARecord
-from kgviz.eval.metrics import evidence_recall, score_trace
-from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.errors import LLMError
 from kgviz.reasoners.registry import method_names
+from kgviz.run import Run
 from kgviz.session import open_session
-from kgviz.trace import Trace
 from kgviz.viz.html import esc
-from kgviz.viz.page import STYLE, recording_options, trace_sections
+from kgviz.viz.page import STYLE, run_sections
 
 
 def run_demo(
@@ -41,22 +38,19 @@ def run_demo(
     chosen = [r for hops in (1, 2, 3) for r in [r for r in records if r.hops == hops][:per_hop]]
     failures = 0
     summary: dict[str, list[int]] = {}
-    runs: list[tuple[QARecord, Trace]] = []
+    runs: list[Run] = []
     for method in method_names():
-        reasoner = session.reasoner(method, **recording_options(method))
         for record in chosen:
             print(f"\n[{method}] {record.question}")
             try:
-                trace = reasoner.run(
-                    record.question, topic_entities=record.topic_entities, gold=record.answers
-                )
+                run = session.ask(method, record, recording=True)
             except LLMError as error:
                 print(f"  error: {error}")
                 failures += 1
                 continue
-            runs.append((record, trace))
-            hit = score_trace(trace, record.answers).hit1
-            recall = evidence_recall(trace.evidence, record.answers)
+            runs.append(run)
+            trace, outcome = run.trace, run.outcome
+            hit, recall = bool(outcome.score and outcome.score.hit1), bool(outcome.in_evidence)
             summary.setdefault(method, [0, 0, 0])
             summary[method][0] += hit
             summary[method][1] += recall
@@ -71,36 +65,37 @@ def run_demo(
                 f"(gold inside: {'yes' if recall else 'no'}); "
                 f"retrieval {trace.timings['retrieval']:.2f}s, total {trace.timings['total']:.2f}s"
             )
-            for warning in trace.warnings:
+            for warning in outcome.warnings:
                 print(f"  warning: {warning}")
     print("\nmethod        hits@1   gold in evidence")
     for method, (hits, recalls, n) in summary.items():
         print(f"{method:<13} {hits}/{n:<6} {recalls}/{n}")
     if page is not None:
-        write_text_atomic(page, demo_page(runs, kg))
+        write_text_atomic(page, demo_page(runs))
         print(f"\npage: {page.resolve()}")
     print(f"\ndemo finished in {time.perf_counter() - start:.1f}s")
     return 1 if failures else 0
 
 
-def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:
+def demo_page(runs: list[Run]) -> str:
     """A table of every run's committed answers and scores, then every stage view of each
     method's first question (a page of all of them would run to tens of megabytes)."""
     rows, shown, sections = [], set(), []
-    for record, trace in runs:
-        score = score_trace(trace, record.answers)
+    for run in runs:
+        trace, outcome = run.trace, run.outcome
+        score = outcome.score
         rows.append(
             "<tr>"
             + "".join(
                 f"<td>{esc(cell)}</td>"
                 for cell in (
                     trace.method,
-                    record.question,
+                    trace.question,
                     ", ".join(trace.answers) or "(none)",
-                    ", ".join(record.answers),
-                    "yes" if score.hit1 else "no",
-                    "yes" if score.hit else "no",
-                    "yes" if evidence_recall(trace.evidence, record.answers) else "no",
+                    ", ".join(outcome.gold),
+                    "yes" if score and score.hit1 else "no",
+                    "yes" if score and score.hit else "no",
+                    "yes" if outcome.in_evidence else "no",
                     f"{trace.cost_seconds:.1f}",
                 )
             )
@@ -108,7 +103,7 @@ def demo_page(runs: list[tuple[QARecord, Trace]], kg: KnowledgeGraph) -> str:
         )
         if trace.method not in shown:
             shown.add(trace.method)
-            sections.append(trace_sections(trace, kg, record.answers, plotly_js=False))
+            sections.append(run_sections(run, plotly_js=False))
     head = "".join(
         f"<th>{esc(h)}</th>"
         for h in (

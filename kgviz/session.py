@@ -1,21 +1,38 @@
-"""A session: one dataset, one LLM and the reasoners built over them (what the CLI and app
-share).
-"""
+"""A session: one dataset, one LLM and the reasoners built over them. `Session.ask` is the one
+road from a question to a scored run, for the CLI, the lab, the demo and evaluations."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets import Dataset, get_dataset
 from kgviz.datasets.base import QARecord
+from kgviz.datasets.metaqa import split_topic_marks
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
+from kgviz.llm.base import LLM
 from kgviz.reasoners.base import Reasoner, ReasonerContext
-from kgviz.reasoners.registry import make_reasoner
+from kgviz.reasoners.registry import make_reasoner, method_spec
+from kgviz.run import Run, judged_run
+from kgviz.trace import Trace
 
 if TYPE_CHECKING:
     from kgviz.llm.cache import CacheMode
+
+Listener = Callable[[str, Trace], None]
+# Contexts over questions' own graphs kept at once (the lab's compare asks one question often).
+QUESTION_CONTEXTS_KEPT = 4
+
+
+def llm_identity(llm: LLM) -> str:
+    """Which model answers: backend and model name (threads, cache and timeouts do not change
+    what it replies)."""
+    return f"{llm.name}:{llm.model}"
 
 
 @dataclass
@@ -23,33 +40,61 @@ class Session:
     dataset: Dataset
     context: ReasonerContext
     llm_reason: str
-    reasoners: dict[str, Reasoner] = field(default_factory=dict)
+    _reasoners: dict[str, Reasoner] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _warm: set[str] = field(default_factory=set, repr=False)
+    _question_contexts: dict[str, ReasonerContext] = field(default_factory=dict, repr=False)
+
+    @property
+    def llm(self) -> str:
+        """`backend:model` of the session's LLM."""
+        return llm_identity(self.context.llm)
 
     def warm_up(self, retrieves: bool = True) -> None:
         """Load what the first question would otherwise load inside its own time: the vector
-        index and the sentence encoder (when a method retrieves) and the LLM."""
-        if retrieves and self.dataset.per_question_graphs:  # indexes come with each question
-            from kgviz.embed.encoder import get_encoder
+        index and the sentence encoder (when a method retrieves) and the LLM; once each."""
+        if retrieves and "retrieval" not in self._warm:
+            if self.dataset.per_question_graphs:  # indexes come with each question
+                from kgviz.embed.encoder import get_encoder
 
-            get_encoder().encode(["warm-up"])
-        elif retrieves:
-            self.context.index.embed(["warm-up"])  # loads the encoder and the embedding cache
-        self.context.llm.warm_up()
+                get_encoder().encode(["warm-up"])
+            else:
+                self.context.index.embed(["warm-up"])  # loads the encoder and embedding cache
+            self._warm.add("retrieval")
+        if "llm" not in self._warm:
+            self.context.llm.warm_up()
+            self._warm.add("llm")
 
     def reasoner(self, method: str, **config: Any) -> Reasoner:
-        """The reasoner for `method`; a configured one is built fresh, a default one is reused."""
-        if config:
-            return make_reasoner(method, self.context, **config)
-        if method not in self.reasoners:
-            self.reasoners[method] = make_reasoner(method, self.context)
-        return self.reasoners[method]
+        """The reasoner for `method` with these options, built once per setting (bad options
+        are a clear error here)."""
+        key = f"{method}\t{json.dumps(config, sort_keys=True, default=repr)}"
+        with self._lock:
+            if key not in self._reasoners:
+                self._reasoners[key] = make_reasoner(method, self.context, **config)
+            return self._reasoners[key]
+
+    def question_context(self, record: QARecord | None) -> ReasonerContext:
+        """The context a run over `record` uses: over the question's own graph where the dataset
+        gives each question one (the last few are kept, so that every method asked the same
+        question shares its graph and index), else the session's."""
+        if record is None or not self.dataset.per_question_graphs:
+            return self.context
+        with self._lock:
+            context = self._question_contexts.pop(record.qid, None)
+        context = context or self.context.for_question(record)
+        with self._lock:
+            self._question_contexts[record.qid] = context
+            while len(self._question_contexts) > QUESTION_CONTEXTS_KEPT:
+                del self._question_contexts[next(iter(self._question_contexts))]
+        return context
 
     def question_reasoner(self, method: str, record: QARecord | None, **config: Any) -> Reasoner:
         """The reasoner for `method` on one question: over the question's own graph where the
         dataset gives each question one (then the question must be one of the dataset's)."""
         reasoner = self.reasoner(method, **config)
         if record is not None:
-            return reasoner.on_question(record)
+            return reasoner.with_context(self.question_context(record))
         if self.dataset.per_question_graphs:
             raise KgvizError(
                 f"{self.dataset.name} gives each question its own graph: ask one of its "
@@ -57,15 +102,65 @@ class Session:
             )
         return reasoner
 
-    def find_question(self, text: str) -> QARecord | None:
-        """The dataset question with this text or id (case-insensitive), if any."""
-        wanted = text.strip().casefold()
+    @cached_property
+    def _questions(self) -> dict[str, QARecord]:
+        """Every question of every split by its case-folded text and id (first split wins)."""
+        found: dict[str, QARecord] = {}
         for split in self.dataset.available_splits():
             for record in self.dataset.questions(split):
                 qid = record.qid.casefold()
-                if wanted in (record.question.casefold(), qid, qid.rpartition("/")[2]):
-                    return record
-        return None
+                for key in (record.question.casefold(), qid, qid.rpartition("/")[2]):
+                    found.setdefault(key, record)
+        return found
+
+    def find_question(self, text: str) -> QARecord | None:
+        """The dataset question with this text or id (case-insensitive), if any."""
+        return self._questions.get(text.strip().casefold())
+
+    def ask(
+        self,
+        method: str,
+        question: str | QARecord,
+        options: Mapping[str, Any] | None = None,
+        *,
+        listener: Listener | None = None,
+        topics: Sequence[str] = (),
+        recording: bool = False,
+    ) -> Run:
+        """Answer `question` with `method` and judge the run.
+
+        A question given as text is looked up among the dataset's questions (by text or id) so
+        that its gold answers and marked topic entities are known; `[Name]` in the text marks a
+        topic entity. `topics` override the record's. `recording` adds the options that make the
+        method record what its views draw (the lab, pages, the demo). `listener(stage, trace)`
+        hears of each stage as it ends."""
+        options = dict(options or {})
+        record, text, marked = self._record_of(question)
+        config = {**method_spec(method).recording_options, **options} if recording else options
+        reasoner = self.question_reasoner(method, record, **config)
+        self.warm_up(reasoner.retrieves)  # apart from the run, so its timings are its own
+        trace = reasoner.run(
+            text,
+            topic_entities=tuple(topics) or marked or (record.topic_entities if record else ()),
+            listener=listener,
+            gold=record.answers if record else (),
+        )
+        return judged_run(
+            trace,
+            record,
+            retrieves=reasoner.retrieves,
+            options=options,
+            llm=self.llm,
+            kg=reasoner.context.kg,
+        )
+
+    def _record_of(self, question: str | QARecord) -> tuple[QARecord | None, str, tuple[str, ...]]:
+        """The question's record (if the dataset has it), its plain text and marked topics."""
+        if isinstance(question, QARecord):
+            return question, question.question, ()
+        text, marked = split_topic_marks(question)
+        record = self.find_question(question) or self.find_question(text)
+        return record, record.question if record else text, marked
 
 
 def open_session(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,9 @@ class LLMCall:
     truncated: bool = False  # the reply stopped at its token limit
     cached: bool = False
     looped: bool = False  # the loop guard cut a repeating tail
+    # why this request gave its stage no reply: a transient failure that was retried, or a
+    # reply that was not the JSON asked for and was asked again ('' for a reply that was used)
+    problem: str = ""
 
     @classmethod
     def from_completion(
@@ -182,17 +185,3 @@ class Trace:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error
-
-    def stage_json(self, name: str) -> Any:
-        """A stage's record as plain JSON-able data (dataclasses, also inside lists, become
-        dicts).
-        """
-        return _plain(self.stages[name])
-
-
-def _plain(value: Any) -> Any:
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value

@@ -3,8 +3,9 @@
 `Trace.save` and `Trace.load` use this module. Stage records are dataclasses of kgviz's own
 modules. Each is written with its type (`{"__record__": "kgviz.reasoners....:Class",
 ...fields}`), numpy arrays with their dtype, and tuples as tagged lists, so that `Trace.load`
-rebuilds the same records for `stage_views`. Only
-types under `kgviz.` are rebuilt: a trace file cannot make kgviz import anything else.
+rebuilds the same records for `stage_views`. Only types of trusted packages are rebuilt:
+`kgviz` and the packages of registered methods (`register_method` trusts a plugin's package), so
+a trace file cannot make kgviz import anything else.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from kgviz.errors import KgvizError
 
 FORMAT = "kgviz-trace"
 VERSION = 1
+_TRUSTED = {"kgviz"}  # top-level packages whose record types a trace may name
+
+
+def trust_package(module: str) -> None:
+    """Let traces name record types of `module`'s top-level package (a registered plugin's)."""
+    _TRUSTED.add(module.partition(".")[0])
 
 
 def _encode(value: Any) -> Any:
@@ -46,8 +53,11 @@ def _encode(value: Any) -> Any:
 
 def _record_type(name: str) -> type:
     module_name, _, qualname = name.partition(":")
-    if not (module_name == "kgviz" or module_name.startswith("kgviz.")):
-        raise KgvizError(f"trace names a record type outside kgviz: {name!r}")
+    if module_name.partition(".")[0] not in _TRUSTED:
+        raise KgvizError(
+            f"trace names a record type outside kgviz and its registered methods: {name!r} "
+            "(register the method that made it first)"
+        )
     try:
         target: Any = importlib.import_module(module_name)
         for part in qualname.split("."):

@@ -7,15 +7,18 @@ the demo KG, the CLI, the lab's widgets, the evaluation runner and the views."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from kgviz.app import Lab
 from kgviz.cli import main
-from kgviz.eval.runner import read_results
+from kgviz.eval.results_file import read_results
 from kgviz.reasoners import registry
+from kgviz.trace import Trace
 from kgviz.viz import stage_views
 
 TOY_FOLDER = Path(__file__).parent / "fixtures" / "toy_method"
@@ -107,3 +110,21 @@ def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):
     views = stage_views(panel.trace)
     assert "<li>Robert Zemeckis</li>" in views["neighbours"]
     assert "neighbours" in panel.stages.titles
+
+
+def test_the_labs_download_of_a_toy_run_loads_back(toy, tmp_path):
+    """The lab's trace download of a plugin method's run names the plugin's record type; with
+    the method registered, `Trace.load` rebuilds it and its view draws it again."""
+    lab = Lab("demo", "local", "off", method="toy", ollama=[])
+    lab.ask(QUESTION)
+    (data,) = re.findall(
+        r'download="kgviz-toy-\d+\.json" href="data:application/json;charset=utf-8;base64,([^"]+)"',
+        lab.ask_panel.downloads.value,
+    )
+    saved = tmp_path / "toy.json"
+    saved.write_bytes(base64.b64decode(data))
+    assert "kgviz_toy.records:" in saved.read_text()
+    loaded = Trace.load(saved)
+    trace = lab.ask_panel.trace
+    assert loaded.stages == trace.stages and loaded.answers == trace.answers
+    assert stage_views(loaded)["neighbours"] == stage_views(trace)["neighbours"]

@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from kgviz.app.answer_box import answer_html
 from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
 from kgviz.app.params import ParamForm
 from kgviz.app.render import (
@@ -20,12 +19,14 @@ from kgviz.app.render import (
     selected_title,
     view_widget,
 )
-from kgviz.app.run_view import Run, run_downloads
+from kgviz.app.run_view import run_downloads
 from kgviz.errors import KgvizError
 from kgviz.llm.streaming import streaming_to
-from kgviz.reasoners.registry import method_label, method_names, reasoner_class
+from kgviz.reasoners.registry import method_label, method_names, method_spec, reasoner_class
+from kgviz.run import Run
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
+from kgviz.viz.answer_view import answer_html
 from kgviz.viz.html import esc
 
 
@@ -116,7 +117,9 @@ class AskPanel(widgets.VBox):
         """`method`'s parameter form, built once (switching methods back keeps what was set)."""
         with self._forms_lock:
             if method not in self._forms:
-                self._forms[method] = ParamForm(reasoner_class(method).config_class)
+                self._forms[method] = ParamForm(
+                    reasoner_class(method).config_class, method_spec(method).recording_options
+                )
                 self._forms[method].add_class(f"kgviz-params-{method}")
             return self._forms[method]
 
@@ -143,44 +146,43 @@ class AskPanel(widgets.VBox):
         method = self.method.value  # read once: the picker may change while this runs
         overrides = self.form_of(method).overrides()
         record = self.controls.example()
-        reasoner = session.question_reasoner(method, record, **overrides)
         options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
         self.header.value = message(
-            f"{method} ({options}) · {session.dataset.name} · {session.llm_reason}\n{question}"
+            f"{method} ({options}) · {session.dataset.name} · {session.llm}\n{question}"
         )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()
-        session.warm_up(reasoner.retrieves)  # apart from the run, so its timings are its own
+        session.warm_up(reasoner_class(method).retrieves)  # apart from the run and its clock
         loaded = time.monotonic() - started
         if loaded >= 0.5:
             self.progress.value = message(f"models loaded in {loaded:.1f} s (not part of the run)")
         self.controls.status.value = message(
             f"{method} on {session.dataset.name}, {session.llm_reason}: running …"
         )
-        kg = reasoner.context.kg  # the question's own graph where the dataset gives each one
+        kg = session.question_context(record).kg  # the question's own graph where it has one
         with self.clock, streaming_to(self.live.add, self.live.start):
-            trace = reasoner.run(
-                question,
-                record.topic_entities if record else (),
+            run = session.ask(
+                method,
+                record or question,
+                overrides,
                 listener=lambda name, trace: self._stage_done(name, trace, kg),
-                gold=record.answers if record else (),
+                recording=True,
             )
         self.live.clear()
-        self.trace = trace
+        self.trace = run.trace
         replace_tabs(
             self.stages,
             {
                 name: view_widget(view)  # redrawn: later stages inform earlier
-                for name, view in stage_views(trace, kg).items()
+                for name, view in stage_views(run.trace, run.kg).items()
             },
             viewed,
         )
-        self.answer.value = answer_html(trace, record, reasoner.retrieves)
-        run = Run(trace, overrides, session.llm_reason, kg, record, reasoner.retrieves)
+        self.answer.value = answer_html(run)
         self.downloads.value = run_downloads(run)
         self.on_run(run)
         self.controls.status.value = message(
-            f"{method} answered in {trace.timings['total']:.1f} s", "ok"
+            f"{method} answered in {run.trace.timings['total']:.1f} s", "ok"
         )
 
     def _stage_done(self, name: str, trace: Trace, kg) -> None:

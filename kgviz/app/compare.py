@@ -10,11 +10,11 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
 from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
-from kgviz.app.run_view import Run, download_link, run_view
+from kgviz.app.run_view import download_link, run_view
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.eval.metrics import score_trace
 from kgviz.reasoners.registry import method_label, method_names
+from kgviz.run import Run
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
@@ -34,13 +34,13 @@ COLUMNS = (
 )
 
 
-def comparison_row(trace: Trace, gold: Sequence[str] | None) -> tuple[str, ...]:
+def comparison_row(run: Run) -> tuple[str, ...]:
     """One table row (plain text) for a finished run; with gold answers, hits@1 (the first
     committed answer is gold), hit (some committed answer is) and F1."""
-    if gold is None:
+    trace, score = run.trace, run.outcome.score
+    if score is None:
         verdicts = ("—", "—", "—")
     else:
-        score = score_trace(trace, gold)
         verdicts = ("yes" if score.hit1 else "no", "yes" if score.hit else "no", f"{score.f1:.2f}")
     latency = f"{trace.timings['total']:.1f}"
     if any(call.cached for call in trace.llm_calls):
@@ -177,26 +177,19 @@ class ComparePanel(widgets.VBox):
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")
 
     def _rows(self) -> list[tuple[str, ...]]:
-        """The table rows of the runs so far, scored against their question's gold answers."""
-        return [comparison_row(t, t.gold or None) for t in self.traces.values()]
+        """The table rows of the runs so far."""
+        return [comparison_row(run) for run in self.runs.values()]
 
     def _run_one(
         self, session: Session, method: str, question: str, record: QARecord | None
     ) -> None:
         self.controls.status.value = message(f"compare: running {method} …")
-        options = self.options_for(method)
-        reasoner = session.question_reasoner(method, record, **options)
-        trace = reasoner.run(
-            question,
-            record.topic_entities if record else (),
-            gold=record.answers if record else (),
-        )
-        self.traces[method] = trace
-        self.runs[method] = Run(
-            trace, options, session.llm_reason, reasoner.context.kg, record, reasoner.retrieves
-        )
-        self.on_run(self.runs[method])
-        self.progress.value += message(f"{method} done in {trace.timings['total']:.1f} s")
+        run = session.ask(method, record or question, self.options_for(method), recording=True)
+        self.traces[method] = run.trace
+        self.runs[method] = run
+        self.on_run(run)
+        self.progress.value += message(f"{method} done in {run.trace.timings['total']:.1f} s")
         self.table.value = comparison_table(self._rows())
+        trace = run.trace
         graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
         append_tabs(self.graphs, {method: widgets.HTML(graph)})

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from kgviz.app.render import message
-from kgviz.app.run_view import Run, run_view
+from kgviz.app.run_view import run_label, run_view
+from kgviz.run import Run
 
 
 class HistoryPanel(widgets.VBox):
@@ -31,7 +32,7 @@ class HistoryPanel(widgets.VBox):
         """Keep `run` (listed first)."""
         self.runs.append(run)
         self.picker.options = [
-            (item.label(), index) for index, item in reversed(list(enumerate(self.runs)))
+            (run_label(item), index) for index, item in reversed(list(enumerate(self.runs)))
         ]
         self.note.value = message(f"{len(self.runs)} run(s) since the lab opened")
 

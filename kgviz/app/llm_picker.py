@@ -7,7 +7,7 @@ import ipywidgets as widgets
 from kgviz.llm import OllamaBackend
 from kgviz.llm.errors import LLMError
 from kgviz.llm.model_files import MODELS
-from kgviz.llm.select import PROBE_TIMEOUT_S, default_local_model
+from kgviz.llm.select import PROBE_TIMEOUT_S, backend_kind, default_local_model
 
 OPENAI = "openai"
 
@@ -21,12 +21,12 @@ def ollama_models(timeout_s: float = PROBE_TIMEOUT_S) -> list[str]:
 
 
 def llm_options(ollama: list[str]) -> list[tuple[str, str]]:
-    """(label, spec) pairs for the backend dropdown."""
+    """(label, spec) pairs for the backend dropdown, labelled from the backend table."""
     return [
-        ("auto (Ollama if it answers, else offline)", "auto"),
+        (f"auto ({backend_kind('auto').summary})", "auto"),
         *((f"offline: {name}", f"local:{name}") for name in MODELS),
         *((f"Ollama: {name}", f"ollama:{name}") for name in ollama),
-        ("OpenAI-compatible URL…", OPENAI),
+        (f"{backend_kind(OPENAI).summary}: URL…", OPENAI),
     ]
 
 

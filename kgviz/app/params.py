@@ -5,15 +5,13 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import ipywidgets as widgets
 
 from kgviz.reasoners.base import option_help
-from kgviz.viz.page import RECORDING_OPTIONS
 
-# Fields the app switches on (when a method has them) so that every stage has something to draw.
-APP_DEFAULTS: dict[str, Any] = dict(RECORDING_OPTIONS)
 STYLE = {"description_width": "110px"}
 LAYOUT = widgets.Layout(width="230px")
 # The counts offered beside a named choice such as "auto" (a field typed `int | Literal[...]`).
@@ -50,20 +48,22 @@ def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | N
 
 
 class ParamForm(widgets.GridBox):
-    """The editable fields of `config_class`, laid out in a grid; `overrides()` is what changed."""
+    """The editable fields of `config_class`, laid out in a grid; `overrides()` is what changed.
+    `recording` options (the method spec's, which make a run record what its views draw) are
+    the form's defaults: the lab asks with them."""
 
-    def __init__(self, config_class: type) -> None:
+    def __init__(self, config_class: type, recording: Mapping[str, Any] | None = None) -> None:
         hints = typing.get_type_hints(config_class)
         self.defaults: dict[str, Any] = {}
         self.fields: dict[str, widgets.ValueWidget] = {}
         for item in dataclasses.fields(config_class):
             if item.default is dataclasses.MISSING:
                 continue
-            default = APP_DEFAULTS.get(item.name, item.default)
+            default = (recording or {}).get(item.name, item.default)
             widget = _field_widget(item.name, hints[item.name], default)
             if widget is not None:
                 widget.tooltip = option_help(item) or None
-                self.defaults[item.name] = item.default
+                self.defaults[item.name] = default
                 self.fields[item.name] = widget
         super().__init__(
             children=list(self.fields.values()),

@@ -7,51 +7,33 @@ from __future__ import annotations
 import base64
 import json
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 import ipywidgets as widgets
 
-from kgviz.app.answer_box import answer_html
 from kgviz.app.render import empty_tabs, message, replace_tabs, view_widget
-from kgviz.datasets.base import QARecord
-from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.registry import method_label
-from kgviz.trace import Trace
+from kgviz.run import Run
 from kgviz.viz import stage_views
+from kgviz.viz.answer_view import answer_html
 from kgviz.viz.export import evidence_graphml, evidence_json
 from kgviz.viz.html import esc
-from kgviz.viz.page import trace_page
+from kgviz.viz.page import run_page
 
 
-@dataclass
-class Run:
-    """A finished run and what names it: method, options, LLM, dataset, question, when."""
+def run_label(run: Run) -> str:
+    """`14:02:11 · simgrag (k=10) · llamacpp:qwen… · who directed …`"""
+    when = time.strftime("%H:%M:%S", time.localtime(run.finished))
+    return (
+        f"{when} · {method_label(run.method)} ({run.options_text()}) · {run.llm} · "
+        f"{run.trace.question}"
+    )
 
-    trace: Trace
-    options: dict[str, Any]
-    llm: str
-    kg: KnowledgeGraph | None = None
-    record: QARecord | None = None
-    retrieves: bool = True
-    finished: float = field(default_factory=time.time)
 
-    def options_text(self) -> str:
-        return ", ".join(f"{key}={value}" for key, value in self.options.items()) or "defaults"
-
-    def label(self) -> str:
-        """`14:02:11 · simgrag (k=10) · llamacpp:qwen… · who directed …`"""
-        when = time.strftime("%H:%M:%S", time.localtime(self.finished))
-        return (
-            f"{when} · {method_label(self.trace.method)} ({self.options_text()}) · {self.llm} · "
-            f"{self.trace.question}"
-        )
-
-    def header(self) -> str:
-        return message(
-            f"{method_label(self.trace.method)} ({self.options_text()}) · {self.trace.dataset} · "
-            f"{self.llm}\n{self.trace.question}"
-        )
+def run_header(run: Run) -> str:
+    return message(
+        f"{method_label(run.method)} ({run.options_text()}) · {run.trace.dataset} · "
+        f"{run.llm}\n{run.trace.question}"
+    )
 
 
 def download_link(label: str, filename: str, text: str, mime: str) -> str:
@@ -67,12 +49,12 @@ def download_link(label: str, filename: str, text: str, mime: str) -> str:
 def run_downloads(run: Run) -> str:
     """Links to the run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view,
     offline) and evidence graph (GraphML and node-link JSON)."""
-    stem = f"kgviz-{run.trace.method}-{time.strftime('%H%M%S', time.localtime(run.finished))}"
+    stem = f"kgviz-{run.method}-{time.strftime('%H%M%S', time.localtime(run.finished))}"
     links = [
         download_link(
             "trace (JSON)", f"{stem}.json", json.dumps(run.trace.saved()), "application/json"
         ),
-        download_link("page (HTML)", f"{stem}.html", trace_page(run.trace, run.kg), "text/html"),
+        download_link("page (HTML)", f"{stem}.html", run_page(run), "text/html"),
     ]
     if run.trace.evidence:
         links += [
@@ -100,8 +82,8 @@ def run_view(run: Run) -> widgets.VBox:
     )
     box = widgets.VBox(
         [
-            widgets.HTML(run.header()),
-            widgets.HTML(answer_html(run.trace, run.record, run.retrieves)),
+            widgets.HTML(run_header(run)),
+            widgets.HTML(answer_html(run)),
             widgets.HTML(run_downloads(run)),
             tabs,
         ]

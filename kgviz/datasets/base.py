@@ -37,7 +37,9 @@ class Dataset(ABC):
 
     name: str = ""
     kg_name: str = ""  # datasets sharing one KB share its name, so caches and indexes are shared
-    family: str = "generic"  # which few-shot prompt family fits: movies, paths, football, ...
+    domain: str = (
+        "generic"  # what the KG is about (movies, paths, football, ...): methods adapt to it
+    )
     description: str = ""
     source_url: str = ""
     per_question_graphs: bool = False  # each question has its own graph (`question_graph`)

@@ -75,11 +75,11 @@ class CustomDataset(Dataset):
     """A folder holding one KB file (`kb.tsv`: head, relation, tail per line; or RDF in `kb.nt` /
     `kb.ttl`, see `kgviz.kg.rdf` for how its nodes are named) and `<split>.jsonl` files."""
 
-    def __init__(self, folder: Path, name: str | None = None, family: str = "generic") -> None:
+    def __init__(self, folder: Path, name: str | None = None, domain: str = "generic") -> None:
         folder = Path(folder).expanduser().resolve()
         super().__init__(folder)
         self.name = name or f"custom:{folder}"
-        self.family = family
+        self.domain = domain
         self.description = f"custom KG in {folder}"
 
     @property

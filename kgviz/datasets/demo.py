@@ -12,5 +12,5 @@ class Demo(CustomDataset):
     """Movies, directors, actors, writers, years and genres; runs with no download."""
 
     def __init__(self) -> None:
-        super().__init__(repo_data_dir() / "demo", name="demo", family="movies")
+        super().__init__(repo_data_dir() / "demo", name="demo", domain="movies")
         self.description = "built-in movie KG (a few hundred true triples) with 1/2/3-hop questions"

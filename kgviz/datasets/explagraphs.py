@@ -69,7 +69,7 @@ class ExplaGraphs(Dataset):
     """
 
     name = "explagraphs"
-    family = "commonsense"
+    domain = "commonsense"
     description = "ExplaGraphs belief/argument stance with per-question explanation graphs"
     source_url = "https://explagraphs.github.io"
     SPLITS: ClassVar[dict[str, slice]] = {

@@ -686,7 +686,7 @@ class FamilyKG(CustomDataset):
 
     def __init__(self, seed: int = 0) -> None:
         folder = cache_root() / "datasets" / f"family-{seed}"
-        super().__init__(folder, name="family", family="paths")  # PathQuestion's few-shots fit
+        super().__init__(folder, name="family", domain="paths")  # PathQuestion's few-shots fit
         self.seed = seed
         self.description = "built-in synthetic royal genealogy (1/2/3-hop questions), generated"
 

@@ -37,7 +37,7 @@ def parse_metaqa_line(
 class MetaQA(Dataset):
     """Movie-domain multi-hop QA over the WikiMovies KB (Zhang et al., 2018)."""
 
-    family = "movies"
+    domain = "movies"
     kg_name = "metaqa"
     source_url = "https://github.com/yuyuz/MetaQA"
     SPLITS = ("train", "dev", "test")

@@ -20,7 +20,7 @@ class PathQuestion(IrnDataset):
     (further columns are ignored, as IRN's own reader does); KB lines are tab-separated triples.
     """
 
-    family = "paths"
+    domain = "paths"
     release = "PathQuestion"
 
     def __init__(self, hops: int, root: Path | None = None) -> None:

@@ -98,7 +98,7 @@ def to_record(item: dict[str, Any], dataset: str) -> QARecord:
 class RoGDataset(Dataset):
     """WebQSP (`webqsp`) or CWQ (`cwq`) as published with RoG; splits train/validation/test."""
 
-    family = "freebase"
+    domain = "freebase"
     per_question_graphs = True
     training_split = "train"  # its validation and test questions stay unseen
 

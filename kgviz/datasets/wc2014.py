@@ -22,7 +22,7 @@ class WC2014(IrnDataset):
     """
 
     name = "wc2014"
-    family = "football"
+    domain = "football"
     release = "WorldCup2014"
     description = "WorldCup2014 1-hop, 2-hop and conjunctive football questions"
 

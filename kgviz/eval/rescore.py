@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from kgviz.errors import KgvizError
-from kgviz.eval.attribution import NOT_IN_EVIDENCE, WITHOUT_RETRIEVAL, generation_problem
-from kgviz.eval.metrics import score_answers
 from kgviz.eval.rows import ResultRow
 from kgviz.reasoners.answers import NameLookup
+from kgviz.reasoners.registry import method_spec, reasoner_class
+from kgviz.scoring.attribution import Miss, attribute
+from kgviz.scoring.metrics import score_answers
 
 
 def inferred_truncation(row: Mapping[str, Any], max_tokens: int | None) -> bool | None:
@@ -37,9 +38,10 @@ def rescore_row(
     listed: Callable[[str], list[str]] | None = None,
 ) -> ResultRow:
     """`row` with `hit1`, `hit`, `named`, `committed`, precision, recall and F1 recomputed, and a
-    miss's stage and reason brought in line (a pattern failure stays one). `truncated` is
-    inferred where the row did not record it (`inferred_truncation`), else stays None. `listed`
-    extracts the answers of a row that committed to none (see the module docstring)."""
+    miss's stage and reason brought in line by the one attribution rule (a miss the method's own
+    diagnosis found stays one: the run's records are not in the row). `truncated` is inferred
+    where the row did not record it (`inferred_truncation`), else stays None. `listed` extracts
+    the answers of a row that committed to none (see the module docstring)."""
     answers = list(row.get("answers") or [])
     if not answers and listed is not None and not row.get("error"):
         answers = listed(row.get("answer", ""))
@@ -52,17 +54,17 @@ def rescore_row(
         "truncated": truncated,
         "reasked": bool(row.get("reasked", False)),
     }
-    if row.get("error") or row.get("failed_stage") == "pattern":
+    if row.get("error"):
         return cast(ResultRow, rescored)
-    if score.hit1:
-        stage, reason = None, ""
-    elif not retrieves:
-        stage, reason = "generation", WITHOUT_RETRIEVAL
-    elif not row.get("evidence_recall"):
-        stage, reason = "retrieval", NOT_IN_EVIDENCE
-    else:
-        stage, reason = "generation", generation_problem(score, truncated)
-    return cast(ResultRow, {**rescored, "failed_stage": stage, "failure": reason})
+    stage = row.get("failed_stage")
+    own = Miss(stage, row.get("failure", "")) if stage in _own_stages(row["method"]) else None
+    miss = attribute(score, bool(row.get("evidence_recall")), truncated, retrieves, own)
+    return cast(ResultRow, {**rescored, "failed_stage": miss.stage, "failure": miss.reason})
+
+
+def _own_stages(method: str) -> tuple[str, ...]:
+    """The stages of `method`'s own diagnosis (a miss it found is kept on rescoring)."""
+    return method_spec(method).stages
 
 
 def rescore_rows(
@@ -73,8 +75,6 @@ def rescore_rows(
     """Every row re-scored against the gold answers of its `qid` (and, given the KG names of
     its question, its method's last-resort extraction). A row whose question is unknown is an
     error (its score could not be trusted)."""
-    from kgviz.reasoners.registry import reasoner_class
-
     missing = sorted({row["qid"] for row in rows if row["qid"] not in gold_by_qid})
     if missing:
         raise KgvizError(

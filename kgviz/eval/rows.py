@@ -1,9 +1,14 @@
 """The result row: one JSON line of `kgviz eval` per answered question (the contract the runner
-writes and the report, tables, charts and `kgviz rescore` read)."""
+writes and the report, tables, charts and `kgviz rescore` read), made from a judged `Run`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Required, TypedDict
+
+from kgviz.datasets.base import QARecord
+from kgviz.errors import KgvizError
+from kgviz.run import Run
 
 
 class ResultRow(TypedDict, total=False):
@@ -43,3 +48,53 @@ class ResultRow(TypedDict, total=False):
     failure: str
     warnings: list[str]
     error: str | None
+
+
+def result_row(run: Run) -> ResultRow:
+    """The JSON line of one judged run of a dataset question, naming it by `qid`
+    (`with_question` adds its text and gold answers)."""
+    trace, outcome, record = run.trace, run.outcome, run.record
+    if record is None or outcome.score is None or outcome.miss is None:
+        raise KgvizError(f"{trace.method}: a result row needs a dataset question with gold answers")
+    return {
+        "method": trace.method,
+        "qid": record.qid,
+        "hops": record.hops,
+        "qtype": record.qtype,
+        "answer": trace.answer,
+        "answers": trace.answers,
+        **outcome.score.as_row(),  # type: ignore[typeddict-item]
+        "truncated": trace.truncated,
+        "reasked": trace.reasked,
+        "evidence_recall": bool(outcome.in_evidence),
+        "evidence_size": len(trace.evidence),
+        "checkpoint": trace.checkpoint,
+        "prompt_tokens": trace.prompt_tokens,
+        "completion_tokens": trace.completion_tokens,
+        "llm_calls": len(trace.llm_calls),
+        "seconds": round(trace.cost_seconds, 4),
+        "llm_seconds": round(trace.llm_seconds, 4),
+        "cached_calls": sum(call.cached for call in trace.llm_calls),
+        "timings": {k: round(v, 4) for k, v in trace.timings.items()},
+        "failed_stage": outcome.miss.stage,
+        "failure": outcome.miss.reason,
+        "warnings": list(outcome.warnings),
+        "error": None,
+    }
+
+
+def with_question(row: ResultRow, record: QARecord) -> ResultRow:
+    """`row` with the question text and gold answers after its `qid`."""
+    head: ResultRow = {
+        "method": row["method"],
+        "qid": row["qid"],
+        "question": record.question,
+        "gold": list(record.answers),
+    }
+    return {**head, **row}
+
+
+def attach_questions(rows: list[ResultRow], records: Sequence[QARecord]) -> list[ResultRow]:
+    """Rows with the question text and gold answers of their `qid` added (unknown ids get none)."""
+    by_id = {record.qid: record for record in records}
+    return [with_question(row, by_id[row["qid"]]) if row["qid"] in by_id else row for row in rows]

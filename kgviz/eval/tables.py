@@ -7,12 +7,12 @@ from collections.abc import Sequence
 import pandas as pd
 
 from kgviz.errors import KgvizError
-from kgviz.eval.attribution import STAGES
-from kgviz.eval.metrics import row_value
+from kgviz.eval.resume import settings_label
 from kgviz.eval.rows import ResultRow
-from kgviz.eval.runner import settings_label
 from kgviz.eval.significance import wilson_interval
 from kgviz.reasoners.registry import method_label
+from kgviz.scoring.attribution import attribution_stages
+from kgviz.scoring.metrics import row_value
 
 # Table column -> row field. hits@1 (the first committed answer is gold) leads; `hit` (some
 # committed answer is gold) and `named` (a gold answer named anywhere, SimGRAG's lenient check)
@@ -108,7 +108,7 @@ def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
 def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method: questions, misses, and how many misses failed at each stage (or errored)."""
     counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
-        index=frame["method"].cat.categories, columns=[*STAGES, "error"], fill_value=0
+        index=frame["method"].cat.categories, columns=[*attribution_stages(), "error"], fill_value=0
     )
     counts.insert(0, "misses", counts.sum(axis=1))
     counts.insert(0, "n", frame.groupby("method", observed=True).size())

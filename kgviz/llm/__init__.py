@@ -12,7 +12,7 @@ from typing import Any
 
 _HOMES = {
     "LLM": "base",
-    "Completion": "base",
+    "Completion": "completion",
     "Message": "base",
     "CachedLLM": "cache",
     "LLMCacheMiss": "errors",
@@ -33,7 +33,6 @@ _HOMES = {
     "validate": "parsing",
     "Choice": "select",
     "choose_llm": "select",
-    "describe_choice": "select",
     "doctor_report": "select",
     "make_llm": "select",
 }

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from kgviz.llm.completion import Completion
 from kgviz.llm.deadline import llm_timeout, run_with_deadline
 from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMTransient
 from kgviz.llm.parsing import parse_reply
@@ -30,22 +31,6 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "stop": None,
     "loop_guard": True,
 }
-
-
-@dataclass
-class Completion:
-    """One reply: its text, the parsed JSON when a schema was given, and what it cost."""
-
-    text: str
-    parsed: Any | None
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    backend: str
-    model: str
-    truncated: bool = False  # generation stopped at max_tokens
-    cached: bool = False
-    looped: bool = False  # the loop guard cut a repeating tail
 
 
 class RawReply(NamedTuple):
@@ -148,51 +133,55 @@ class Backend(LLM):
                 "\n".join(f"[{m['role']}] {m['content']}" for m in messages),
             )
         start = time.perf_counter()
-        reply = self._generate_with_retries(messages, schema, resolved)
+        reply, retried = self._generate_with_retries(messages, schema, resolved)
         log.debug("%s reply (%d tokens): %s", self.describe(), reply.completion_tokens, reply.text)
         if not self.streams:  # a streaming backend emitted and guarded the reply as it came
             emit(reply.text)
             if schema is None and resolved["loop_guard"]:
                 text, looped = cut_loop(reply.text)
                 reply = reply._replace(text=text, looped=looped)
-        latency = time.perf_counter() - start
-        parsed = None
-        if schema is not None:
-            parsed, problem = parse_reply(reply.text, schema)
-            if reply.truncated:
-                problem = (
-                    f"the reply was cut at max_tokens={resolved['max_tokens']} "
-                    "(raise max_tokens or bound the schema with maxItems)"
-                )
-            if problem:
-                raise LLMOutputError(
-                    f"{self.describe()} returned invalid JSON: {problem}", reply.text
-                )
-        return Completion(
+        completion = Completion(
             reply.text,
-            parsed,
+            None,
             reply.prompt_tokens,
             reply.completion_tokens,
-            latency,
+            time.perf_counter() - start,
             self.name,
             self.model,
             reply.truncated,
             looped=reply.looped,
+            retried=retried,
         )
+        if schema is None:
+            return completion
+        parsed, problem = parse_reply(reply.text, schema)
+        if reply.truncated:
+            problem = (
+                f"the reply was cut at max_tokens={resolved['max_tokens']} "
+                "(raise max_tokens or bound the schema with maxItems)"
+            )
+        if problem:
+            raise LLMOutputError(
+                f"{self.describe()} returned invalid JSON: {problem}", reply.text, completion
+            )
+        return dataclasses.replace(completion, parsed=parsed)
 
     def _generate_with_retries(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any]
-    ) -> RawReply:
-        """`_bounded_generate`, retried after a transient failure (with growing pauses). The
-        deadline covers the request as a whole, retries and pauses included: a timeout is
-        never retried, and neither is a failure when the pause would outlast the deadline, nor
-        one after part of the reply was streamed (a retry would show it twice)."""
+    ) -> tuple[RawReply, tuple[str, ...]]:
+        """`_bounded_generate`, retried after a transient failure (with growing pauses); the
+        reply and the failures retried before it. The deadline covers the request as a whole,
+        retries and pauses included: a timeout is never retried, and neither is a failure when
+        the pause would outlast the deadline, nor one after part of the reply was streamed (a
+        retry would show it twice)."""
         deadline = time.monotonic() + self.timeout_s
         pauses = RETRY_PAUSES_S if self.retries_transient else ()
+        retried: list[str] = []
         for attempt, pause in enumerate((*pauses, None), start=1):
             shown = emitted()
             try:
-                return self._bounded_generate(messages, schema, options, deadline)
+                reply = self._bounded_generate(messages, schema, options, deadline)
+                return reply, tuple(retried)
             except LLMTimeout:
                 raise
             except LLMTransient as error:
@@ -201,6 +190,7 @@ class Backend(LLM):
                 if pause is None or time.monotonic() + pause >= deadline:
                     raise type(error)(f"{error} ({attempt} attempt(s))") from error
                 log.warning("%s; retrying in %g s", error, pause)
+                retried.append(str(error))
                 time.sleep(pause)
         raise AssertionError("unreachable")
 

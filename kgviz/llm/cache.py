@@ -83,7 +83,8 @@ class CachedLLM(LLM):
                 f"{self.describe()}); record it with cache mode rw"
             )
         completion = self.inner.complete(messages, schema, **options)
-        record = {"request": request, "completion": dataclasses.asdict(completion)}
+        stored = dataclasses.asdict(dataclasses.replace(completion, retried=()))
+        record = {"request": request, "completion": stored}
         write_text_atomic(entry, json.dumps(record, ensure_ascii=False, indent=1))
         return completion
 
@@ -100,7 +101,7 @@ class CachedLLM(LLM):
             if "truncated" not in stored:
                 limit = record["request"]["options"]["max_tokens"]
                 stored["truncated"] = stored["completion_tokens"] >= limit
-            completion = Completion(**{**stored, "cached": True})
+            completion = Completion(**{**stored, "cached": True, "retried": ()})
             check_types(completion)
             return completion
         except (*CORRUPT, UnicodeDecodeError) as error:

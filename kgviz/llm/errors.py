@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kgviz.errors import KgvizError
+from kgviz.llm.completion import Completion
 
 
 class LLMError(KgvizError):
@@ -34,8 +35,10 @@ class LLMCacheMiss(LLMError):
 
 
 class LLMOutputError(LLMError):
-    """The model's reply is not the JSON that was asked for; `raw` keeps the reply text."""
+    """The model's reply is not the JSON that was asked for; `raw` keeps the reply text and
+    `completion` the whole reply with what it cost (None where no reply came)."""
 
-    def __init__(self, message: str, raw: str) -> None:
+    def __init__(self, message: str, raw: str, completion: Completion | None = None) -> None:
         super().__init__(message)
         self.raw = raw
+        self.completion = completion

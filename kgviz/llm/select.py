@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,6 @@ from kgviz.llm.openai_backend import OpenAIBackend
 
 LOCAL_MODEL_ENV = "KGVIZ_LOCAL_MODEL"
 PROBE_TIMEOUT_S = 2.0
-SPEC_HELP = "auto | ollama[:MODEL] | local[:NAME] | openai:URL#MODEL"
 
 
 @dataclass
@@ -49,7 +49,9 @@ def probe_ollama(model: str, host: str | None = None) -> tuple[bool, bool, str]:
     )
 
 
-def _choose_auto(slots: int | None) -> Choice:
+def _auto(rest: str, slots: int | None) -> Choice:
+    if rest:
+        raise ValueError(rest)
     model = default_ollama_model()
     _, pulled, detail = probe_ollama(model)
     if pulled:
@@ -58,27 +60,67 @@ def _choose_auto(slots: int | None) -> Choice:
     return Choice(local, f"auto chose the offline model {local.model} (llama.cpp) because {detail}")
 
 
+def _ollama(rest: str, slots: int | None) -> Choice:
+    llm = OllamaBackend(rest or None)
+    return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
+
+
+def _local(rest: str, slots: int | None) -> Choice:
+    name = rest or default_local_model()
+    return Choice(
+        LlamaCppBackend(get_spec(name).name, slots=slots),
+        f"offline model {name} (llama.cpp, as requested)",
+    )
+
+
+def _openai(rest: str, slots: int | None) -> Choice:
+    url, _, model = rest.rpartition("#")
+    if not (url and model):
+        raise ValueError(rest)
+    return Choice(
+        OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)"
+    )
+
+
+@dataclass(frozen=True)
+class BackendKind:
+    """One kind of `--llm` spec: its prefix, its grammar, what it is, and how it is made
+    (`make(rest, slots)`, `rest` being what follows `prefix:`; ValueError for a bad `rest`)."""
+
+    prefix: str
+    grammar: str
+    summary: str
+    make: Callable[[str, int | None], Choice]
+
+
+# The one table of LLM backends: `--llm`'s help, the lab's picker and `kgviz doctor` read it.
+BACKENDS = (
+    BackendKind("auto", "auto", "Ollama if a server answers with the model, else offline", _auto),
+    BackendKind(
+        "ollama", "ollama[:MODEL]", "an Ollama server (OLLAMA_HOST, KGVIZ_OLLAMA_MODEL)", _ollama
+    ),
+    BackendKind("local", "local[:NAME]", "an offline model in-process (llama.cpp)", _local),
+    BackendKind("openai", "openai:URL#MODEL", "an OpenAI-compatible server", _openai),
+)
+SPEC_HELP = " | ".join(kind.grammar for kind in BACKENDS)
+
+
+def backend_kind(prefix: str) -> BackendKind:
+    """The table's entry for `prefix` (`ollama`, `local`, ...)."""
+    for kind in BACKENDS:
+        if kind.prefix == prefix:
+            return kind
+    raise UnknownNameError(f"unknown LLM backend {prefix!r}; expected {SPEC_HELP}")
+
+
 def _choose(spec: str, slots: int | None = None) -> Choice:
     """`slots`: requests the offline model serves at once (None: its default)."""
-    kind, _, rest = spec.strip().partition(":")
-    if kind == "auto" and not rest:
-        return _choose_auto(slots)
-    if kind == "ollama":
-        llm = OllamaBackend(rest or None)
-        return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
-    if kind == "local":
-        name = rest or default_local_model()
-        return Choice(
-            LlamaCppBackend(get_spec(name).name, slots=slots),
-            f"offline model {name} (llama.cpp, as requested)",
-        )
-    if kind == "openai":
-        url, _, model = rest.rpartition("#")
-        if url and model:
-            return Choice(
-                OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)"
-            )
-    raise UnknownNameError(f"bad --llm value {spec!r}; expected {SPEC_HELP}")
+    prefix, _, rest = spec.strip().partition(":")
+    kind = backend_kind(prefix)
+    try:
+        return kind.make(rest, slots)
+    except ValueError:
+        raise UnknownNameError(f"bad --llm value {spec!r}; expected {kind.grammar}") from None
 
 
 def choose_llm(
@@ -101,11 +143,6 @@ def make_llm(
 ) -> LLM:
     """The LLM for `spec`; use `choose_llm` to also get the reason for the choice."""
     return choose_llm(spec, cache_mode=cache_mode, cache_dir=cache_dir).llm
-
-
-def describe_choice(spec: str = "auto") -> str:
-    """One line saying which backend `spec` resolves to on this machine, and why."""
-    return _choose(spec).reason
 
 
 def _row(component: str, ok: bool, detail: str, fix: str = "") -> dict[str, str]:
@@ -161,7 +198,8 @@ def doctor_report() -> list[dict[str, str]]:
             "llm auto",
             pulled or usable.get(local, False),
             f"would use {plan}",
-            f"{prepare_command(local)}, or start Ollama with {model}",
+            f"{prepare_command(local)}, or start Ollama with {model}, or name a backend with "
+            f"--llm {SPEC_HELP}",
         )
     )
     return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import Field, dataclass, field, fields
@@ -29,6 +30,7 @@ from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.llm.base import LLM
 from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.trace import Trace
 
@@ -36,7 +38,8 @@ T = TypeVar("T")
 
 
 class ReasonerContext:
-    """What reasoners share for one dataset: its KG, its vector index (built lazily) and an LLM.
+    """What reasoners share for one dataset: its KG, its vector index (built lazily), an LLM, and
+    a memo of what methods derive from the KG once (name tables, text features, ego indexes).
 
     The index kind (`flat`, `hnsw` or `milvus`) and a Milvus server URI default to the
     environment's `KGVIZ_INDEX_KIND` and `KGVIZ_MILVUS_URI`, so the CLI, the lab and the
@@ -46,7 +49,7 @@ class ReasonerContext:
     def __init__(
         self,
         dataset: Dataset,
-        llm: Any,
+        llm: LLM | None,
         index: KGIndex | None = None,
         index_kind: IndexKind | None = None,
         milvus_uri: str | None = None,
@@ -54,7 +57,7 @@ class ReasonerContext:
     ) -> None:
         self.dataset = dataset
         self.graph = graph
-        self.llm = llm
+        self._llm = llm
         kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
         if kind not in get_args(IndexKind):
             raise KgvizError(
@@ -62,28 +65,50 @@ class ReasonerContext:
             )
         self.index_kind: IndexKind = cast(IndexKind, kind)
         self.milvus_uri = milvus_uri or os.environ.get("KGVIZ_MILVUS_URI") or None
-        if index is not None:
-            self.__dict__["index"] = index
+        self._index = index
+        self._memo: dict[str, Any] = {}
+        self._memo_lock = threading.RLock()  # a build may use the memo too
+
+    @property
+    def llm(self) -> LLM:
+        """The LLM; a context made without one (retrieval only) says so when asked for it."""
+        if self._llm is None:
+            raise KgvizError("this context has no LLM (it was made for retrieval only)")
+        return self._llm
 
     @property
     def kg(self) -> KnowledgeGraph:
         """The dataset's KG, or the one question's graph of a `for_question` context."""
         return self.graph if self.graph is not None else self.dataset.kg
 
-    @cached_property
+    @property
     def index(self) -> KGIndex:
+        """The vector index of the KG's entity and relation names, built on first use."""
+        return self.memo("index", self._build_index)
+
+    def _build_index(self) -> KGIndex:
+        if self._index is not None:
+            return self._index
         if self.graph is not None:  # one question's small graph: a flat index, kept in memory
             return KGIndex.build(self.graph, persist=False)
         return KGIndex.build(
             self.kg, kind=self.index_kind, progress=True, milvus_uri=self.milvus_uri
         )
 
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """What `build()` returns, built once per context under `key` (thread-safe): for what a
+        method derives from this context's KG and shares across questions."""
+        with self._memo_lock:
+            if key not in self._memo:
+                self._memo[key] = build()
+            return cast(T, self._memo[key])
+
     def for_question(self, record: QARecord) -> ReasonerContext:
         """This context, or, where each question has its own graph, a context over that graph
         sharing the LLM."""
         if not self.dataset.per_question_graphs:
             return self
-        return ReasonerContext(self.dataset, self.llm, graph=self.dataset.question_graph(record))
+        return ReasonerContext(self.dataset, self._llm, graph=self.dataset.question_graph(record))
 
 
 def accepts(hint: Any, value: Any) -> bool:
@@ -177,7 +202,10 @@ class Reasoner(ABC, Generic[FoundT]):
     def on_question(self, record: QARecord) -> Self:
         """This reasoner, or, where each question has its own graph, one with the same config
         over that graph."""
-        context = self.context.for_question(record)
+        return self.with_context(self.context.for_question(record))
+
+    def with_context(self, context: ReasonerContext) -> Self:
+        """This reasoner, or one with the same config over `context`."""
         return self if context is self.context else type(self)(context, self.config)
 
     def run(

@@ -189,10 +189,7 @@ class EntityNames:
 
 def entity_names(context: ReasonerContext) -> EntityNames:
     """The name tables of the context's KG, built on first use and kept on the context."""
-    names = context.__dict__.get(CACHE_KEY)
-    if names is None or names.kg is not context.kg:
-        names = context.__dict__[CACHE_KEY] = EntityNames(context.kg)
-    return names
+    return context.memo(CACHE_KEY, lambda: EntityNames(context.kg))
 
 
 @dataclass

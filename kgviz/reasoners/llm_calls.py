@@ -1,51 +1,68 @@
-"""LLM calls made by reasoners, recorded into the trace (prompt, raw reply, tokens, latency)."""
+"""LLM calls made by reasoners, recorded into the trace (prompt, raw reply, tokens, latency):
+one `LLMCall` per request the model received, re-asks and retried failures included."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kgviz.llm.base import LLM, Completion, Message
-from kgviz.llm.errors import LLMOutputError
 from kgviz.llm.json_completion import complete_json
 from kgviz.llm.streaming import begin_call
 from kgviz.trace import LLMCall, Trace
 
 
-def _record(trace: Trace, stage: str, messages: list[Message], completion: Completion) -> None:
-    trace.llm_calls.append(LLMCall.from_completion(stage, messages, completion))
+def record_call(
+    trace: Trace,
+    stage: str,
+    llm: LLM,
+    messages: list[Message],
+    completion: Completion | None,
+    raw: str = "",
+    problem: str = "",
+) -> None:
+    """Record one request of `stage`: first the failures retried before its reply, then the
+    reply (a reply `problem` names was not used; one that never came costs nothing known)."""
+    for failure in completion.retried if completion is not None else ():
+        trace.llm_calls.append(
+            LLMCall(
+                stage,
+                [dict(m) for m in messages],
+                "",
+                0,
+                0,
+                0.0,
+                llm.name,
+                llm.model,
+                problem=failure,
+            )
+        )
+    if completion is None:
+        call = LLMCall(stage, [dict(m) for m in messages], raw, 0, 0, 0.0, llm.name, llm.model)
+    else:
+        call = LLMCall.from_completion(stage, messages, completion)
+    call.problem = problem
+    trace.llm_calls.append(call)
 
 
 def ask_text(trace: Trace, stage: str, llm: LLM, messages: list[Message], **options: Any) -> str:
     """Free-text completion, recorded under `stage`."""
     begin_call(stage)
     completion = llm.complete(messages, **options)
-    _record(trace, stage, messages, completion)
+    record_call(trace, stage, llm, messages, completion)
     return completion.text
 
 
 def ask_json(
     trace: Trace, stage: str, llm: LLM, messages: list[Message], schema: dict, **options: Any
 ) -> Any:
-    """Schema-constrained completion (one bounded re-ask), recorded; returns the parsed JSON.
-
-    A reply that stays invalid is recorded with zero tokens and its raw text, then re-raised.
-    """
+    """Schema-constrained completion with one bounded re-ask (`complete_json`); every attempt
+    is recorded under `stage`. Returns the parsed JSON; raises `LLMOutputError` when the reply
+    stays invalid."""
     begin_call(stage)
-    try:
-        completion = complete_json(llm, messages, schema, **options)
-    except LLMOutputError as error:
-        trace.llm_calls.append(
-            LLMCall(
-                stage=stage,
-                messages=[dict(m) for m in messages],
-                text=error.raw,
-                prompt_tokens=0,
-                completion_tokens=0,
-                latency_s=0.0,
-                backend=llm.name,
-                model=llm.model,
-            )
-        )
-        raise
-    _record(trace, stage, messages, completion)
-    return completion.parsed
+
+    def recorded(
+        sent: list[Message], completion: Completion | None, raw: str, problem: str
+    ) -> None:
+        record_call(trace, stage, llm, sent, completion, raw, problem)
+
+    return complete_json(llm, messages, schema, on_attempt=recorded, **options).parsed

@@ -9,6 +9,7 @@ from typing import Any
 from kgviz.errors import UnknownNameError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.spec import MethodSpec, load_attribute
+from kgviz.trace_io import trust_package
 
 _SPECS: dict[str, str | MethodSpec] = {
     "simgrag": "kgviz.reasoners.simgrag.spec:SPEC",
@@ -21,12 +22,15 @@ _SPECS: dict[str, str | MethodSpec] = {
 
 
 def register_method(spec: MethodSpec | str, name: str | None = None) -> None:
-    """Add a method: its `MethodSpec`, or the path `"package.module:SPEC"` of one (with `name`)."""
+    """Add a method: its `MethodSpec`, or the path `"package.module:SPEC"` of one (with `name`).
+    The traces of its runs may then name its package's record types (`trace_io`)."""
     if isinstance(spec, MethodSpec):
+        trust_package(spec.reasoner)
         _SPECS[spec.name] = spec
     elif name is None:
         raise UnknownNameError("register_method needs the method's name with a spec's path")
     else:
+        trust_package(spec)
         _SPECS[name] = spec
 
 

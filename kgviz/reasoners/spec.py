@@ -8,8 +8,8 @@ and the views all go through the spec: adding a method touches its folder and on
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets.base import QARecord
@@ -38,8 +38,11 @@ def load_attribute(target: str) -> Any:
 @dataclass(frozen=True)
 class MethodSpec:
     """One method. `reasoner` is its `Reasoner` class; `views` its view table (a
-    `kgviz.viz.table.ViewTable`), `trainer` the `main(argv)` of its `kgviz train` command,
-    `diagnosis` its own failure check for error attribution; empty where it has none."""
+    `ViewTable` of `kgviz.viz`), `trainer` the `main(argv)` of its `kgviz train` command,
+    `diagnosis` its own failure check for error attribution (returning one of `stages`, the
+    names of its own stages a miss can be blamed on); empty where it has none.
+    `recording_options` are the options that make a run record what its views draw (set by
+    the lab, pages and the demo, not by evaluations)."""
 
     name: str
     reasoner: str
@@ -48,6 +51,8 @@ class MethodSpec:
     views: str = ""
     trainer: str = ""
     diagnosis: str = ""
+    stages: tuple[str, ...] = ()
+    recording_options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def shown_as(self) -> str:

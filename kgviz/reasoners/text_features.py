@@ -48,7 +48,4 @@ def kg_text_embeddings(
 
 def context_text_embeddings(context: ReasonerContext) -> TextEmbeddings:
     """`kg_text_embeddings` of the context's KG, computed on first use and kept on the context."""
-    found = context.__dict__.get(CONTEXT_KEY)
-    if found is None or found.kg is not context.kg:
-        found = context.__dict__[CONTEXT_KEY] = kg_text_embeddings(context.kg)
-    return found
+    return context.memo(CONTEXT_KEY, lambda: kg_text_embeddings(context.kg))

@@ -6,17 +6,21 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kgviz.eval.attribution import STAGES
 from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
+from kgviz.scoring.attribution import SHARED_STAGES, attribution_stages
 from kgviz.viz.html import plotly_text
 
-STAGE_COLOURS = {
-    "pattern": "#8e6bbf",
-    "retrieval": "#d9822b",
-    "generation": "#3a7dbf",
-    "error": "#9a9a9a",
-}
+SHARED_COLOURS = {"retrieval": "#d9822b", "generation": "#3a7dbf", "error": "#9a9a9a"}
+# the methods' own stages (e.g. SimGRAG's pattern) take these in the order the specs declare them
+OWN_STAGE_COLOURS = ("#8e6bbf", "#2a9d8f", "#c0507a", "#7a7a2a")
+
+
+def stage_colours() -> dict[str, str]:
+    """A colour for each stage a miss can be attributed to, and for errors."""
+    own = [stage for stage in attribution_stages() if stage not in SHARED_STAGES]
+    cycle = OWN_STAGE_COLOURS * (len(own) // len(OWN_STAGE_COLOURS) + 1)
+    return {**dict(zip(own, cycle)), **SHARED_COLOURS}
 
 
 def _hop_label(hops: int) -> str:
@@ -90,14 +94,15 @@ def cost_chart(frame: pd.DataFrame) -> go.Figure:
 def attribution_chart(frame: pd.DataFrame) -> go.Figure:
     """Share of each method's questions that failed at each stage (stacked)."""
     table = attribution_table(frame)
+    colours = stage_colours()
     figure = go.Figure()
-    for stage in (*STAGES, "error"):
+    for stage in (*attribution_stages(), "error"):
         share = table[stage] / table["n"].clip(lower=1)
         figure.add_bar(
             name=stage,
             x=_names(table.index),
             y=share,
-            marker_color=STAGE_COLOURS[stage],
+            marker_color=colours[stage],
             customdata=table[stage],
             hovertemplate="%{x}: %{y:.0%} (%{customdata} questions)",
         )

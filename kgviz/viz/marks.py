@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kgviz.eval.metrics import answer_key
 from kgviz.reasoners.linking import LINKING
+from kgviz.scoring.metrics import answer_key
 from kgviz.trace import Trace
 
 GOLD = "#e6a700"

@@ -8,27 +8,16 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
-from dataclasses import fields
+import time
 
 import plotly.graph_objects as go
 
-from kgviz.kg.graph import KnowledgeGraph
-from kgviz.trace import Trace
+from kgviz import __version__
+from kgviz.reasoners.registry import method_label
+from kgviz.run import Run
 from kgviz.viz import stage_views
+from kgviz.viz.answer_view import answer_html
 from kgviz.viz.html import esc
-
-# Options that make a run record what its views draw (SimGRAG's search tree), for pages and the lab.
-RECORDING_OPTIONS: dict[str, object] = {"record_tree": True}
-
-
-def recording_options(method: str) -> dict[str, object]:
-    """The `RECORDING_OPTIONS` that `method`'s config has."""
-    from kgviz.reasoners.registry import reasoner_class
-
-    known = {f.name for f in fields(reasoner_class(method).config_class)}
-    return {key: value for key, value in RECORDING_OPTIONS.items() if key in known}
-
 
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em;max-width:1100px}"
@@ -48,34 +37,17 @@ def external_scripts(page: str) -> list[str]:
     ]
 
 
-def _answer(trace: Trace, gold: Sequence[str] | None) -> str:
-    from kgviz.eval.metrics import score_trace
-
-    lines = [
-        f"<b>Question</b>: {esc(trace.question)}",
-        f"<b>Answer</b>: {esc(trace.answer)}",
-        f"<b>Committed answers</b>: {esc(', '.join(trace.answers) or '(none)')}",
+def run_sections(run: Run, plotly_js: bool = True) -> str:
+    """The question, the answer box and each stage view of `run` as HTML sections (plotly.js
+    inlined with the first figure when `plotly_js`)."""
+    trace = run.trace
+    parts = [
+        f"<h1>{esc(method_label(trace.method))}</h1>",
+        f'<p class="context">{esc(run_context(run))}</p>',
+        f"<p><b>Question</b>: {esc(trace.question)}</p>",
+        answer_html(run),
     ]
-    if gold:
-        score = score_trace(trace, gold)
-        lines.append(
-            f"<b>hits@1</b> {score.hit1:d} · hit {score.hit:d} · named "
-            f"{score.named:d} · F1 {score.f1:.2f} (gold: {esc(', '.join(gold))})"
-        )
-    lines += [f'<span style="color:#a06000">warning: {esc(w)}</span>' for w in trace.warnings]
-    return '<div class="answer">' + "<br>".join(lines) + "</div>"
-
-
-def trace_sections(
-    trace: Trace,
-    kg: KnowledgeGraph | None = None,
-    gold: Sequence[str] | None = None,
-    plotly_js: bool = True,
-) -> str:
-    """The answer and each stage view of `trace` as HTML sections (plotly.js inlined with the
-    first figure when `plotly_js`)."""
-    parts = [f"<h1>{esc(trace.method)}</h1>", _answer(trace, gold)]
-    for name, view in stage_views(trace, kg).items():
+    for name, view in stage_views(trace, run.kg).items():
         if isinstance(view, go.Figure):
             body = view.to_html(full_html=False, include_plotlyjs=plotly_js)
             plotly_js = False
@@ -85,12 +57,19 @@ def trace_sections(
     return "".join(parts)
 
 
-def trace_page(
-    trace: Trace, kg: KnowledgeGraph | None = None, gold: Sequence[str] | None = None
-) -> str:
+def run_context(run: Run) -> str:
+    """`dataset demo · llamacpp:qwen… · options k=3 · 2026-11-26 21:04 · kgviz 0.1.0`"""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished))
+    return (
+        f"dataset {run.trace.dataset} · {run.llm} · options {run.options_text()} · {when} · "
+        f"kgviz {__version__}"
+    )
+
+
+def run_page(run: Run) -> str:
     """A whole HTML page for one run."""
-    title = f"kgviz · {trace.method} · {trace.question}"
+    title = f"kgviz · {run.trace.method} · {run.trace.question}"
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-        f"<style>{STYLE}</style></head><body>{trace_sections(trace, kg, gold)}</body></html>"
+        f"<style>{STYLE}</style></head><body>{run_sections(run)}</body></html>"
     )

@@ -61,6 +61,7 @@ def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
         f"{call.latency_s:.2f} s"
         + (" when first computed; replayed from the response cache now" if call.cached else "")
         + (" · <b>cut at the token limit</b>" if call.truncated else "")
+        + (f' · <b style="color:#b00020">not used: {esc(call.problem)}</b>' if call.problem else "")
     )
     messages = "".join(
         f"<div><i>{esc(m.get('role', ''))}</i>"
@@ -71,4 +72,5 @@ def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
     reply = (
         f'<div><i>reply</i><pre style="{PRE}">{highlight(call.text, answers, entities)}</pre></div>'
     )
-    return f"<details open><summary>{head}</summary>{messages}{reply}</details>"
+    opened = "" if call.problem else " open"  # an attempt that was asked again starts folded
+    return f"<details{opened}><summary>{head}</summary>{messages}{reply}</details>"

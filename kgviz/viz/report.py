@@ -10,8 +10,8 @@ import pandas as pd
 
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
+from kgviz.eval.results_file import read_results
 from kgviz.eval.rows import ResultRow
-from kgviz.eval.runner import read_results
 from kgviz.eval.significance import paired_table
 from kgviz.eval.tables import (
     attribution_table,

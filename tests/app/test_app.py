@@ -29,19 +29,20 @@ import plotly.io as pio
 import pytest
 
 from kgviz.app import Lab, compare
-from kgviz.app.answer_box import answer_html
 from kgviz.app.ask import AskPanel
 from kgviz.app.compare import COLUMNS, comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
 from kgviz.app.render import PLOTLY_MIME
-from kgviz.eval.metrics import score_trace
 from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
 from kgviz.reasoners.spec import MethodSpec
+from kgviz.run import judged_run
+from kgviz.scoring.metrics import score_trace
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views
+from kgviz.viz.answer_view import answer_html
 from kgviz.viz.html import esc
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
@@ -258,14 +259,14 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
     assert set(panel.traces) == {"simgrag", "kaping", "llm-only"}
     assert set(panel.graphs.titles) == {"simgrag", "kaping", "llm-only"}
     assert panel.table.value.count("<tr>") == 4  # the header and one row per method
-    rows = [comparison_row(trace, gold) for trace in panel.traces.values()]
+    rows = [comparison_row(run) for run in panel.runs.values()]
     assert panel.table.value == comparison_table(rows)
     for method, trace in panel.traces.items():
         assert_ran_on_the_model(trace)
         assert trace.method == method and trace.question == QUESTION
         correct = "yes" if score_trace(trace, gold).hit1 else "no"
         assert f">{esc(trace.answer)}</div></td>" in panel.table.value
-        assert comparison_row(trace, gold)[3] == correct
+        assert comparison_row(panel.runs[method])[3] == correct
         assert f"{method} done in" in panel.progress.value
     assert "srcdoc" in panel.graphs.children[0].value
     assert "compared 3 methods" in app.controls.status.value
@@ -335,7 +336,8 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
         assert "<img" not in texts(tab) and "onerror=alert(1)" in texts(tab)
     # the model need not echo the name, so rendering a hostile reply is checked on its own
     reply = Trace(method="kaping", question="q", answer=HOSTILE, answers=[HOSTILE], gold=[HOSTILE])
-    assert "<img" not in answer_html(reply) and escaped in answer_html(reply)
+    shown = answer_html(judged_run(reply))
+    assert "<img" not in shown and escaped in shown
     assert comparison_table([[HOSTILE] * 6]).count("&lt;img") == 6
 
 
@@ -349,15 +351,16 @@ def test_the_answer_box_says_where_a_miss_failed():
         answers=["Tom Hanks"],
         gold=["Penny Marshall"],
     )
-    shown = answer_html(trace)
+    shown = answer_html(judged_run(trace))
     assert ">wrong</b>" in shown and "gold: Penny Marshall" in shown
     assert "<b>gold answer in the evidence</b>: no" in shown
     assert "<b>failed at</b>: retrieval (no gold answer in the evidence)" in shown
     trace.evidence.append(("Big", "directed_by", "Penny Marshall"))
-    shown = answer_html(trace)
+    shown = answer_html(judged_run(trace))
     assert "<b>gold answer in the evidence</b>: yes" in shown
     assert "<b>failed at</b>: generation (a gold answer was in the evidence, but" in shown
-    assert "failed at" not in answer_html(Trace(method="kaping", question="q", answer="x"))
+    unjudged = judged_run(Trace(method="kaping", question="q", answer="x"))
+    assert "failed at" not in answer_html(unjudged)
 
 
 def test_compare_row_shows_what_a_cached_reply_first_cost():
@@ -370,11 +373,13 @@ def test_compare_row_shows_what_a_cached_reply_first_cost():
         llm_calls=[call],
         timings={"retrieval": 0.5, "total": 0.6},
     )
-    row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
+    trace.gold = ["Robert Zemeckis"]
+    row = dict(zip(COLUMNS, comparison_row(judged_run(trace))))
     assert row["committed"] == "Robert Zemeckis" and row["hits@1"] == "yes"
     assert row["latency (s)"] == "0.6 (cached; 7.1 first)"
     trace.llm_calls[0].cached = False
-    assert comparison_row(trace, None)[-1] == "0.6"
+    trace.gold = []
+    assert comparison_row(judged_run(trace))[-1] == "0.6"
 
 
 def test_compare_row_scores_the_first_committed_answer():
@@ -385,7 +390,8 @@ def test_compare_row_scores_the_first_committed_answer():
         answer="No answer found. The director is Robert Zemeckis.",
         timings={"total": 1.0},
     )
-    row = dict(zip(COLUMNS, comparison_row(trace, ["Robert Zemeckis"])))
+    trace.gold = ["Robert Zemeckis"]
+    row = dict(zip(COLUMNS, comparison_row(judged_run(trace))))
     assert (row["hits@1"], row["hit"], row["F1"]) == ("no", "yes", "0.67")
 
 
@@ -443,7 +449,7 @@ def test_history_keeps_every_run_and_shows_two_variants_side_by_side(demo_sessio
     assert methods == ["kaping", "kaping", "llm-only", "kaping"]
     labels = [label for label, _ in history.picker.options]  # newest first
     assert "kaping (top_k=3)" in labels[2] and "kaping (defaults)" in labels[3]
-    assert all(FORREST in label and "test session" in label for label in labels)
+    assert all(FORREST in label and "llamacpp:" in label for label in labels)
     history.side_by_side(0, 1)
     (pair,) = history.shown.children
     left, right = pair.children

@@ -41,7 +41,7 @@ def test_rows_splits_and_labels(explagraphs: Dataset) -> None:
     assert dev[0] == records[2368]
     assert dev[0].question.startswith("Argument 1: marriage is pase.\nArgument 2: Not everyone")
     assert Counter(r.answers for r in records) == {("support",): 1534, ("counter",): 1232}
-    assert explagraphs.family == "commonsense"
+    assert explagraphs.domain == "commonsense"
 
 
 @needs_shared

@@ -24,7 +24,7 @@ def test_kg_counts(
 
 def test_two_hop_records(fixtures_root: Path) -> None:
     dataset = get_dataset("pathquestion-2hop", root=fixtures_root)
-    assert dataset.family == "paths"
+    assert dataset.domain == "paths"
     assert dataset.available_splits() == ["all"]
     records = dataset.questions("all")
     assert len(records) == 4

@@ -18,7 +18,7 @@ def test_kg_keeps_inverse_relations(wc2014: Dataset) -> None:
     kg = wc2014.kg
     assert (kg.num_entities, kg.num_relations, kg.num_triples) == (11, 10, 24)
     assert "plays_in_club_inverse" in kg.relations
-    assert wc2014.family == "football"
+    assert wc2014.domain == "football"
     assert wc2014.available_splits() == ["1hop", "2hop", "conj"]
 
 

@@ -1,11 +1,11 @@
 """Error attribution of misses: pattern, retrieval or generation, on hand-built SimGRAG traces."""
 
 from kgviz.datasets.base import QARecord
-from kgviz.eval.attribution import failed_stage
-from kgviz.eval.runner import summarize
+from kgviz.eval.summary import summarize
 from kgviz.reasoners.answers import mentioned_entities
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
+from kgviz.scoring.attribution import failed_stage
 from kgviz.trace import LLMCall, Trace
 
 RECORD = QARecord(

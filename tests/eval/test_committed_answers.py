@@ -5,13 +5,15 @@ row builder; only the replies themselves are written by hand."""
 import pytest
 
 from kgviz.datasets.base import QARecord
-from kgviz.eval.metrics import score_answers
 from kgviz.eval.rescore import rescore_rows
-from kgviz.eval.runner import result_row, summarize
+from kgviz.eval.rows import result_row
+from kgviz.eval.summary import summarize
 from kgviz.reasoners.answers import listed_names, stated_items
 from kgviz.reasoners.llm_only.reasoner import LLMOnly
 from kgviz.reasoners.subgraphrag.prompt import committed_answers
 from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAG
+from kgviz.run import judged_run
+from kgviz.scoring.metrics import score_answers
 from kgviz.trace import LLMCall, Trace
 
 EVIDENCE = [
@@ -53,7 +55,7 @@ def row_for(reply: str, truncated: bool = False) -> dict:
             truncated=truncated,
         )
     )
-    return result_row("subgraphrag", RECORD, trace)
+    return result_row(judged_run(trace, RECORD))
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,10 @@ import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.errors import DataFormatError
-from kgviz.eval.metrics import answer_prf, evidence_recall, named_in_reply
-from kgviz.eval.runner import EvalPlan, read_results, summarize
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.summary import summarize
+from kgviz.scoring.metrics import answer_prf, evidence_recall, named_in_reply
 
 
 def test_metrics():
@@ -119,7 +121,8 @@ def test_kill_and_resume(tmp_path):
 @pytest.mark.slow
 def test_ids_only_rows_leave_the_dataset_out(tmp_path):
     """Rows for publishing name questions by id; attach_questions restores the full rows."""
-    from kgviz.eval.runner import attach_questions, run_eval
+    from kgviz.eval.rows import attach_questions
+    from kgviz.eval.runner import run_eval
     from kgviz.session import open_session
 
     session = open_session("demo", "local", cache_mode="rw")
@@ -159,7 +162,8 @@ def test_a_results_file_holds_one_llms_answers(tmp_path):
 
 def test_rows_count_a_cached_reply_at_its_first_cost():
     from kgviz.datasets.base import QARecord
-    from kgviz.eval.runner import result_row
+    from kgviz.eval.rows import result_row
+    from kgviz.run import judged_run
     from kgviz.trace import LLMCall, Trace
 
     record = QARecord(
@@ -175,7 +179,7 @@ def test_rows_count_a_cached_reply_at_its_first_cost():
         llm_calls=[pattern, answer],
         timings={"retrieval": 5.2, "total": 5.3},
     )
-    row = result_row("simgrag", record, trace)
+    row = result_row(judged_run(trace, record))
     assert row["seconds"] == 8.3 and row["llm_seconds"] == 8.0 and row["cached_calls"] == 1
     assert "question" not in row and "gold" not in row and row["hit1"]
 

@@ -12,7 +12,9 @@ import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
-from kgviz.eval.runner import EvalPlan, read_results, run_eval
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.runner import run_eval
 from kgviz.eval.writer_lock import sole_writer
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext

@@ -14,7 +14,7 @@ import pytest
 
 from kgviz.datasets.custom import CustomDataset
 from kgviz.errors import DataFormatError, KgvizError
-from kgviz.eval.runner import read_results
+from kgviz.eval.results_file import read_results
 from kgviz.kg.readers import read_triples
 from kgviz.llm.errors import ModelIntegrityError
 from kgviz.llm.model_files import verify_file

@@ -3,7 +3,9 @@
 import threading
 
 from kgviz.datasets import get_dataset
-from kgviz.eval.runner import EvalPlan, read_results, run_eval
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.runner import run_eval
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.session import Session

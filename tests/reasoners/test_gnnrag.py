@@ -227,12 +227,12 @@ def test_trained_gnn_finds_heldout_metaqa_answers(shared_data):
     (candidate recall 0.73, Hits@1 0.78, a gold answer in the evidence 0.86)."""
     from kgviz.datasets.metaqa import MetaQA
     from kgviz.datasets.splits import split_records
-    from kgviz.eval.metrics import evidence_recall
     from kgviz.reasoners.gnnrag.model import load_gnn
     from kgviz.reasoners.gnnrag.reasoner import unique_triples
     from kgviz.reasoners.gnnrag.retrieval import GNNRAGRetrieval, retrieve
     from kgviz.reasoners.gnnrag.samples import build_samples, node_metrics
     from kgviz.reasoners.text_features import kg_text_embeddings
+    from kgviz.scoring.metrics import evidence_recall
 
     torch.set_num_threads(1)
     model, card = load_gnn()

@@ -9,9 +9,10 @@ import json
 from kgviz.checkpoint_store import user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
-from kgviz.eval.runner import result_row
+from kgviz.eval.rows import result_row
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
+from kgviz.run import judged_run
 
 
 def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, capsys):
@@ -24,7 +25,7 @@ def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, ca
     assert any(
         "no checkpoint trained on demo" in w and "--dataset demo" in w for w in before.warnings
     )
-    row = result_row("subgraphrag", record, before)
+    row = result_row(judged_run(before, record))
     assert row["checkpoint"] == before.checkpoint
 
     assert main(["train", "subgraphrag", "--dataset", "demo", "--quick"]) == 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ import scipy.sparse as sp
 from kgviz.atomic import write_atomic
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
+from kgviz.embed.index import FaissIndex
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
@@ -166,6 +168,11 @@ class EgoIndex:
             return ((walked + reached) @ question_vector / 2.0).astype(np.float32)
 
         return score
+
+    @cached_property
+    def vector_search(self) -> FaissIndex:
+        """A flat index over the ego-graph vectors, built on the first global search."""
+        return FaissIndex.build(self.ego_vectors)
 
     def embed_question(self, question: str) -> np.ndarray:
         return self.encoder.encode([question])[0]

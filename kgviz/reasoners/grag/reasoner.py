@@ -31,7 +31,7 @@ from kgviz.trace import StringTriple, Trace
 
 STANCES = ("support", "counter")
 STANCE_REASK = "Your reply gave no stance. Reply again with one word: support or counter."
-STANCE_FAMILY = "commonsense"  # ExplaGraphs
+STANCE_DOMAIN = "commonsense"  # ExplaGraphs
 QUESTION_GRAPHS = "_grag_question_graphs"
 
 
@@ -84,17 +84,18 @@ class GRAGConfig(ReasonerConfig):
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:
     """Each question of the dataset that carries its own graph, mapped to that graph (cached)."""
-    found = context.__dict__.get(QUESTION_GRAPHS)
-    if found is None:
-        dataset = context.dataset
+    dataset = context.dataset
+
+    def read() -> dict[str, tuple[StringTriple, ...]]:
         files = {path for path in dataset.split_files.values() if path.is_file()}
-        found = context.__dict__[QUESTION_GRAPHS] = {
+        return {
             record.question: record.graph
             for path in sorted(files)
             for record in dataset.read_split(path)
             if record.graph
         }
-    return found
+
+    return context.memo(QUESTION_GRAPHS, read)
 
 
 class GRAG(Reasoner[GRAGFound]):
@@ -118,22 +119,22 @@ class GRAG(Reasoner[GRAGFound]):
 
     @cached_property
     def ego_index(self) -> EgoIndex:
-        key = f"_grag_index_{self.config.hops}_{self.config.max_degree}"
-        if key not in self.context.__dict__:
-            one_question = self.context.graph is not None  # small, and never asked again
-            self.context.__dict__[key] = build_ego_index(
+        one_question = self.context.graph is not None  # small, and never asked again
+        return self.context.memo(
+            f"grag ego index {self.config.hops} {self.config.max_degree}",
+            lambda: build_ego_index(
                 self.context.kg,
                 self.config.hops,
                 self.config.max_degree,
                 progress=not one_question,
                 persist=not one_question,
-            )
-        return self.context.__dict__[key]
+            ),
+        )
 
     def _task(self) -> str:
         if self.config.task != "auto":
             return self.config.task
-        return "stance" if self.context.dataset.family == STANCE_FAMILY else "qa"
+        return "stance" if self.context.dataset.domain == STANCE_DOMAIN else "qa"
 
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> GRAGFound:
         """Every stage before generation (under the `retrieval` timing); sets the evidence."""

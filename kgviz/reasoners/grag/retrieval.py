@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgviz.embed.index import FaissIndex
 from kgviz.reasoners.grag.ego_index import EgoGraph, EgoIndex
 
 
@@ -38,10 +37,7 @@ def global_search(
     index: EgoIndex, question_vector: np.ndarray, top_n: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Top-N centres over the whole KG: L2 on unit vectors ranks as cosine (cos = 1 - d^2/2)."""
-    faiss_index = index.__dict__.get("_faiss")
-    if faiss_index is None:
-        faiss_index = index.__dict__["_faiss"] = FaissIndex.build(index.ego_vectors)
-    distances, ids = faiss_index.search(question_vector[None, :], top_n)
+    distances, ids = index.vector_search.search(question_vector[None, :], top_n)
     keep = ids[0] >= 0
     return ids[0][keep], 1.0 - distances[0][keep] ** 2 / 2.0
 

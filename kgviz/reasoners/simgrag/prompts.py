@@ -124,9 +124,10 @@ The claim is "True" only if some graph fully supports it, otherwise "False".
 Reply with JSON only: {"reason": "<one short sentence>", "verdict": "True" or "False"}"""
 
 
-def family_of(name: str) -> str:
-    """The few-shot family for a dataset family name (unknown ones use the generic examples)."""
-    return name if name in PATTERN_EXAMPLES else "generic"
+def family_of(domain: str) -> str:
+    """SimGRAG's few-shot family for a dataset's domain (`Dataset.domain`): the examples written
+    for it, or the generic ones."""
+    return domain if domain in PATTERN_EXAMPLES else "generic"
 
 
 def _dumps(value: object) -> str:
@@ -145,12 +146,12 @@ def _pattern_prefix(family: str, relation_hint: bool) -> tuple[Message, ...]:
     return tuple(turns)
 
 
-def pattern_messages(family: str, question: str, relation_hint: bool = True) -> list[Message]:
-    """The question-to-pattern prompt for a dataset family; `relation_hint` adds the family's
+def pattern_messages(domain: str, question: str, relation_hint: bool = True) -> list[Message]:
+    """The question-to-pattern prompt for a dataset's domain; `relation_hint` adds the family's
     relation vocabulary to the instructions (an addition to the paper, which leaves it to
     future work)."""
     return [
-        *map(dict, _pattern_prefix(family_of(family), relation_hint)),
+        *map(dict, _pattern_prefix(family_of(domain), relation_hint)),
         {"role": "user", "content": f"question: {question}"},
     ]
 

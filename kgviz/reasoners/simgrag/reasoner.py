@@ -143,7 +143,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         """The parsed pattern and the components to search; (None, []) with a warning on failure.
         A malformed pattern, or one without a node for a given topic entity, is re-asked once."""
         messages = prompts.pattern_messages(
-            self.context.dataset.family, question, self.config.relation_hint
+            self.context.dataset.domain, question, self.config.relation_hint
         )
         try:
             reply = ask_json(trace, PATTERN, self.context.llm, messages, prompts.PATTERN_SCHEMA)

@@ -9,4 +9,6 @@ SPEC = MethodSpec(
     reasoner="kgviz.reasoners.simgrag.reasoner:SimGRAG",
     views="kgviz.reasoners.simgrag.views:VIEWS",
     diagnosis="kgviz.reasoners.simgrag.diagnosis:pattern_problem",
+    stages=("pattern",),
+    recording_options={"record_tree": True},
 )

@@ -1,0 +1,67 @@
+"""A finished run: its trace and outcome, with what names it (method options, LLM, dataset,
+question, when). `Session.ask` makes one; every front end shows, scores and stores runs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgviz.datasets.base import QARecord
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.scoring.outcome import Outcome, judge
+from kgviz.trace import Trace
+
+
+@dataclass
+class Run:
+    """`options` are the method options the user set; `llm` is `backend:model`; `kg` is the
+    graph the run searched (the question's own graph where the dataset gives each one)."""
+
+    trace: Trace
+    outcome: Outcome
+    options: dict[str, Any]
+    llm: str
+    kg: KnowledgeGraph | None = None
+    record: QARecord | None = None
+    retrieves: bool = True
+    finished: float = field(default_factory=time.time)
+
+    @property
+    def method(self) -> str:
+        return self.trace.method
+
+    def options_text(self) -> str:
+        """`k=3, algorithm=optimized`, or `defaults`."""
+        return ", ".join(f"{key}={value}" for key, value in self.options.items()) or "defaults"
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract JSON of `kgviz ask --json`: the trace's, plus the options, the
+        gold answers and, with gold, the outcome (hits@1, hit, F1, the stage a miss failed at)."""
+        data = {**self.trace.to_json(), "options": dict(self.options)}
+        outcome = self.outcome
+        data["gold"] = list(outcome.gold)
+        if outcome.score is not None and outcome.miss is not None:
+            data["outcome"] = {
+                **outcome.score.as_row(),
+                "evidence_recall": outcome.in_evidence,
+                "failed_stage": outcome.miss.stage,
+                "failure": outcome.miss.reason,
+            }
+        return data
+
+
+def judged_run(
+    trace: Trace,
+    record: QARecord | None = None,
+    *,
+    retrieves: bool = True,
+    options: dict[str, Any] | None = None,
+    llm: str = "",
+    kg: KnowledgeGraph | None = None,
+) -> Run:
+    """The run of a finished `trace`, judged against `record`'s gold answers (else the
+    trace's)."""
+    return Run(
+        trace, judge(trace, record, retrieves), dict(options or {}), llm, kg, record, retrieves
+    )

@@ -1,0 +1,38 @@
+"""The answer box: what a run answered and, when the question has gold answers, how it fared
+(the lab, pages and the demo page all show a run's outcome this way)."""
+
+from __future__ import annotations
+
+from kgviz.run import Run
+from kgviz.viz.html import esc
+
+
+def answer_html(run: Run) -> str:
+    """The answer, the answers it committed to and, with gold answers: the verdict (hits@1, the
+    first committed answer is gold) with hit and F1 beside it, whether a gold answer reached the
+    evidence, and for a miss the stage that failed and why; then the run's warnings."""
+    trace, outcome = run.trace, run.outcome
+    found = ", ".join(trace.answers) or "(none)"
+    verdict = ""
+    if outcome.score is not None:
+        score = outcome.score
+        verdict = (
+            f'<br><b style="color:{"#2a7a2a" if score.hit1 else "#b00020"}">'
+            f"{outcome.verdict()}</b> (hits@1 {score.hit1:d}, "
+            f"hit {score.hit:d}, F1 {score.f1:.2f}; gold: {esc(', '.join(outcome.gold))})"
+        )
+        if outcome.in_evidence is not None:
+            reached = "yes" if outcome.in_evidence else "no"
+            verdict += f"<br><b>gold answer in the evidence</b>: {reached}"
+        if outcome.miss is not None and outcome.miss.stage:
+            verdict += (
+                f"<br><b>failed at</b>: {esc(outcome.miss.stage)} ({esc(outcome.miss.reason)})"
+            )
+    warnings = "".join(
+        f'<br><span style="color:#a06000">warning: {esc(w)}</span>' for w in outcome.warnings
+    )
+    return (
+        f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
+        f"<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}"
+        f"{verdict}{warnings}</div>"
+    )
