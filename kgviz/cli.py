@@ -146,7 +146,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(run.to_json())
         return 0
-    print(trace.answer.strip())
+    grounding = run.outcome.grounding
+    if grounding is not None and not grounding.grounded:
+        print(f"kgviz: NOT GROUNDED in this KG: {grounding.warning()}", file=sys.stderr)
+    print("(abstained: no answer)" if trace.abstained else trace.answer.strip())
     print(f"\nanswers: {', '.join(trace.answers) or '(none)'}")
     if run.outcome.judged:
         print(outcome_line(run))
@@ -177,6 +180,7 @@ def run_streaming(ask: Callable[..., Run]) -> Run:
     """`ask(listener=...)` with the LLM's replies streamed to stderr as they are written, and a
     line as each stage ends (stdout keeps the final answer only)."""
     from kgviz.llm.streaming import streaming_to
+    from kgviz.reasoners.grounding import GROUNDING
 
     state = {"open": False}
 
@@ -196,6 +200,9 @@ def run_streaming(ask: Callable[..., Run]) -> Run:
     def stage_done(name: str, trace: Trace) -> None:
         close_line()
         print(f"── {name} done in {trace.timings[name]:.2f} s", file=sys.stderr, flush=True)
+        grounding = trace.stages.get(GROUNDING) if name == GROUNDING else None
+        if grounding is not None and not grounding.grounded:
+            print(f"── NOT GROUNDED: {grounding.warning()}", file=sys.stderr, flush=True)
 
     with streaming_to(show, call):
         return ask(listener=stage_done)

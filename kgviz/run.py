@@ -41,6 +41,7 @@ class Run:
         data = {**self.trace.to_json(), "options": dict(self.options)}
         outcome = self.outcome
         data["gold"] = list(outcome.gold)
+        data["grounding"] = outcome.grounding.as_json() if outcome.grounding else None
         if outcome.score is not None and outcome.miss is not None:
             data["outcome"] = {
                 **outcome.score.as_row(),

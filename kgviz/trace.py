@@ -68,6 +68,7 @@ class Trace:
     checkpoint: str = ""  # the learned part's checkpoint, for methods that have one
     gold: list[str] = field(default_factory=list)  # the question's gold answers, when known
     topics: list[str] = field(default_factory=list)  # the topic entities the run was given
+    abstained: bool = False  # the question was not grounded and the method declined to answer
     listener: Callable[[str, Trace], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
@@ -131,6 +132,7 @@ class Trace:
             "llm": sorted({f"{c.backend}:{c.model}" for c in self.llm_calls}),
             "truncated": self.truncated,
             "reasked": self.reasked,
+            "abstained": self.abstained,
             "warnings": list(self.warnings),
         }
 
@@ -155,6 +157,7 @@ class Trace:
             "warnings": list(self.warnings),
             "gold": list(self.gold),
             "topics": list(self.topics),
+            "abstained": self.abstained,
         }
         return saved_trace(plain, self.stages, self.llm_calls)
 
@@ -182,6 +185,7 @@ class Trace:
                 warnings=[str(w) for w in plain["warnings"]],
                 gold=[str(g) for g in plain.get("gold", [])],
                 topics=[str(t) for t in plain.get("topics", [])],
+                abstained=bool(plain.get("abstained", False)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error

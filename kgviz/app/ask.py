@@ -22,6 +22,7 @@ from kgviz.app.render import (
 from kgviz.app.run_view import run_downloads
 from kgviz.errors import KgvizError
 from kgviz.llm.streaming import streaming_to
+from kgviz.reasoners.grounding import GROUNDING
 from kgviz.reasoners.registry import method_label, method_names, method_spec, reasoner_class
 from kgviz.run import Run
 from kgviz.trace import Trace
@@ -58,6 +59,17 @@ class LiveReply(widgets.HTML):
             f'background:#f6f8fa;padding:4px;max-height:8em;overflow:auto">'
             f"<b>{esc(self.stage)}</b> ▸ {esc(self.text[-2000:])}</div>"
         )
+
+
+def run_status(run: Run) -> str:
+    """The status line of a finished run: answered (or abstained) in how long, and whether what
+    the question names is in the KG."""
+    trace, grounding = run.trace, run.outcome.grounding
+    done = "abstained" if trace.abstained else "answered"
+    text = f"{trace.method} {done} in {trace.timings['total']:.1f} s"
+    if grounding is not None and not grounding.grounded:
+        return message(f"{text}; not grounded in this KG: {grounding.warning()}", "warning")
+    return message(text, "ok")
 
 
 class AskPanel(widgets.VBox):
@@ -181,12 +193,15 @@ class AskPanel(widgets.VBox):
         self.answer.value = answer_html(run)
         self.downloads.value = run_downloads(run)
         self.on_run(run)
-        self.controls.status.value = message(
-            f"{method} answered in {run.trace.timings['total']:.1f} s", "ok"
-        )
+        self.controls.status.value = run_status(run)
 
     def _stage_done(self, name: str, trace: Trace, kg) -> None:
         self.progress.value += message(f"stage {name} done in {trace.timings[name]:.2f} s")
+        grounding = trace.stages.get(GROUNDING) if name == GROUNDING else None
+        if grounding is not None and not grounding.grounded:  # said before any answer
+            self.controls.status.value = message(
+                f"{trace.method}: not grounded in this KG: {grounding.warning()}", "warning"
+            )
         shown = set(self.stages.titles)
         if any(stage not in shown for stage in trace.stages):
             self._show(

@@ -80,7 +80,8 @@ def clear_tabs(tab: widgets.Tab) -> None:
 
 
 def message(text: str, kind: str = "info") -> str:
-    """A one-line status as HTML: info (grey), ok (green) or error (red); `text` is escaped."""
-    colour = {"info": "#555", "ok": "#2a7a2a", "error": "#b00020"}[kind]
+    """A one-line status as HTML: info (grey), ok (green), warning (amber) or error (red);
+    `text` is escaped."""
+    colour = {"info": "#555", "ok": "#2a7a2a", "warning": "#a06000", "error": "#b00020"}[kind]
     style = f"font:13px sans-serif;color:{colour};white-space:pre-wrap"
     return f'<div style="{style}">{esc(text)}</div>'

@@ -16,7 +16,7 @@ from kgviz.errors import KgvizError
 from kgviz.eval.rows import ResultRow
 from kgviz.reasoners.answers import NameLookup
 from kgviz.reasoners.registry import method_spec, reasoner_class
-from kgviz.scoring.attribution import Miss, attribute
+from kgviz.scoring.attribution import GROUNDING_STAGE, Miss, attribute
 from kgviz.scoring.metrics import score_answers
 
 
@@ -63,8 +63,9 @@ def rescore_row(
 
 
 def _own_stages(method: str) -> tuple[str, ...]:
-    """The stages of `method`'s own diagnosis (a miss it found is kept on rescoring)."""
-    return method_spec(method).stages
+    """The stages a run's own records diagnose (grounding, and `method`'s own): a miss found
+    there is kept on rescoring."""
+    return (GROUNDING_STAGE, *method_spec(method).stages)
 
 
 def rescore_rows(

@@ -46,6 +46,8 @@ class ResultRow(TypedDict, total=False):
     timings: dict[str, float]
     failed_stage: str | None
     failure: str
+    grounded: bool | None  # what the question names is in the KG (None: not checked)
+    abstained: bool
     warnings: list[str]
     error: str | None
 
@@ -78,6 +80,8 @@ def result_row(run: Run) -> ResultRow:
         "timings": {k: round(v, 4) for k, v in trace.timings.items()},
         "failed_stage": outcome.miss.stage,
         "failure": outcome.miss.reason,
+        "grounded": outcome.grounded,
+        "abstained": trace.abstained,
         "warnings": list(outcome.warnings),
         "error": None,
     }

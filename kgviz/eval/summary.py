@@ -37,6 +37,7 @@ def summarize(rows: list[ResultRow]) -> dict[str, Any]:
             "prompt_tokens": mean(r["prompt_tokens"] for r in subset),
             "seconds": mean(r.get("seconds", 0.0) for r in subset),
             "errors": sum(1 for r in subset if r["error"]),
+            "ungrounded": sum(1 for r in subset if r.get("grounded") is False),
             "failed_at": {
                 stage: sum(1 for r in subset if r.get("failed_stage") == stage) for stage in stages
             },

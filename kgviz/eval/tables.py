@@ -11,7 +11,7 @@ from kgviz.eval.resume import settings_label
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.significance import wilson_interval
 from kgviz.reasoners.registry import method_label
-from kgviz.scoring.attribution import attribution_stages
+from kgviz.scoring.attribution import GROUNDING_STAGE, attribution_stages
 from kgviz.scoring.metrics import row_value
 
 # Table column -> row field. hits@1 (the first committed answer is gold) leads; `hit` (some
@@ -65,6 +65,7 @@ def rows_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
                 **{name: row_value(row, key) for name, key in METRICS.items()},
                 "seconds": float(row.get("seconds", 0.0)),
                 "failed stage": row.get("failed_stage") or ("error" if row.get("error") else None),
+                "grounded": row.get("grounded"),
             }
             for row in rows
         ]
@@ -106,11 +107,17 @@ def hits_by_hop(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per method: questions, misses, and how many misses failed at each stage (or errored)."""
+    """Per method: questions, misses, and how many misses failed at each stage (or errored);
+    where the rows checked grounding, how many questions were not grounded in the KG."""
+    checked = frame["grounded"].notna().any()
+    stages = [s for s in attribution_stages() if checked or s != GROUNDING_STAGE]
     counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
-        index=frame["method"].cat.categories, columns=[*attribution_stages(), "error"], fill_value=0
+        index=frame["method"].cat.categories, columns=[*stages, "error"], fill_value=0
     )
     counts.insert(0, "misses", counts.sum(axis=1))
+    if checked:
+        ungrounded = (frame["grounded"] == False).groupby(frame["method"], observed=True).sum()
+        counts.insert(0, "ungrounded", ungrounded)
     counts.insert(0, "n", frame.groupby("method", observed=True).size())
     counts.index.name = "method"
     counts.columns.name = None

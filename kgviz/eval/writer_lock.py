@@ -2,7 +2,8 @@
 
 The lock is taken on the open file (flock), so it belongs to the file's identity (device and
 inode), not to the name it was given: a second writer through a symlink or a hard link is
-refused like one through the same path. The holder is named in a note beside the file.
+refused like one through the same path. The holder is named in a note kept under the cache
+folder by that identity too.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kgviz.errors import KgvizError
+from kgviz.paths import cache_root
 
 
-def holder_note(out: Path) -> Path:
-    """The note naming the writer, beside the file a path resolves to (`.r.jsonl.lock`)."""
-    real = out.resolve()
-    return real.with_name(f".{real.name}.lock")
+def holder_note(fd: int) -> Path:
+    """The note naming the writer of the open file `fd`, by the file's device and inode."""
+    stat = os.fstat(fd)
+    return cache_root() / "writers" / f"{stat.st_dev}-{stat.st_ino}"
 
 
 def open_results(out: Path) -> int:
@@ -46,29 +48,36 @@ def sole_writer(out: Path, what: str = "kgviz eval") -> Iterator[int]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise KgvizError(
-                f"{out} is being written by {_holder(out)}; wait for that run to end "
+                f"{out} is being written by {_holder(fd)}; wait for that run to end "
                 "or write to another --out file"
             ) from None
-        _note_holder(out, what)
-        yield fd
+        note = _note_holder(fd, what)
+        try:
+            yield fd
+        finally:
+            note.unlink(missing_ok=True)
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _holder(out: Path) -> str:
+def _holder(fd: int) -> str:
     try:
-        return holder_note(out).read_text(encoding="utf-8").strip() or "another process"
+        return holder_note(fd).read_text(encoding="utf-8").strip() or "another process"
     except (OSError, UnicodeDecodeError):
         return "another process"
 
 
-def _note_holder(out: Path, what: str) -> None:
-    """Name this process in the holder note (best effort: the lock itself is what counts)."""
-    note = (
+def _note_holder(fd: int, what: str) -> Path:
+    """Name this process in the holder note (best effort: the lock itself is what counts, and a
+    note that cannot be written only leaves a second writer told of "another process")."""
+    note = holder_note(fd)
+    text = (
         f"{what} (pid {os.getpid()} on {socket.gethostname()}, since "
         f"{time.strftime('%Y-%m-%d %H:%M:%S')})"
     )
     try:
-        holder_note(out).write_text(note, encoding="utf-8")
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(text, encoding="utf-8")
     except OSError:
         pass
+    return note

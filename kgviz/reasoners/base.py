@@ -171,6 +171,22 @@ class ReasonerConfig:
                 raise KgvizError(f"{method}: {name} must be at least 1")
 
 
+@dataclass
+class GroundedConfig(ReasonerConfig):
+    """The options of a method that links the question to KG entities (grounding)."""
+
+    on_ungrounded: Literal["warn", "abstain"] = option(
+        "warn",
+        "a question naming something this KG does not hold: warn and answer anyway, or abstain "
+        "(no answer, no LLM call after the check)",
+    )
+
+
+class Abstained(Exception):
+    """Raised inside `retrieve` when the question is not grounded in the KG and the method's
+    `on_ungrounded` is "abstain": the run ends with no answer and makes no further LLM call."""
+
+
 FoundT = TypeVar("FoundT")
 
 
@@ -220,8 +236,12 @@ class Reasoner(ABC, Generic[FoundT]):
         trace = self._new_trace(question, listener)
         trace.gold, trace.topics = list(gold), list(topic_entities)
         with trace.stage("total"):
-            with trace.stage("retrieval"):
-                found = self.retrieve(trace, trace.question, tuple(topic_entities))
+            try:
+                with trace.stage("retrieval"):
+                    found = self.retrieve(trace, trace.question, tuple(topic_entities))
+            except Abstained:
+                trace.abstained = True
+                return trace
             self.generate(trace, trace.question, found)
         return trace
 
@@ -229,7 +249,10 @@ class Reasoner(ABC, Generic[FoundT]):
         """Only the retrieval stages (for retrieval benchmarks); the trace has no answer."""
         trace = self._new_trace(question, None)
         with trace.stage("total"), trace.stage("retrieval"):
-            self.retrieve(trace, trace.question, tuple(topic_entities))
+            try:
+                self.retrieve(trace, trace.question, tuple(topic_entities))
+            except Abstained:
+                trace.abstained = True
         return trace
 
     def _new_trace(self, question: str, listener: Callable[[str, Trace], None] | None) -> Trace:

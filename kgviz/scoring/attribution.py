@@ -10,20 +10,22 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kgviz.datasets.base import QARecord
+from kgviz.reasoners.grounding import GROUNDING, Grounding
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.scoring.metrics import AnswerScore, evidence_recall, score_trace
 from kgviz.trace import Trace
 
 SHARED_STAGES = ("retrieval", "generation")
+GROUNDING_STAGE = "grounding"
 WITHOUT_RETRIEVAL = "answered from the LLM's own knowledge, without retrieval"
 NOT_IN_EVIDENCE = "no gold answer in the evidence"
 
 
 def attribution_stages() -> tuple[str, ...]:
-    """Every stage a miss can be attributed to, in run order: the methods' own stages (as
-    their specs declare them), then retrieval and generation."""
+    """Every stage a miss can be attributed to, in run order: grounding, the methods' own
+    stages (as their specs declare them), then retrieval and generation."""
     own = [stage for name in method_names() for stage in method_spec(name).stages]
-    return (*dict.fromkeys(own), *SHARED_STAGES)
+    return (GROUNDING_STAGE, *dict.fromkeys(own), *SHARED_STAGES)
 
 
 class Miss(NamedTuple):
@@ -41,8 +43,9 @@ def attribute(
     own: Miss | None = None,
 ) -> Miss:
     """The stage a reply scored `score` failed at: none for a hit; generation for a method
-    that retrieves nothing; the method's `own` diagnosis when it has one; retrieval when no
-    gold answer reached the evidence; else generation, with what went wrong in the reply."""
+    that retrieves nothing; the method's `own` diagnosis when it has one (grounding first);
+    retrieval when no gold answer reached the evidence; else generation, with what went wrong
+    in the reply."""
     if score.hit1:
         return Miss(None)
     if not retrieves:
@@ -55,7 +58,11 @@ def attribute(
 
 
 def own_diagnosis(trace: Trace, record: QARecord) -> Miss | None:
-    """The method's own diagnosis of a run (its spec's), or None."""
+    """What the run itself shows went wrong before retrieval: a question not grounded in the
+    KG, else the method's own diagnosis (its spec's), or None."""
+    grounding = trace.stages.get(GROUNDING)
+    if isinstance(grounding, Grounding) and not grounding.grounded:
+        return Miss(GROUNDING_STAGE, grounding.warning())
     if trace.method not in method_names():
         return None
     found = method_spec(trace.method).diagnose(trace, record)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgviz.datasets.base import QARecord
+from kgviz.reasoners.grounding import GROUNDING, Grounding
 from kgviz.scoring.attribution import Miss, failed_stage
 from kgviz.scoring.metrics import AnswerScore, evidence_recall, score_trace
 from kgviz.trace import Trace
@@ -25,6 +26,12 @@ class Outcome:
     in_evidence: bool | None
     miss: Miss | None
     warnings: tuple[str, ...]
+    grounding: Grounding | None = None  # None for a method that links nothing (LLM only)
+
+    @property
+    def grounded(self) -> bool | None:
+        """Whether what the question names is in the KG (None where nothing was checked)."""
+        return None if self.grounding is None else self.grounding.grounded
 
     @property
     def judged(self) -> bool:
@@ -43,8 +50,9 @@ def judge(trace: Trace, record: QARecord | None = None, retrieves: bool = True) 
     run of neither has no gold to be judged by)."""
     gold = tuple(record.answers if record is not None else trace.gold)
     warnings = tuple(trace.warnings)
+    grounding = trace.stages.get(GROUNDING)
     if record is None and not gold:
-        return Outcome(gold, None, None, None, warnings)
+        return Outcome(gold, None, None, None, warnings, grounding)
     question = record if record is not None else QARecord(trace.question, gold)
     return Outcome(
         gold,
@@ -52,4 +60,5 @@ def judge(trace: Trace, record: QARecord | None = None, retrieves: bool = True) 
         evidence_recall(trace.evidence, gold) if retrieves else None,
         failed_stage(trace, question, retrieves),
         warnings,
+        grounding,
     )

@@ -12,9 +12,11 @@ import importlib
 from typing import Any
 
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.grounding import Grounding
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
+from kgviz.viz.grounding_view import grounding_table
 from kgviz.viz.html import esc
 from kgviz.viz.linking_view import linking_table
 from kgviz.viz.marks import Marks
@@ -23,7 +25,12 @@ from kgviz.viz.subgraph_view import evidence_graph
 from kgviz.viz.table import EvidenceView, View, ViewOutput, ViewTable
 from kgviz.viz.timing_view import timing_figure
 
-COMMON_VIEWS = ViewTable(views={EntityLinking: lambda record, trace, kg: linking_table(record)})
+COMMON_VIEWS = ViewTable(
+    views={
+        EntityLinking: lambda record, trace, kg: linking_table(record),
+        Grounding: lambda record, trace, kg: grounding_table(record),
+    }
+)
 
 
 def view_table(method: str) -> ViewTable:

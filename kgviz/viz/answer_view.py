@@ -29,10 +29,27 @@ def answer_html(run: Run) -> str:
                 f"<br><b>failed at</b>: {esc(outcome.miss.stage)} ({esc(outcome.miss.reason)})"
             )
     warnings = "".join(
-        f'<br><span style="color:#a06000">warning: {esc(w)}</span>' for w in outcome.warnings
+        f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
+        for w in outcome.warnings
+        if not (outcome.grounding and w.endswith(outcome.grounding.warning()))
     )
+    answer = "(abstained: no answer)" if trace.abstained else trace.answer
     return (
         f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-        f"<b>Answer</b>: {esc(trace.answer)}<br><b>committed answers</b>: {esc(found)}"
+        f"{grounding_banner(run)}"
+        f"<b>Answer</b>: {esc(answer)}<br><b>committed answers</b>: {esc(found)}"
         f"{verdict}{warnings}</div>"
+    )
+
+
+def grounding_banner(run: Run) -> str:
+    """A red banner when what the question names is not in the KG (empty otherwise)."""
+    grounding = run.outcome.grounding
+    if grounding is None or grounding.grounded:
+        return ""
+    then = "the method abstained" if run.trace.abstained else "the answer is not backed by it"
+    return (
+        '<div class="kgviz-ungrounded" style="background:#fde8e8;border:1px solid #b00020;'
+        'color:#7a0016;padding:4px 8px;margin:0 0 6px;border-radius:3px">'
+        f"<b>Not grounded in this KG</b>: {esc(grounding.warning())} — {then}.</div>"
     )

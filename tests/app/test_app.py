@@ -85,7 +85,7 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
 
 
 def test_params_follow_the_config_dataclass():
-    form = ParamForm(SimGRAGConfig)
+    form = ParamForm(SimGRAGConfig, {"record_tree": True})  # SimGRAG's recording options
     assert set(form.fields) == {
         "k",
         "k_nodes",
@@ -104,10 +104,12 @@ def test_params_follow_the_config_dataclass():
     assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
     assert isinstance(form.fields["time_limit_s"], widgets.FloatText)
     assert form.fields["algorithm"].options == ("optimized", "algorithm1")
-    assert form.overrides() == {"record_tree": True}  # the app records the search tree
+    assert form.fields["record_tree"].value is True  # the lab records the search tree
+    assert form.overrides() == {}  # ... as its recording default, not as a change
     form.fields["k"].value = 5
     form.fields["algorithm"].value = "algorithm1"
-    assert form.overrides() == {"record_tree": True, "k": 5, "algorithm": "algorithm1"}
+    form.fields["record_tree"].value = False
+    assert form.overrides() == {"k": 5, "algorithm": "algorithm1", "record_tree": False}
 
 
 @dataclass
@@ -406,7 +408,7 @@ def test_asking_again_redraws_tabs_and_names_what_it_shows(demo_sessions):
     pools = panel.stages.children[panel.stages.titles.index("pools")]
     final = stage_views(panel.trace, app.controls.session().dataset.kg)["pools"]
     assert pools.outputs[0]["data"][PLOTLY_MIME] == json.loads(pio.to_json(final, validate=False))
-    assert "simgrag (record_tree=True)" in panel.header.value and FORREST in panel.header.value
+    assert "simgrag (defaults)" in panel.header.value and FORREST in panel.header.value
     panel.stages.selected_index = len(panel.stages.titles) - 1  # the last tab
     app.ask()
     assert panel.stages.selected_index == len(panel.stages.titles) - 1 and panel.trace is not None

@@ -99,7 +99,12 @@ def test_summary_counts_failed_stages():
         }
         for stage in ("pattern", "pattern", "generation")
     ]
-    assert summarize(rows)["failed_at"] == {"pattern": 2, "retrieval": 0, "generation": 1}
+    assert summarize(rows)["failed_at"] == {
+        "grounding": 0,
+        "pattern": 2,
+        "retrieval": 0,
+        "generation": 1,
+    }
 
 
 def test_method_without_retrieval_fails_at_generation():

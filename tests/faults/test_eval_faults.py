@@ -71,7 +71,7 @@ def test_a_second_eval_on_the_same_file_is_refused(tmp_path, fault_server):
     with sole_writer(out):
         result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "is being written by kgviz eval" in result.stderr
-    assert "Traceback" not in result.stderr and not out.exists()
+    assert "Traceback" not in result.stderr and out.read_text() == ""
 
 
 def test_rescore_leaves_a_file_a_run_still_writes(tmp_path):

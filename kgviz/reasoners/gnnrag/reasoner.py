@@ -20,7 +20,7 @@ import numpy as np
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
+from kgviz.reasoners.base import GroundedConfig, Reasoner, option
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import load_gnn
@@ -48,7 +48,8 @@ from kgviz.reasoners.gnnrag.retrieval import (
     topic_mask,
 )
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
-from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
+from kgviz.reasoners.grounding import link_and_ground
+from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
@@ -57,7 +58,7 @@ DEFAULTS = GNNRAGRetrieval()
 
 
 @dataclass
-class GNNRAGConfig(ReasonerConfig):
+class GNNRAGConfig(GroundedConfig):
     """Candidates: the most probable nodes until their answer probability sums to `mass` (the
     paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
     `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `augment_with`
@@ -146,7 +147,9 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         model, card = self.checkpoint
         self.note_checkpoint(trace, self.chosen_checkpoint)
         with trace.stage(LINKING):
-            linking = link_topic_entities(trace, self.context, question, topic_entities)
+            linking = link_and_ground(
+                trace, self.context, question, topic_entities, self.config.on_ungrounded
+            )
         paths: list[ReasoningPath] = []
         if linking.ids:
             paths = self._gnn_paths(trace, model, card, linking, settings)

@@ -9,7 +9,7 @@ from typing import Literal
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, ReasonerContext, option
+from kgviz.reasoners.base import GroundedConfig, Reasoner, ReasonerContext, option
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
@@ -25,7 +25,8 @@ from kgviz.reasoners.grag.records import (
     RetrievedEgo,
 )
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
-from kgviz.reasoners.linking import entity_names, link_topic_entities
+from kgviz.reasoners.grounding import link_and_ground
+from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.trace import StringTriple, Trace
 
@@ -46,7 +47,7 @@ class GRAGFound:
 
 
 @dataclass
-class GRAGConfig(ReasonerConfig):
+class GRAGConfig(GroundedConfig):
     """Ego-graphs of `hops` hops (hubs expanded through their `max_degree` half-edges most
     relevant to the question); the `top_n` most similar to the question (the paper uses 10; 5
     keeps more evidence recall within the budget, see the GRAG README) among
@@ -143,7 +144,9 @@ class GRAG(Reasoner[GRAGFound]):
         config = self.config
         pruner = self.pruner  # a missing checkpoint fails before any work
         self.note_checkpoint(trace, self.chosen_checkpoint)
-        linking = link_topic_entities(trace, self.context, question, topic_entities)
+        linking = link_and_ground(
+            trace, self.context, question, topic_entities, self.config.on_ungrounded
+        )
         index = self.ego_index
         with trace.stage(EGO_GRAPHS):
             vector = index.embed_question(linking.question)

@@ -12,15 +12,16 @@ from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import listed_names
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
+from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.kaping.records import TRIPLES, KapingTriple, TripleRanking
-from kgviz.reasoners.linking import EntityLinking, entity_names, link_topic_entities
+from kgviz.reasoners.linking import EntityLinking, entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
 
 
 @dataclass
-class KapingConfig(ReasonerConfig):
+class KapingConfig(GroundedConfig):
     """`top_k` triples kept out of at most `max_candidates` within `hops` of the topic entities."""
 
     hops: int = option(1, "hops around the topic entities the candidate triples come from")
@@ -65,7 +66,9 @@ class Kaping(Reasoner[EntityLinking]):
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
     ) -> EntityLinking:
         kg, config = self.context.kg, self.config
-        linking = link_topic_entities(trace, self.context, question, topic_entities)
+        linking = link_and_ground(
+            trace, self.context, question, topic_entities, self.config.on_ungrounded
+        )
         rng = np.random.default_rng(config.seed)
         edges, hops, dropped = candidate_edges(
             kg, linking.ids, config.hops, config.max_candidates, rng

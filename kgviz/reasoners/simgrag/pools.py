@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgviz.embed.kg_index import KGIndex, Neighbour
+from kgviz.reasoners.grounding import GROUNDING_DISTANCE, GroundedMention
+from kgviz.reasoners.linking import EntityNames
 from kgviz.reasoners.simgrag.pattern import CandidatePools, Pool
 from kgviz.reasoners.simgrag.query_pattern import Component, QueryPattern
 
@@ -103,3 +105,25 @@ def build_pools(
     ]
     pooled = {c.name for pool in nodes for c in pool.candidates}
     return PatternPools(nodes, relations, {name: name in pooled for name in topic_entities})
+
+
+def pattern_mentions(
+    pools: PatternPools, names: EntityNames, threshold: float = GROUNDING_DISTANCE
+) -> list[GroundedMention]:
+    """The pattern's named nodes as grounding mentions: a KG name (exact or normalised), else
+    the nearest candidate of the node's pool, grounded within the threshold."""
+    mentions = []
+    for pool in pools.nodes:
+        if pool.is_unknown:
+            continue
+        hit = names.lookup(pool.text)
+        if hit is not None:
+            entity = names.kg.entities[hit[0][0]]
+            mentions.append(GroundedMention(pool.text, entity, hit[1], 0.0, True, "pattern"))
+        elif pool.candidates:
+            best = pool.candidates[0]
+            grounded = best.distance <= threshold
+            mentions.append(
+                GroundedMention(pool.text, best.name, "vector", best.distance, grounded, "pattern")
+            )
+    return mentions

@@ -16,13 +16,14 @@ from kgviz.errors import KgvizError
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
+from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.grounding import GROUNDING, note_grounding, question_grounding
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
 from kgviz.reasoners.simgrag.joint import widened_topk
-from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
+from kgviz.reasoners.simgrag.pools import PatternPools, build_pools, pattern_mentions
 from kgviz.reasoners.simgrag.query_pattern import (
     Component,
     PatternError,
@@ -50,7 +51,7 @@ PATTERN_REASK_STAGE = "pattern_reask"
 
 
 @dataclass
-class SimGRAGConfig(ReasonerConfig):
+class SimGRAGConfig(GroundedConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
     `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
 
@@ -111,11 +112,19 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
     ) -> list[subgraphs.Subgraph]:
-        """Pattern (an LLM call), candidate pools, top-k search; the subgraphs found."""
+        """Grounding of the question's names (before any LLM call), pattern (an LLM call),
+        candidate pools, grounding of the pattern's named nodes, top-k search; the subgraphs
+        found."""
         found: list[subgraphs.Subgraph] = []
+        names, on_ungrounded = entity_names(self.context), self.config.on_ungrounded
+        with trace.stage(GROUNDING):
+            grounding = question_grounding(self.context.index, names, question, topic_entities)
+            if grounding.missing:  # said (or abstained on) before the pattern's LLM call
+                note_grounding(trace, grounding, on_ungrounded)
         with trace.stage(PATTERN):
             pattern, parts = self._pattern(trace, question, topic_entities)
             trace.record(PATTERN, pattern)
+        pools = None
         if pattern is not None:
             with trace.stage(POOLS):
                 pools = build_pools(
@@ -126,6 +135,12 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
                     topic_entities,
                 )
                 trace.record(POOLS, pools)
+        if GROUNDING not in trace.stages:
+            with trace.stage(GROUNDING):
+                if pools is not None:
+                    grounding.add(pattern_mentions(pools, names))
+                note_grounding(trace, grounding, on_ungrounded)
+        if pattern is not None and pools is not None:
             with trace.stage(SEARCH):
                 found = self._search(trace, pattern, parts, pools)
         trace.record(SUBGRAPHS, found)

@@ -18,8 +18,9 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
-from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names, link_topic_entities
+from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.grounding import link_and_ground
+from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.subgraphrag.prompt import (
     ans_reask,
@@ -64,7 +65,7 @@ def resolved_top_k(top_k: int | Literal["auto"], model: str) -> int:
 
 
 @dataclass
-class SubgraphRAGConfig(ReasonerConfig):
+class SubgraphRAGConfig(GroundedConfig):
     """`top_k` triples (or "auto": sized to the reader, see `resolved_top_k`) to the LLM out of
     the candidates within `hops` of the topic entities (at most `max_candidates`, hubs above
     `hub_degree` not walked through); `checkpoint_root` is the folder holding `subgraphrag/`
@@ -127,7 +128,9 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         scorer, card = self.checkpoint
         self.note_checkpoint(trace, self.chosen_checkpoint)
         with trace.stage(LINKING):
-            linking = link_topic_entities(trace, self.context, question, topic_entities)
+            linking = link_and_ground(
+                trace, self.context, question, topic_entities, self.config.on_ungrounded
+            )
         with trace.stage(CANDIDATES):
             subgraph = build_subgraph(kg, linking.ids, config.retrieval, scorer.shape.rounds)
             trace.record(CANDIDATES, candidate_record(kg, subgraph))
