@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import fcntl
-import os
-import socket
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kgviz.errors import KgvizError
+from kgviz.exclusive_lock import exclusive_lock
 
 
 def lock_path(out: Path) -> Path:
@@ -22,30 +18,13 @@ def lock_path(out: Path) -> Path:
 def sole_writer(out: Path) -> Iterator[None]:
     """Hold the advisory lock of `out` for the block; a second writer is refused at once with a
     line naming the holder. The lock goes with the process, so a killed run leaves none behind."""
-    path = lock_path(out)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as error:
-        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from error
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            raise KgvizError(
-                f"{out} is being written by {holder}; wait for that run to end "
-                "or write to another --out file"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(
-            fd,
-            (
-                f"kgviz eval (pid {os.getpid()} on {socket.gethostname()}, since "
-                f"{time.strftime('%Y-%m-%d %H:%M:%S')})"
-            ).encode(),
-            0,
-        )
+    with exclusive_lock(
+        lock_path(out),
+        "kgviz eval",
+        refused=lambda holder: (
+            f"{out} is being written by {holder}; wait for that run to end "
+            "or write to another --out file"
+        ),
+        unwritable=lambda error: f"cannot write results to {out}: {error.strerror}",
+    ):
         yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock

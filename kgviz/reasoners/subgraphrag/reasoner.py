@@ -117,7 +117,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
     @cached_property
     def checkpoint(self) -> tuple[TripleScorer, dict[str, Any]]:
         """The trained scorer and its card; a missing checkpoint names `kgviz train subgraphrag`."""
-        return load_scorer(self.chosen_checkpoint.root)
+        return load_scorer(self.chosen_checkpoint)
 
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
@@ -125,7 +125,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         kg, config = self.context.kg, self.config
         top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
-        self.note_checkpoint(trace, self.chosen_checkpoint)
+        self.note_checkpoint(trace, card)
         with trace.stage(LINKING):
             linking = link_topic_entities(trace, self.context, question, topic_entities)
         with trace.stage(CANDIDATES):
