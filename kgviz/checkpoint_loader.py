@@ -14,7 +14,6 @@ import torch
 
 from kgviz.checkpoint_card import CardIdentity, card_identity
 from kgviz.checkpoint_store import WEIGHTS, StoredCheckpoint, read_checkpoint
-from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.errors import KgvizError
 
 M = TypeVar("M", bound=torch.nn.Module)
@@ -29,7 +28,7 @@ class LearnedPart(Generic[M]):
     method: str
     model_class: type[M]
     settings: type
-    encoder: str = DEFAULT_MODEL
+    encoder: str
 
     @property
     def train_command(self) -> str:

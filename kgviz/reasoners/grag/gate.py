@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.embed.encoder import DEFAULT_MODEL
 
 CHECKPOINT = "grag"
 
@@ -52,7 +53,7 @@ class SoftPruner(nn.Module):
         return torch.sigmoid(node_logits).numpy(), torch.sigmoid(edge_logits).numpy()
 
 
-PRUNER = LearnedPart(CHECKPOINT, SoftPruner, GateShape)
+PRUNER = LearnedPart(CHECKPOINT, SoftPruner, GateShape, DEFAULT_MODEL)
 
 
 def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict[str, Any]]:

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.reasoners.subgraphrag.dde import dde_width
 
 CHECKPOINT = "subgraphrag"
@@ -99,7 +100,7 @@ def triple_inputs(
     )
 
 
-SCORER = LearnedPart(CHECKPOINT, TripleScorer, ScorerShape)
+SCORER = LearnedPart(CHECKPOINT, TripleScorer, ScorerShape, DEFAULT_MODEL)
 
 
 def load_scorer(root: Path | None = None) -> tuple[TripleScorer, dict[str, Any]]:
