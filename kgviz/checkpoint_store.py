@@ -1,25 +1,31 @@
-"""Checkpoints of the learned parts: safetensors weights plus a JSON training card.
+"""Checkpoints of the learned parts: safetensors weights plus a JSON card, written and read as a
+pair. What the card must say is `checkpoint_card`'s business; this module only keeps the files.
 
 Which one a method runs with (`find_checkpoint`): an explicit folder if given; else the one
 trained on the dataset in use, under the user cache (`$KGVIZ_CACHE/checkpoints/<dataset>/`,
-written by `kgviz train METHOD --dataset NAME`); else the packaged one, trained on MetaQA. On any
-other dataset that last case is a fallback, and says so.
+written by `kgviz train METHOD --dataset NAME`); else the packaged one, trained on MetaQA. Which
+dataset a checkpoint was trained on is read from its card, not from where it sits.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kgviz.atomic import atomic_path, write_text_atomic
+from kgviz.atomic import write_files_atomic
 from kgviz.errors import KgvizError
 from kgviz.paths import cache_name, cache_root
 
+if TYPE_CHECKING:
+    import torch
+
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 PACKAGED_DATASET = "metaqa"  # what the packaged checkpoints were trained on
+WEIGHTS, CARD = "model.safetensors", "card.json"
 
 
 def dataset_key(dataset: str) -> str:
@@ -32,70 +38,87 @@ def user_checkpoints(dataset: str) -> Path:
     return cache_root() / "checkpoints" / dataset_key(dataset)
 
 
-@dataclass(frozen=True)
-class CheckpointChoice:
-    """The folder holding a method's checkpoint (its parent is the root), the dataset it was
-    trained on, and whether it is the MetaQA fallback for another dataset."""
-
-    root: Path
-    trained_on: str
-    fallback: bool
-
-    def describe(self, method: str) -> str:
-        return f"{self.root / method} (trained on {self.trained_on})"
-
-
-def find_checkpoint(method: str, dataset: str, root: Path | None = None) -> CheckpointChoice:
-    """The checkpoint `method` runs with on `dataset` (see the module docstring)."""
+def find_checkpoint(method: str, dataset: str, root: Path | None = None) -> Path:
+    """The root whose `method` folder `method` runs with on `dataset` (see the module
+    docstring)."""
     if root is not None:
-        return CheckpointChoice(root, "the folder given", False)
+        return root
     own = user_checkpoints(dataset)
-    if (own / method / "model.safetensors").is_file():
-        return CheckpointChoice(own, dataset, False)
-    return CheckpointChoice(CHECKPOINTS, PACKAGED_DATASET, dataset_key(dataset) != PACKAGED_DATASET)
+    return own if (own / method / WEIGHTS).is_file() else CHECKPOINTS
 
 
 def checkpoint_dir(name: str, root: Path | None = None) -> Path:
     return (root or CHECKPOINTS) / name
 
 
-def save_checkpoint(
-    name: str, state: dict[str, Any], card: dict[str, Any], root: Path | None = None
-) -> Path:
-    """Write `model.safetensors` (tensors only) and `card.json` (data, seed, settings, metrics)."""
-    from safetensors.torch import save_file
+def weights_sha256(payload: bytes) -> str:
+    return hashlib.sha256(payload).hexdigest()
 
+
+def save_checkpoint(folder: Path, state: dict[str, torch.Tensor], card: dict[str, Any]) -> None:
+    """Write `model.safetensors` (tensors only) and `card.json` (given the weights' sha256 under
+    `weights`) as a pair: both are written in full before either replaces what `folder` held, so a
+    failed write is one line naming the file, and the folder keeps its previous checkpoint."""
+    from safetensors.torch import save
+
+    payload = save({key: tensor.detach().contiguous().cpu() for key, tensor in state.items()})
+    card = {**card, "weights": {"file": WEIGHTS, "sha256": weights_sha256(payload)}}
+    text = json.dumps(card, indent=2, sort_keys=True) + "\n"
+    had_one = (folder / WEIGHTS).is_file()
+    try:
+        write_files_atomic({folder / WEIGHTS: payload, folder / CARD: text.encode("utf-8")})
+    except OSError as error:
+        kept = (
+            f"the checkpoint already in {folder} is kept unchanged"
+            if had_one
+            else f"nothing was saved in {folder}"
+        )
+        raise KgvizError(
+            f"cannot save the checkpoint: {error.filename or folder}: {error.strerror}; {kept}"
+        ) from error
+
+
+@dataclass(frozen=True)
+class StoredCheckpoint:
+    """A checkpoint folder as read: its weights, its card and the weights file's sha256. Both
+    are shared between readers (`read_checkpoint` keeps them): read them, do not change them."""
+
+    folder: Path
+    state: dict[str, torch.Tensor]
+    card: dict[str, Any]
+    sha256: str
+
+
+def read_checkpoint(name: str, train_command: str, root: Path | None = None) -> StoredCheckpoint:
+    """The checkpoint `name` under `root` (default: the packaged ones); a missing one is a clear
+    error naming `train_command`, an unreadable file one naming the file. The files are read once
+    while they stay as they are (a dataset whose questions each have their own graph builds a
+    reasoner per question)."""
     folder = checkpoint_dir(name, root)
-    with atomic_path(folder / "model.safetensors") as tmp:
-        tensors = {key: tensor.detach().contiguous().cpu() for key, tensor in state.items()}
-        save_file(tensors, str(tmp))
-    write_text_atomic(folder / "card.json", json.dumps(card, indent=2, sort_keys=True) + "\n")
-    return folder
-
-
-def load_checkpoint(
-    name: str, train_command: str, root: Path | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`(state_dict, card)`, both to be read, not changed; a missing checkpoint is a clear error
-    naming `train_command`. The files are read once while they stay as they are (a dataset whose
-    questions each have their own graph builds a reasoner per question)."""
-    folder = checkpoint_dir(name, root)
-    weights, card = folder / "model.safetensors", folder / "card.json"
-    if not weights.is_file() or not card.is_file():
+    paths = (folder / WEIGHTS, folder / CARD)
+    if not all(path.is_file() for path in paths):
         raise KgvizError(
             f"no trained checkpoint for {name!r} in {folder}; train it with `{train_command}`"
         )
-    stats = [path.stat() for path in (weights, card)]
-    versions = tuple((stat.st_mtime_ns, stat.st_size) for stat in stats)
+    versions = tuple((stat.st_mtime_ns, stat.st_size) for stat in (p.stat() for p in paths))
     return _read_checkpoint(folder, versions)
 
 
 @lru_cache(maxsize=16)
-def _read_checkpoint(
-    folder: Path, versions: tuple[tuple[int, int], ...]
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def _read_checkpoint(folder: Path, versions: tuple[tuple[int, int], ...]) -> StoredCheckpoint:
     """The files of `folder` as they were at `versions` (modification time and size of each)."""
-    from safetensors.torch import load_file
+    from safetensors import SafetensorError
+    from safetensors.torch import load
 
-    card = json.loads((folder / "card.json").read_text(encoding="utf-8"))
-    return load_file(str(folder / "model.safetensors")), card
+    try:
+        card = json.loads((folder / CARD).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise KgvizError(f"{folder / CARD}: cannot read the card ({error})") from error
+    if not isinstance(card, dict):
+        raise KgvizError(f"{folder / CARD}: the card is not a JSON object")
+    try:
+        payload = (folder / WEIGHTS).read_bytes()
+        state = load(payload)
+    except (OSError, SafetensorError) as error:
+        raise KgvizError(f"{folder / WEIGHTS}: cannot read the weights ({error})") from error
+    return StoredCheckpoint(folder, state, card, weights_sha256(payload))

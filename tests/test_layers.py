@@ -13,7 +13,16 @@ import networkx as nx
 PACKAGE = Path(__file__).resolve().parents[1] / "kgviz"
 # lowest first; a module may import from its own layer or a lower one
 LAYERS = [
-    {"errors", "paths", "atomic", "cache_repair", "checkpoint_store"},
+    {
+        "errors",
+        "paths",
+        "atomic",
+        "cache_repair",
+        "exclusive_lock",
+        "checkpoint_store",
+        "checkpoint_card",
+        "checkpoint_loader",
+    },
     {"kg"},
     {"embed", "llm", "datasets"},
     {"trace", "trace_io"},

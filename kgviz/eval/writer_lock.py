@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import socket
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from kgviz.errors import KgvizError
+from kgviz.exclusive_lock import holder_line
 from kgviz.paths import cache_root
 
 
@@ -71,13 +70,9 @@ def _note_holder(fd: int, what: str) -> Path:
     """Name this process in the holder note (best effort: the lock itself is what counts, and a
     note that cannot be written only leaves a second writer told of "another process")."""
     note = holder_note(fd)
-    text = (
-        f"{what} (pid {os.getpid()} on {socket.gethostname()}, since "
-        f"{time.strftime('%Y-%m-%d %H:%M:%S')})"
-    )
     try:
         note.parent.mkdir(parents=True, exist_ok=True)
-        note.write_text(text, encoding="utf-8")
+        note.write_text(holder_line(what), encoding="utf-8")
     except OSError:
         pass
     return note

@@ -24,7 +24,8 @@ from typing import (
     get_type_hints,
 )
 
-from kgviz.checkpoint_store import CheckpointChoice, find_checkpoint
+from kgviz.checkpoint_card import trained_on
+from kgviz.checkpoint_store import checkpoint_dir, dataset_key, find_checkpoint
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
@@ -264,21 +265,23 @@ class Reasoner(ABC, Generic[FoundT]):
         )
 
     @cached_property
-    def chosen_checkpoint(self) -> CheckpointChoice:
-        """The checkpoint of this method's learned part on the dataset in use
-        (`checkpoint_store.find_checkpoint`), or in the config's `checkpoint_root` if set."""
+    def chosen_checkpoint(self) -> Path:
+        """The root holding this method's checkpoint for the dataset in use
+        (`checkpoint_store.find_checkpoint`), or the config's `checkpoint_root` if set."""
         root = getattr(self.config, "checkpoint_root", None)
         return find_checkpoint(self.name, self.context.dataset.name, Path(root) if root else None)
 
-    def note_checkpoint(self, trace: Trace, choice: CheckpointChoice) -> None:
-        """Record the checkpoint that ran; a MetaQA checkpoint on another dataset is a warning."""
-        trace.checkpoint = choice.describe(self.name)
-        if choice.fallback:
-            dataset = self.context.dataset.name
+    def note_checkpoint(self, trace: Trace, card: dict[str, Any]) -> None:
+        """Record the checkpoint that ran and the dataset its `card` says it was trained on; one
+        trained on another dataset is a warning."""
+        folder = checkpoint_dir(self.name, self.chosen_checkpoint)
+        trained = trained_on(card, folder)
+        trace.checkpoint = f"{folder} (trained on {trained})"
+        dataset = self.context.dataset.name
+        if dataset_key(trained) != dataset_key(dataset):
             trace.warnings.append(
                 f"{self.name}: no checkpoint trained on {dataset}; using the one trained on "
-                f"{choice.trained_on} (train one with `kgviz train {self.name} --dataset "
-                f"{dataset}`)"
+                f"{trained} (train one with `kgviz train {self.name} --dataset {dataset}`)"
             )
 
     @staticmethod

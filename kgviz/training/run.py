@@ -1,18 +1,21 @@
-"""What every trainer does before and after its own loop: seeded data, where the checkpoint goes,
-and the card's data block."""
+"""What every trainer does around its own loop: the lock on the checkpoint folder it writes, the
+seeded data, and the card's data block."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from kgviz.checkpoint_store import PACKAGED_DATASET, user_checkpoints
+from kgviz.checkpoint_store import PACKAGED_DATASET, checkpoint_dir, user_checkpoints
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.datasets.registry import get_dataset
 from kgviz.datasets.splits import (
@@ -23,8 +26,12 @@ from kgviz.datasets.splits import (
     training_parts,
 )
 from kgviz.errors import KgvizError
+from kgviz.exclusive_lock import exclusive_lock
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.training.arguments import QUICK
+from kgviz.training.loop import Schedule
+
+LOCK = ".train.lock"  # in the checkpoint folder, held while a run trains into it
 
 
 @dataclass
@@ -49,9 +56,52 @@ class TrainingData:
         return self.dataset.training_graph(self.train + self.val)
 
 
+@dataclass
+class TrainingRun:
+    """One `kgviz train METHOD` run: its options and command, the checkpoint folder it holds the
+    lock of, its data, and how long preparing the samples took."""
+
+    method: str
+    args: argparse.Namespace
+    command: str
+    folder: Path
+    data: TrainingData
+    prepare_s: float = 0.0
+
+    def mark_prepared(self) -> None:
+        """The samples are ready: the rest of the run's time is training."""
+        self.prepare_s = self.data.seconds()
+
+    def schedule(self, metric: str, batch: int) -> Schedule:
+        """The options' learning rate, epochs and patience, stopping early on `metric`."""
+        args = self.args
+        return Schedule(args.lr, batch, args.epochs, args.patience, metric)
+
+
+@contextmanager
+def training_run(method: str, args: argparse.Namespace, argv: list[str]) -> Iterator[TrainingRun]:
+    """Hold the lock of the checkpoint folder for the whole run (a second run on it is refused,
+    naming this one), then `prepare` the data. `args.checkpoint_root` defaults to the dataset's
+    folder in the user cache."""
+    if args.checkpoint_root is None:
+        args.checkpoint_root = user_checkpoints(args.dataset)
+    folder = checkpoint_dir(args.out, args.checkpoint_root)
+    command = f"kgviz train {method} {shlex.join(argv)}".rstrip()
+    with exclusive_lock(
+        folder / LOCK,
+        command,
+        refused=lambda holder: (
+            f"{folder} is being trained by {holder}; wait for that run to end "
+            "or train into another --checkpoint-root or --out"
+        ),
+        unwritable=lambda error: f"cannot train into {folder}: {error.strerror}",
+    ):
+        yield TrainingRun(method, args, command, folder, prepare(args))
+
+
 def prepare(args: argparse.Namespace) -> TrainingData:
-    """Check the options shared by all trainers (`--quick` caps them), seed torch and numpy,
-    draw the questions, and point `args.checkpoint_root` at the dataset's folder unless given."""
+    """Check the options shared by all trainers (`--quick` caps them), seed torch and numpy, and
+    draw the questions."""
     import torch
 
     if args.quick:
@@ -93,20 +143,27 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         raise KgvizError(
             f"{args.dataset}: too few questions to train on ({len(train)} train, {len(val)} val)"
         )
-    if args.checkpoint_root is None:
-        args.checkpoint_root = user_checkpoints(args.dataset)
     return TrainingData(dataset, train, val, rng, started, args.dataset, split, linked)
 
 
+class Sample(Protocol):
+    """A training or validation sample, made from one question."""
+
+    record: QARecord
+
+
 def data_card(
-    data: TrainingData, train: list[QARecord], val: list[QARecord], **extra: Any
+    data: TrainingData, train: Sequence[Sample], val: Sequence[Sample], **extra: Any
 ) -> dict[str, Any]:
-    """The `data` block of a checkpoint card: which questions of which dataset were used."""
-    name = "MetaQA vanilla (1/2/3-hop)" if data.name == PACKAGED_DATASET else data.name
+    """The `data` block of a checkpoint card: which questions of which dataset the `train` and
+    `val` samples were made from."""
     return {
-        "dataset": name,
+        "dataset": data.name,
         "split": data.split,
-        "parts": {"train": hop_counts(train), "val": hop_counts(val)},
+        "parts": {
+            "train": hop_counts([s.record for s in train]),
+            "val": hop_counts([s.record for s in val]),
+        },
         "topics_linked": data.linked,
         **extra,
         "split_plan": asdict(SplitPlan()),

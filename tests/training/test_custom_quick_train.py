@@ -23,6 +23,7 @@ def test_all_learned_methods_quick_train_on_a_custom_kg(tmp_path, tmp_cache, cap
         assert card["data"]["dataset"] == dataset and card["data"]["split"] == "dev"
         assert card["training"]["seed"] == 0 and card["training"]["epochs_max"] == 3
         assert card["data"]["parts"]["train"] == {"1-hop": 30, "2-hop": 30, "3-hop": 30}
+        assert card["format"] == 2 and card["method"] == method and card["weights"]["sha256"]
     out = tmp_path / "rows.jsonl"
     argv = ["eval", "--dataset", dataset, "--split", "dev", "--part", "heldout", "--limit", "1"]
     assert main([*argv, "--method", ",".join(LEARNED), "--llm", "local", "--out", str(out)]) == 0

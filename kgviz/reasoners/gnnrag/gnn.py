@@ -22,8 +22,7 @@ question step by step from its topic entities, and a per-node answer logit.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -41,9 +40,6 @@ class GNNShape:
     layers: int = 3
     use_names: bool = True
     rounds: int = 1
-
-    def to_card(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass

@@ -135,7 +135,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
     @cached_property
     def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:
         """The trained GNN and its card (a missing checkpoint names `kgviz train gnnrag`)."""
-        return load_gnn(self.chosen_checkpoint.root)
+        return load_gnn(self.chosen_checkpoint)
 
     @cached_property
     def augmenter(self) -> Reasoner:
@@ -145,7 +145,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
     def retrieve(self, trace: Trace, question: str, topic_entities: tuple[str, ...]) -> GNNRAGFound:
         settings = self.config.retrieval
         model, card = self.checkpoint
-        self.note_checkpoint(trace, self.chosen_checkpoint)
+        self.note_checkpoint(trace, card)
         with trace.stage(LINKING):
             linking = link_and_ground(
                 trace, self.context, question, topic_entities, self.config.on_ungrounded

@@ -3,18 +3,18 @@ and a node (entity name) or an edge (relation text), one MLP for nodes and one f
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from kgviz.checkpoint_store import load_checkpoint
-from kgviz.errors import KgvizError
+from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.embed.encoder import DEFAULT_MODEL
 
 CHECKPOINT = "grag"
-TRAIN_COMMAND = "kgviz train grag"
 
 
 @dataclass(frozen=True)
@@ -52,25 +52,11 @@ class SoftPruner(nn.Module):
         node_logits, edge_logits = self(*map(torch.from_numpy, (question, nodes, edges)))
         return torch.sigmoid(node_logits).numpy(), torch.sigmoid(edge_logits).numpy()
 
-    def card_model(self, encoder_name: str) -> dict:
-        return {
-            "architecture": "two MLPs (nodes, edges): |z_q - z_x| -> hidden -> ReLU -> logit",
-            "encoder": encoder_name,
-            **asdict(self.shape),
-        }
+
+PRUNER = LearnedPart(CHECKPOINT, SoftPruner, GateShape, DEFAULT_MODEL)
 
 
-def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict]:
+def load_pruner(root: Path | None = None) -> tuple[SoftPruner, dict[str, Any]]:
     """The trained gate in `root` (default: the packaged one) and its card; a missing checkpoint
     names the training command."""
-    state, card = load_checkpoint(CHECKPOINT, TRAIN_COMMAND, root)
-    shape = GateShape(**{key: card["model"][key] for key in ("dim", "hidden")})
-    pruner = SoftPruner(shape)
-    try:
-        pruner.load_state_dict(state)
-    except RuntimeError as error:
-        raise KgvizError(
-            f"checkpoint {CHECKPOINT!r} does not fit the GRAG gate ({error}); "
-            f"retrain it with `{TRAIN_COMMAND}`"
-        ) from error
-    return pruner.eval(), card
+    return load_learned(PRUNER, root)

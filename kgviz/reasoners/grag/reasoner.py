@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
@@ -115,8 +115,9 @@ class GRAG(Reasoner[GRAGFound]):
     config: GRAGConfig
 
     @cached_property
-    def pruner(self) -> SoftPruner:
-        return load_pruner(self.chosen_checkpoint.root)[0]
+    def checkpoint(self) -> tuple[SoftPruner, dict[str, Any]]:
+        """The trained gate and its card (a missing checkpoint names `kgviz train grag`)."""
+        return load_pruner(self.chosen_checkpoint)
 
     @cached_property
     def ego_index(self) -> EgoIndex:
@@ -142,8 +143,8 @@ class GRAG(Reasoner[GRAGFound]):
         if self._task() == "stance":
             return self._retrieve_question_graph(trace, question)
         config = self.config
-        pruner = self.pruner  # a missing checkpoint fails before any work
-        self.note_checkpoint(trace, self.chosen_checkpoint)
+        pruner, card = self.checkpoint  # a missing checkpoint fails before any work
+        self.note_checkpoint(trace, card)
         linking = link_and_ground(
             trace, self.context, question, topic_entities, self.config.on_ungrounded
         )

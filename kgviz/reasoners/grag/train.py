@@ -10,17 +10,12 @@ improving, and the best epoch is saved with a card.
 from __future__ import annotations
 
 import argparse
-import math
-import shlex
 import sys
-import time
-from dataclasses import asdict
 
 import numpy as np
 import torch
 from torch.nn.functional import binary_cross_entropy_with_logits
 
-from kgviz.checkpoint_store import save_checkpoint
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.splits import HOPS
 from kgviz.embed.cache import EmbeddingCache, embed_with_cache
@@ -34,9 +29,18 @@ from kgviz.reasoners.grag.samples import (
     sample_tensors,
 )
 from kgviz.training.arguments import trainer_parser
-from kgviz.training.early_stopping import EarlyStopping
-from kgviz.training.progress import TrainingProgress
-from kgviz.training.run import data_card, prepare
+from kgviz.training.card import MethodCard, Outcome, save_trained
+from kgviz.training.loop import Validation, fit
+from kgviz.training.run import data_card, training_run
+
+METRIC = "triple_ap"
+ABOUT = MethodCard(
+    method="grag",
+    paper="Hu et al., GRAG: Graph Retrieval-Augmented Generation (2024)",
+    labels="nodes and edges of the retrieved ego-graphs on shortest undirected topic -> answer "
+    "paths (at most 3 hops); topic and answer nodes",
+    loss="class-balanced binary cross entropy, nodes + edges",
+)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -65,36 +69,18 @@ def balanced_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     )
 
 
-def train_epoch(
-    pruner: SoftPruner,
-    optimizer: torch.optim.Optimizer,
-    index: EgoIndex,
-    samples: list[GRAGSample],
-    batch: int,
-    rng: np.random.Generator,
-    progress: TrainingProgress,
-    epoch: int,
-) -> float:
-    pruner.train()
-    order = rng.permutation(len(samples))
-    losses = []
-    for start in progress.steps(epoch, range(0, len(order), batch)):
-        node_logits, edge_logits, node_labels, edge_labels = [], [], [], []
-        for i in order[start : start + batch]:
-            nodes, edges = pruner(*sample_tensors(index, samples[i]))
-            node_logits.append(nodes)
-            edge_logits.append(edges)
-            node_labels.append(torch.from_numpy(samples[i].node_labels))
-            edge_labels.append(torch.from_numpy(samples[i].edge_labels))
-        loss = balanced_bce(torch.cat(node_logits), torch.cat(node_labels)) + balanced_bce(
-            torch.cat(edge_logits), torch.cat(edge_labels)
-        )
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    pruner.eval()
-    return float(np.mean(losses))
+def batch_loss(pruner: SoftPruner, index: EgoIndex, chosen: list[GRAGSample]) -> torch.Tensor:
+    """The balanced loss over the nodes of `chosen`'s ego-graphs plus that over their edges."""
+    node_logits, edge_logits, node_labels, edge_labels = [], [], [], []
+    for sample in chosen:
+        nodes, edges = pruner(*sample_tensors(index, sample))
+        node_logits.append(nodes)
+        edge_logits.append(edges)
+        node_labels.append(torch.from_numpy(sample.node_labels))
+        edge_labels.append(torch.from_numpy(sample.edge_labels))
+    return balanced_bce(torch.cat(node_logits), torch.cat(node_labels)) + balanced_bce(
+        torch.cat(edge_logits), torch.cat(edge_labels)
+    )
 
 
 def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[GRAGSample], budget: int) -> dict:
@@ -107,65 +93,31 @@ def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[GRAGSample], budg
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    data = prepare(args)
-    rng, started = data.rng, data.started
-    settings = GRAGRetrieval()
-    index = build_ego_index(data.kg, settings.hops, settings.max_degree, progress=True)
-    train = samples_of(index, data.train, settings, "train questions")
-    val = samples_of(index, data.val, settings, "val questions")
-    prepared = time.perf_counter() - started
+    with training_run(ABOUT.method, args, argv) as run:
+        settings = GRAGRetrieval()
+        index = build_ego_index(run.data.kg, settings.hops, settings.max_degree, progress=True)
+        train = samples_of(index, run.data.train, settings, "train questions")
+        val = samples_of(index, run.data.val, settings, "val questions")
+        run.mark_prepared()
 
-    shape = GateShape(dim=index.node_vectors.shape[1], hidden=args.hidden)
-    pruner = SoftPruner(shape)
-    optimizer = torch.optim.Adam(pruner.parameters(), lr=args.lr)
-    history: list[dict] = []
-    stopping: EarlyStopping[dict] = EarlyStopping(args.patience)
-    with TrainingProgress(
-        args.epochs, math.ceil(len(train) / args.batch), unit="batch"
-    ) as progress:
-        for epoch in range(1, args.epochs + 1):
-            loss = train_epoch(pruner, optimizer, index, train, args.batch, rng, progress, epoch)
+        pruner = SoftPruner(GateShape(dim=index.node_vectors.shape[1], hidden=args.hidden))
+
+        def loss_of(batch: np.ndarray) -> torch.Tensor:
+            return batch_loss(pruner, index, [train[i] for i in batch])
+
+        def validate() -> Validation:
             scores = evaluate(pruner, index, val, settings.description_tokens)
-            history.append({"epoch": epoch, "loss": round(loss, 5), **scores})
-            progress.report(f"epoch {epoch}: loss {loss:.4f}, val {scores}")
-            if stopping.should_stop(epoch, scores["triple_ap"], scores, pruner):
-                break
-    best, best_state, best_epoch = stopping.best()
-    pruner.load_state_dict(best_state)
-    elapsed = time.perf_counter() - started
-    card = {
-        "method": "grag",
-        "paper": "Hu et al., GRAG: Graph Retrieval-Augmented Generation (2024)",
-        "model": pruner.card_model(index.encoder.model_name),
-        "retrieval": asdict(settings),
-        "data": data_card(data, [s.record for s in train], [s.record for s in val]),
-        "labels": "nodes and edges of the retrieved ego-graphs on shortest undirected topic -> "
-        "answer paths (at most 3 hops); topic and answer nodes",
-        "training": {
-            "loss": "class-balanced binary cross entropy, nodes + edges",
-            "optimizer": "Adam",
-            "lr": args.lr,
-            "batch_questions": args.batch,
-            "seed": args.seed,
-            "epochs_max": args.epochs,
-            "epochs_run": len(history),
-            "best_epoch": best_epoch,
-            "patience": args.patience,
-            "early_stopping": "val triple_ap",
-            "threads": args.threads,
-            "prepare_s": round(prepared, 1),
-            "time_s": round(elapsed, 1),
-            "history": history,
-        },
-        "validation": {
-            "description_tokens": settings.description_tokens,
-            **per_hop(pruner, index, val, settings.description_tokens),
-        },
-        "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
-        "command": "kgviz train grag " + shlex.join(argv),
-    }
-    folder = save_checkpoint(args.out, pruner.state_dict(), card, args.checkpoint_root)
-    print(f"saved {folder} (best epoch {best_epoch}, val {best}, {elapsed:.0f}s)")
+            return Validation(scores, scores)
+
+        schedule = run.schedule(METRIC, batch=args.batch)
+        fitted = fit(pruner, loss_of, validate, len(train), schedule, run.data.rng, "batch")
+        budget = settings.description_tokens
+        outcome = Outcome(
+            retrieval=settings,
+            data=data_card(run.data, train, val),
+            validation={"description_tokens": budget, **per_hop(pruner, index, val, budget)},
+        )
+        save_trained(ABOUT, run, pruner, index.encoder.model_name, fitted, outcome)
     return 0
 
 

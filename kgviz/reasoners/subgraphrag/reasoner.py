@@ -118,7 +118,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
     @cached_property
     def checkpoint(self) -> tuple[TripleScorer, dict[str, Any]]:
         """The trained scorer and its card; a missing checkpoint names `kgviz train subgraphrag`."""
-        return load_scorer(self.chosen_checkpoint.root)
+        return load_scorer(self.chosen_checkpoint)
 
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
@@ -126,7 +126,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         kg, config = self.context.kg, self.config
         top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
         scorer, card = self.checkpoint
-        self.note_checkpoint(trace, self.chosen_checkpoint)
+        self.note_checkpoint(trace, card)
         with trace.stage(LINKING):
             linking = link_and_ground(
                 trace, self.context, question, topic_entities, self.config.on_ungrounded

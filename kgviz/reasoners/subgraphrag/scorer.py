@@ -3,18 +3,18 @@ its checkpoint (safetensors weights plus a card)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from kgviz.checkpoint_store import load_checkpoint
+from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.reasoners.subgraphrag.dde import dde_width
 
 CHECKPOINT = "subgraphrag"
-TRAIN_COMMAND = "kgviz train subgraphrag"
 
 
 @dataclass(frozen=True)
@@ -100,15 +100,9 @@ def triple_inputs(
     )
 
 
-def scorer_card_model(shape: ScorerShape, encoder: str) -> dict[str, Any]:
-    """The `model` entry of the checkpoint card: what `load_scorer` rebuilds the module from."""
-    return {**asdict(shape), "encoder": encoder}
+SCORER = LearnedPart(CHECKPOINT, TripleScorer, ScorerShape, DEFAULT_MODEL)
 
 
 def load_scorer(root: Path | None = None) -> tuple[TripleScorer, dict[str, Any]]:
     """The trained scorer (evaluation mode) and its card; missing weights name the train command."""
-    state, card = load_checkpoint(CHECKPOINT, TRAIN_COMMAND, root)
-    model = card["model"]
-    scorer = TripleScorer(ScorerShape(model["text_dim"], model["rounds"], model["hidden"]))
-    scorer.load_state_dict(state)
-    return scorer.eval(), card
+    return load_learned(SCORER, root)
