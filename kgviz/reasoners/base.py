@@ -78,6 +78,11 @@ class ReasonerContext:
         return self._llm
 
     @property
+    def llm_model(self) -> str:
+        """The LLM's model name ('' in a context made for retrieval only)."""
+        return "" if self._llm is None else self._llm.model
+
+    @property
     def kg(self) -> KnowledgeGraph:
         """The dataset's KG, or the one question's graph of a `for_question` context."""
         return self.graph if self.graph is not None else self.dataset.kg

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
-from kgviz.scoring.attribution import SHARED_STAGES, attribution_stages
+from kgviz.scoring.attribution import GROUNDING_STAGE, SHARED_STAGES, attribution_stages
 from kgviz.viz.html import plotly_text
 
 SHARED_COLOURS = {"retrieval": "#d9822b", "generation": "#3a7dbf", "error": "#9a9a9a"}
@@ -18,9 +18,9 @@ OWN_STAGE_COLOURS = ("#8e6bbf", "#2a9d8f", "#c0507a", "#7a7a2a")
 
 def stage_colours() -> dict[str, str]:
     """A colour for each stage a miss can be attributed to, and for errors."""
-    own = [stage for stage in attribution_stages() if stage not in SHARED_STAGES]
+    own = [s for s in attribution_stages() if s not in (*SHARED_STAGES, GROUNDING_STAGE)]
     cycle = OWN_STAGE_COLOURS * (len(own) // len(OWN_STAGE_COLOURS) + 1)
-    return {**dict(zip(own, cycle)), **SHARED_COLOURS}
+    return {GROUNDING_STAGE: "#c0392b", **dict(zip(own, cycle)), **SHARED_COLOURS}
 
 
 def _hop_label(hops: int) -> str:
@@ -96,7 +96,7 @@ def attribution_chart(frame: pd.DataFrame) -> go.Figure:
     table = attribution_table(frame)
     colours = stage_colours()
     figure = go.Figure()
-    for stage in (*attribution_stages(), "error"):
+    for stage in [c for c in table.columns if c in colours]:
         share = table[stage] / table["n"].clip(lower=1)
         figure.add_bar(
             name=stage,

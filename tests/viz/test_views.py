@@ -881,13 +881,21 @@ def test_scored_views_render_each_stage_as_it_finishes(retrieved_traces):
             assert not any(isinstance(v, str) and "no view for" in v for v in views.values())
     assert list(stage_views(traces["subgraphrag"], kg)) == [
         "linking",
+        "grounding",
         "scoring",
         "evidence",
         "timing",
     ]
-    assert list(stage_views(traces["gnnrag"], kg)) == ["linking", "gnn", "paths", "timing"]
+    assert list(stage_views(traces["gnnrag"], kg)) == [
+        "linking",
+        "grounding",
+        "gnn",
+        "paths",
+        "timing",
+    ]
     assert list(stage_views(traces["grag"], kg)) == [
         "linking",
+        "grounding",
         "ego_graphs",
         "pruning",
         "description",

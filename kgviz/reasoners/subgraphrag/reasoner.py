@@ -124,7 +124,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
     ) -> EntityLinking:
         kg, config = self.context.kg, self.config
-        top_k = resolved_top_k(config.top_k, getattr(self.context.llm, "model", ""))
+        top_k = resolved_top_k(config.top_k, self.context.llm_model)
         scorer, card = self.checkpoint
         self.note_checkpoint(trace, card)
         with trace.stage(LINKING):
