@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
@@ -59,6 +60,26 @@ def test_a_trace_file_cannot_import_outside_kgviz(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(KgvizError, match="is not a kgviz trace"):
         Trace.load(path)
+
+
+# saved by kgviz 6265202 (a scripted LLM on the demo KG), before SimGRAG's modules were renamed
+OLD_SIMGRAG_TRACE = Path(__file__).parents[1] / "fixtures" / "traces" / "simgrag_6265202.json"
+
+
+def test_a_trace_saved_by_an_older_kgviz_still_loads_and_draws():
+    """Record types saved under a module path that has since moved still load."""
+    trace = Trace.load(OLD_SIMGRAG_TRACE)
+    assert list(trace.stages) == ["pattern", "pools", "search", "subgraphs", "generation"]
+    pools = trace.stages["pools"]
+    assert pools.nodes[0].candidates[0].name == "Forrest Gump" and pools.relations
+    assert trace.stages["subgraphs"][0].triples[0] == (
+        "Forrest Gump",
+        "directed_by",
+        "Robert Zemeckis",
+    )
+    views = stage_views(trace)
+    assert list(views) == ["pattern", "pools", "search", "subgraphs", "prompt", "timing"]
+    assert not any("no view for" in view for view in views.values() if isinstance(view, str))
 
 
 @pytest.mark.slow
