@@ -15,7 +15,7 @@ from kgviz.llm.errors import LLMError
 from kgviz.reasoners.registry import method_names
 from kgviz.session import open_session
 from kgviz.trace import Trace
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 from kgviz.viz.page import STYLE, recording_options, trace_sections
 
 

@@ -6,7 +6,7 @@ from kgviz.datasets.base import QARecord
 from kgviz.eval.attribution import failed_stage
 from kgviz.eval.metrics import evidence_recall, score_trace
 from kgviz.trace import Trace
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 
 def answer_html(trace: Trace, record: QARecord | None = None, retrieves: bool = True) -> str:

@@ -26,7 +26,7 @@ from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.registry import method_label, method_names, reasoner_class
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 
 class LiveReply(widgets.HTML):

@@ -18,7 +18,7 @@ from kgviz.reasoners.registry import method_label, method_names
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 from kgviz.viz.marks import Marks
 
 COLUMNS = (

@@ -19,8 +19,8 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.registry import method_label
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
+from kgviz.viz.escape import esc
 from kgviz.viz.export import evidence_graphml, evidence_json
-from kgviz.viz.html import esc
 from kgviz.viz.page import trace_page
 
 

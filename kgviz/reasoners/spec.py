@@ -38,7 +38,7 @@ def load_attribute(target: str) -> Any:
 @dataclass(frozen=True)
 class MethodSpec:
     """One method. `reasoner` is its `Reasoner` class; `views` its view table (a
-    `kgviz.viz.table.ViewTable`), `trainer` the `main(argv)` of its `kgviz train` command,
+    `kgviz.viz.view_table.ViewTable`), `trainer` the `main(argv)` of its `kgviz train` command,
     `diagnosis` its own failure check for error attribution; empty where it has none."""
 
     name: str

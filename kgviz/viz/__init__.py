@@ -15,13 +15,13 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 from kgviz.viz.linking_view import linking_table
 from kgviz.viz.marks import Marks
 from kgviz.viz.prompt_view import highlight, prompt_view
 from kgviz.viz.subgraph_view import evidence_graph
-from kgviz.viz.table import EvidenceView, View, ViewOutput, ViewTable
 from kgviz.viz.timing_view import timing_figure
+from kgviz.viz.view_table import EvidenceView, View, ViewOutput, ViewTable
 
 COMMON_VIEWS = ViewTable(views={EntityLinking: lambda record, trace, kg: linking_table(record)})
 

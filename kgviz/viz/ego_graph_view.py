@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from kgviz.reasoners.grag.records import EgoRetrieval, GatedEdge, PrunedEgoGraph
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 from kgviz.viz.triples_view import (
     CUT_LINE,
     KEPT,

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from kgviz.eval.attribution import STAGES
 from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 STAGE_COLOURS = {
     "pattern": "#8e6bbf",

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 # Options that make a run record what its views draw (SimGRAG's search tree), for pages and the lab.
 RECORDING_OPTIONS: dict[str, object] = {"record_tree": True}

@@ -11,9 +11,9 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.subgraphs import NodeMatch, Subgraph
 from kgviz.trace import StringTriple
-from kgviz.viz.html import GRAPH_HEIGHT, Neighbourhood, VisEdge, VisNode, legend, network_html
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
+from kgviz.viz.network import GRAPH_HEIGHT, Neighbourhood, VisEdge, VisNode, legend, network_html
 from kgviz.viz.palette import (
     ANSWER,
     EVIDENCE,

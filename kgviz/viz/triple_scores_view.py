@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.records import SubgraphRAGCandidates, TripleScores
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 from kgviz.viz.marks import Marks
 from kgviz.viz.subgraph_view import evidence_graph
 from kgviz.viz.triples_view import CUT_LINE, KEPT, LEFT_OUT

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from kgviz.trace import StringTriple
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 KEPT = "#3182bd"
 LEFT_OUT = "#c6dbef"

@@ -42,7 +42,7 @@ from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
 from kgviz.reasoners.spec import MethodSpec
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
 FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis

@@ -124,7 +124,7 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
 def test_graph_documents_fetch_nothing():
     """pyvis's template links bootstrap from a CDN; kgviz strips it (a page must open offline),
     and `external_scripts` looks inside the frames' documents too."""
-    from kgviz.viz.html import VisEdge, VisNode, network_html
+    from kgviz.viz.network import VisEdge, VisNode, network_html
 
     graph = network_html([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
     assert external_scripts(graph) == [] and "kgvizFit" in graph

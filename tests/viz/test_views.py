@@ -56,9 +56,10 @@ from kgviz.viz import (
     triple_scores_figure,
 )
 from kgviz.viz.description_view import MAX_PRUNED, description_view
-from kgviz.viz.html import LABEL_CHAR_PX, SPRING_PX, plotly_text, vis_text
+from kgviz.viz.escape import plotly_text, vis_text
 from kgviz.viz.kg_links import MAX_NEIGHBOURS
 from kgviz.viz.marks import GOLD, TOPIC_BORDER, Marks
+from kgviz.viz.network import LABEL_CHAR_PX, SPRING_PX
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
 from kgviz.viz.search_tree_view import LEAF_PX, MAX_TREE_PX, OUTCOMES, tally
 from kgviz.viz.subgraph_view import node_size

@@ -17,7 +17,7 @@ from kgviz.trace import Trace
 from kgviz.viz.marks import Marks
 from kgviz.viz.node_scores_view import node_scores_figure
 from kgviz.viz.paths_view import augmentation_graph, gnn_paths_graph
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 
 def topic_names(trace: Trace) -> list[str]:

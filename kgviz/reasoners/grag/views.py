@@ -13,7 +13,7 @@ from kgviz.reasoners.grag.records import (
 from kgviz.viz.description_view import description_view
 from kgviz.viz.ego_graph_view import ego_ranking_figure, gate_figure
 from kgviz.viz.marks import Marks
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={

@@ -18,7 +18,7 @@ from kgviz.viz.pattern_view import pattern_graph
 from kgviz.viz.pools_view import pools_figure
 from kgviz.viz.search_tree_view import search_tree_figure
 from kgviz.viz.subgraph_view import subgraphs_graph
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={

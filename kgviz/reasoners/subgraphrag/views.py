@@ -10,8 +10,8 @@ from kgviz.reasoners.subgraphrag.records import (
     TripleScores,
 )
 from kgviz.viz.marks import Marks
-from kgviz.viz.table import ViewTable
 from kgviz.viz.triple_scores_view import scored_evidence_graph, triple_scores_figure
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={
