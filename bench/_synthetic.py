@@ -11,7 +11,7 @@ import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
 
 K, POOL_SIZE = 3, 16
 EDGES_PER_ENTITY = 7
@@ -60,27 +60,27 @@ def path_pattern(hops: int) -> PatternGraph:
     return PatternGraph(hops + 1, tuple((i, i + 1) for i in range(hops)))
 
 
-def entity_pool(rng: np.random.Generator, exact: int | None, num_entities: int) -> Pool:
+def entity_pool(rng: np.random.Generator, exact: int | None, num_entities: int) -> SearchPool:
     """The exact entity at distance 0 (if given) plus random others at increasing distances."""
     others = rng.choice(num_entities, POOL_SIZE, replace=False)
     others = others[others != exact][: POOL_SIZE - (exact is not None)]
     dists = np.sort(rng.uniform(0.3, 1.2, len(others)))
     if exact is None:
-        return Pool(others, dists)
-    return Pool(np.concatenate([[exact], others]), np.concatenate([[0.0], dists]))
+        return SearchPool(others, dists)
+    return SearchPool(np.concatenate([[exact], others]), np.concatenate([[0.0], dists]))
 
 
-def relation_pool(rng: np.random.Generator, true: int, num_relations: int) -> Pool:
+def relation_pool(rng: np.random.Generator, true: int, num_relations: int) -> SearchPool:
     """The true relation first (0.2), then up to 15 others at increasing distances."""
     others = rng.permutation(np.setdiff1d(np.arange(num_relations), [true]))[: POOL_SIZE - 1]
     dists = np.concatenate([[0.2], np.sort(rng.uniform(0.4, 1.0, len(others)))])
-    return Pool(np.concatenate([[true], others]), dists)
+    return SearchPool(np.concatenate([[true], others]), dists)
 
 
 def path_pools(
     rng: np.random.Generator, kg: KnowledgeGraph, topic: int | None, relations: list[int]
-) -> CandidatePools:
+) -> SearchPools:
     """Pools of a path pattern: node 0 is the topic (`None`: missing from its pool), the rest
     unknown; one pool per relation along the path."""
     nodes = (entity_pool(rng, topic, kg.num_entities),) + (None,) * len(relations)
-    return CandidatePools(nodes, tuple(relation_pool(rng, r, kg.num_relations) for r in relations))
+    return SearchPools(nodes, tuple(relation_pool(rng, r, kg.num_relations) for r in relations))

@@ -59,10 +59,10 @@ from kgviz.datasets import get_dataset
 from kgviz.embed.index import set_search_threads
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools
 from kgviz.reasoners.simgrag.query_pattern import parse_pattern
 from kgviz.reasoners.simgrag.search import algorithm1_topk
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPools
 
 K = 3
 POOL = 16  # candidates per named node and per relation (the paper's MetaQA setting)
@@ -147,7 +147,7 @@ class Case:
     question: str
     triples: list[list[str]]  # the pattern as the reference reads it
     graph: PatternGraph | None = None
-    pools: CandidatePools | None = None
+    pools: SearchPools | None = None
     times: dict[str, float] = field(default_factory=dict)
     checked: bool = False  # compared with the oracle
     kgviz_exact: bool = False

@@ -24,8 +24,8 @@ import numpy as np
 from _synthetic import POOL_SIZE, K, path_pattern, path_pools, random_walk, synthetic_parts
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import read_triples
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
 
 MOVIES = [
     "Forrest Gump",
@@ -116,7 +116,7 @@ class Run:
 
 
 def run_pair(
-    family: str, kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, alg1_limit: float
+    family: str, kg: KnowledgeGraph, pattern: PatternGraph, pools: SearchPools, alg1_limit: float
 ) -> Run:
     opt = optimized_topk(kg, pattern, pools, K, max_expansions=None, time_limit_s=30.0)
     alg1 = algorithm1_topk(kg, pattern, pools, K, max_expansions=None, time_limit_s=alg1_limit)
@@ -161,11 +161,17 @@ def metaqa_index_runs(kg: KnowledgeGraph, alg1_limit: float) -> tuple[list[Run],
                 node = index.nearest_entities_batch([topic], POOL_SIZE, vectors[:1])[0]
                 rels = index.nearest_relations_batch(texts, POOL_SIZE, vectors[1:])
                 vector_s.append(time.perf_counter() - began)
-                pools = CandidatePools(
-                    (Pool(np.array([h.id for h in node]), np.array([h.distance for h in node])),)
+                pools = SearchPools(
+                    (
+                        SearchPool(
+                            np.array([h.id for h in node]), np.array([h.distance for h in node])
+                        ),
+                    )
                     + (None,) * len(texts),
                     tuple(
-                        Pool(np.array([h.id for h in hits]), np.array([h.distance for h in hits]))
+                        SearchPool(
+                            np.array([h.id for h in hits]), np.array([h.distance for h in hits])
+                        )
                         for hits in rels
                     ),
                 )
@@ -250,7 +256,7 @@ def report(title: str, runs: list[Run]) -> None:
 
 def unknown_only(kg: KnowledgeGraph) -> None:
     """An all-unknown 2-hop pattern must stop at its budget with a clear status."""
-    pools = CandidatePools((None, None, None), (None, None))
+    pools = SearchPools((None, None, None), (None, None))
     result = optimized_topk(kg, path_pattern(2), pools, K, max_expansions=200_000, time_limit_s=5.0)
     print(
         f"unknown-only 2-hop pattern: status={result.status} expanded={result.expanded} "

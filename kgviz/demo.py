@@ -12,7 +12,7 @@ from kgviz.llm.errors import LLMError
 from kgviz.reasoners.registry import method_names
 from kgviz.run import Run
 from kgviz.session import open_session
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 from kgviz.viz.page import STYLE, run_sections
 
 

@@ -69,16 +69,24 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-# A method's folder is a vertical slice: its views sit with the views, its trainer with training.
+# A method's folder is a vertical slice: its views (the `views` package and every module in it)
+# sit with the views, its trainer with training.
 METHOD_PARTS = {"views": "viz", "train": "training"}
+METHODS = {path.parent.name for path in (PACKAGE / "reasoners").glob("*/spec.py")}
 
 
 def layer_of(module: str) -> int:
     parts = module.split(".")
     top = parts[1] if len(parts) > 1 else "__init__"
-    if top == "reasoners" and len(parts) == 4 and parts[3] in METHOD_PARTS:
+    if top == "reasoners" and len(parts) >= 4 and parts[3] in METHOD_PARTS:
         top = METHOD_PARTS[parts[3]]
     return next(i for i, layer in enumerate(LAYERS) if top in layer)
+
+
+def method_of(module: str) -> str | None:
+    """The method whose folder holds `module`, None for a module every method shares."""
+    parts = module.split(".")
+    return parts[2] if parts[1:2] == ["reasoners"] and parts[2:3] and parts[2] in METHODS else None
 
 
 def test_no_import_cycle():
@@ -94,3 +102,25 @@ def test_every_top_level_module_has_a_layer():
     for path in PACKAGE.iterdir():
         if path.suffix == ".py" or (path / "__init__.py").exists():
             layer_of(f"kgviz.{path.stem}")  # raises StopIteration for a module left out
+
+
+def test_a_methods_views_and_trainer_are_layered_apart_from_its_reasoner():
+    """So a reasoner module cannot import its views, which may import its records and viz."""
+    viz, reasoners = layer_of("kgviz.viz"), layer_of("kgviz.reasoners")
+    assert layer_of("kgviz.reasoners.simgrag.views") == viz
+    assert layer_of("kgviz.reasoners.simgrag.views.pools") == viz
+    assert layer_of("kgviz.reasoners.simgrag.pools") == reasoners
+    assert layer_of("kgviz.reasoners.gnnrag.train") == layer_of("kgviz.training")
+
+
+def test_views_import_no_other_methods_code_and_shared_views_name_no_method():
+    """A method's views draw its own records (and shared ones); `kgviz.viz`, which every method
+    shares, imports no method's folder."""
+    assert {"simgrag", "gnnrag", "grag", "kaping", "subgraphrag"} <= METHODS
+    viz = layer_of("kgviz.viz")
+    crossing = sorted(
+        f"{a} -> {b}"
+        for a, b in import_graph().edges
+        if layer_of(a) == viz and method_of(b) not in (None, method_of(a))
+    )
+    assert crossing == []

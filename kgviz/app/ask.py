@@ -28,7 +28,7 @@ from kgviz.run import Run
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 
 class LiveReply(widgets.HTML):

@@ -18,7 +18,7 @@ from kgviz.run import Run
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 from kgviz.viz.marks import Marks
 
 COLUMNS = (

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 

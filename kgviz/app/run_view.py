@@ -15,8 +15,8 @@ from kgviz.reasoners.registry import method_label
 from kgviz.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
+from kgviz.viz.escape import esc
 from kgviz.viz.export import evidence_graphml, evidence_json
-from kgviz.viz.html import esc
 from kgviz.viz.page import run_page
 
 

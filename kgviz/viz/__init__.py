@@ -1,14 +1,14 @@
 """Views: pure functions from trace records to what a notebook displays (plotly figures or HTML).
 
-`stage_views(trace, kg)` renders every stage of a trace. Each method declares how its own records
-are drawn in its folder (`views.py`, a `ViewTable` its spec names); the views shared by every
-method (entity linking, the generic evidence graph, prompt, timing) are here. Views draw what
-the trace recorded and never recompute retrieval.
+`stage_views(trace, kg)` renders every stage of a trace. Each method draws its own records in its
+folder (the `views` package: its drawing modules and the `ViewTable` its spec names); what every
+method shares (entity linking, the generic evidence graph, prompt, timing, graph rendering and
+escaping) is here, and names no method. Views draw what the trace recorded and never recompute
+retrieval.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from kgviz.kg.graph import KnowledgeGraph
@@ -16,14 +16,14 @@ from kgviz.reasoners.grounding import Grounding
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.trace import Trace
+from kgviz.viz.escape import esc
+from kgviz.viz.evidence_view import evidence_graph
 from kgviz.viz.grounding_view import grounding_table
-from kgviz.viz.html import esc
 from kgviz.viz.linking_view import linking_table
 from kgviz.viz.marks import Marks
 from kgviz.viz.prompt_view import highlight, prompt_view
-from kgviz.viz.subgraph_view import evidence_graph
-from kgviz.viz.table import EvidenceView, View, ViewOutput, ViewTable
 from kgviz.viz.timing_view import timing_figure
+from kgviz.viz.view_table import EvidenceView, View, ViewOutput, ViewTable
 
 COMMON_VIEWS = ViewTable(
     views={
@@ -86,58 +86,17 @@ def _note(stage: str, text: str) -> str:
     return f'<p style="font:13px sans-serif"><b>{esc(stage)}</b>: {esc(text)}</p>'
 
 
-# The drawing functions of each record type, imported on first use (PEP 562); the description
-# view shares its module's name, so it is imported from `kgviz.viz.description_view`.
-_HOMES = {
-    "augmentation_graph": "paths_view",
-    "gnn_paths_graph": "paths_view",
-    "ego_ranking_figure": "ego_graph_view",
-    "gate_figure": "ego_graph_view",
-    "linking_table": "linking_view",
-    "node_scores_figure": "node_scores_view",
-    "pattern_graph": "pattern_view",
-    "pools_figure": "pools_view",
-    "scored_evidence_graph": "triple_scores_view",
-    "triple_scores_figure": "triple_scores_view",
-    "scored_triples_figure": "triples_view",
-    "search_tree_figure": "search_tree_view",
-    "subgraphs_graph": "subgraph_view",
-    "triple_ranking_figure": "kaping_view",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'kgviz.viz' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"kgviz.viz.{home}"), name)
-
-
 __all__ = [
     "COMMON_VIEWS",
     "EvidenceView",
     "View",
     "ViewOutput",
     "ViewTable",
-    "augmentation_graph",
-    "description_view",
-    "ego_ranking_figure",
     "evidence_graph",
-    "gate_figure",
-    "gnn_paths_graph",
     "highlight",
     "linking_table",
-    "node_scores_figure",
-    "pattern_graph",
-    "pools_figure",
     "prompt_view",
-    "scored_evidence_graph",
-    "scored_triples_figure",
-    "search_tree_figure",
     "stage_views",
-    "subgraphs_graph",
     "timing_figure",
-    "triple_ranking_figure",
-    "triple_scores_figure",
     "view_table",
 ]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from kgviz.run import Run
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 
 def answer_html(run: Run) -> str:

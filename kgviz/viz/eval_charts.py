@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from kgviz.eval.significance import wilson_interval
 from kgviz.eval.tables import attribution_table, method_hop_table
 from kgviz.scoring.attribution import GROUNDING_STAGE, SHARED_STAGES, attribution_stages
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 SHARED_COLOURS = {"retrieval": "#d9822b", "generation": "#3a7dbf", "error": "#9a9a9a"}
 # the methods' own stages (e.g. SimGRAG's pattern) take these in the order the specs declare them

@@ -4,7 +4,7 @@ the nearest one, and whether that counts as the same thing."""
 from __future__ import annotations
 
 from kgviz.reasoners.grounding import Grounding
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 CELL = "padding:2px 10px;border-bottom:1px solid #ddd;text-align:left"
 SOURCES = {

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.viz.html import Neighbourhood, VisEdge, VisNode
+from kgviz.viz.network import Neighbourhood, VisEdge, VisNode
 from kgviz.viz.palette import KG_NEIGHBOUR
 
 MAX_NEIGHBOURS = 25  # KG triples embedded per drawn entity

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kgviz.reasoners.linking import EntityLinking
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 CELL = "padding:2px 10px;border-bottom:1px solid #ddd;text-align:left"
 

@@ -17,7 +17,7 @@ from kgviz.reasoners.registry import method_label
 from kgviz.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em;max-width:1100px}"

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from kgviz.trace import LLMCall, Trace
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 ANSWER_MARK = "background:#f4b6b6"
 EVIDENCE_MARK = "background:#cfe3fb"

@@ -21,7 +21,7 @@ from kgviz.eval.tables import (
     misses_table,
     rows_frame,
 )
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 
 def require_files(paths: Sequence[Path]) -> None:

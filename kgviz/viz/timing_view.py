@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kgviz.trace import Trace
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 OUTER = ("retrieval", "generation")  # the stages `Reasoner.run` times around the others
 

@@ -43,7 +43,7 @@ from kgviz.scoring.metrics import score_trace
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
-from kgviz.viz.html import esc
+from kgviz.viz.escape import esc
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
 FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis

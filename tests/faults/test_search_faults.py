@@ -4,8 +4,8 @@ import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph
 from kgviz.reasoners.simgrag.search import optimized_topk
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPools
 
 
 def test_a_huge_hub_respects_a_one_millisecond_limit():
@@ -20,7 +20,7 @@ def test_a_huge_hub_respects_a_one_millisecond_limit():
         triples,
     )
     pattern = PatternGraph(3, ((0, 1), (1, 2)))
-    pools = CandidatePools(((np.array([0]), np.array([0.0])), None, None), (None, None))
+    pools = SearchPools(((np.array([0]), np.array([0.0])), None, None), (None, None))
     result = optimized_topk(kg, pattern, pools, k=3, max_expansions=None, time_limit_s=0.001)
     assert result.status == "time_limit"
     assert result.elapsed_s < 0.1  # was 1.3 s before the scan checked its deadline

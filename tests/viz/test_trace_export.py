@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
@@ -63,6 +64,26 @@ def test_a_trace_file_cannot_import_outside_kgviz(tmp_path):
         Trace.load(path)
 
 
+# saved by kgviz 6265202 (a scripted LLM on the demo KG), before SimGRAG's modules were renamed
+OLD_SIMGRAG_TRACE = Path(__file__).parents[1] / "fixtures" / "traces" / "simgrag_6265202.json"
+
+
+def test_a_trace_saved_by_an_older_kgviz_still_loads_and_draws():
+    """Record types saved under a module path that has since moved still load."""
+    trace = Trace.load(OLD_SIMGRAG_TRACE)
+    assert list(trace.stages) == ["pattern", "pools", "search", "subgraphs", "generation"]
+    pools = trace.stages["pools"]
+    assert pools.nodes[0].candidates[0].name == "Forrest Gump" and pools.relations
+    assert trace.stages["subgraphs"][0].triples[0] == (
+        "Forrest Gump",
+        "directed_by",
+        "Robert Zemeckis",
+    )
+    views = stage_views(trace)
+    assert list(views) == ["pattern", "pools", "search", "subgraphs", "prompt", "timing"]
+    assert not any("no view for" in view for view in views.values() if isinstance(view, str))
+
+
 @pytest.mark.slow
 def test_ask_writes_a_page_and_a_trace(tmp_path):
     page, saved = tmp_path / "run.html", tmp_path / "run.json"
@@ -105,7 +126,7 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
 def test_graph_documents_fetch_nothing():
     """pyvis's template links bootstrap from a CDN; kgviz strips it (a page must open offline),
     and `external_scripts` looks inside the frames' documents too."""
-    from kgviz.viz.html import VisEdge, VisNode, network_html
+    from kgviz.viz.network import VisEdge, VisNode, network_html
 
     graph = network_html([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
     assert external_scripts(graph) == [] and "kgvizFit" in graph

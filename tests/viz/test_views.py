@@ -34,6 +34,7 @@ from kgviz.reasoners.grag.records import (
     PrunedEgoGraph,
     RetrievedEgo,
 )
+from kgviz.reasoners.grag.views.description import MAX_PRUNED, description_view
 from kgviz.reasoners.kaping.records import KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, LinkedEntity
 from kgviz.reasoners.registry import make_reasoner
@@ -42,28 +43,27 @@ from kgviz.reasoners.simgrag.query_pattern import QueryPattern, parse_pattern
 from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord, SimGRAGGeneration
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.reasoners.simgrag.subgraphs import EdgeMatch, NodeMatch, Subgraph
-from kgviz.reasoners.subgraphrag import records as subgraphrag_records
-from kgviz.trace import LLMCall, Trace
-from kgviz.viz import (
-    evidence_graph,
-    pattern_graph,
-    pools_figure,
-    prompt_view,
+from kgviz.reasoners.simgrag.views.pattern import pattern_graph
+from kgviz.reasoners.simgrag.views.pools import pools_figure
+from kgviz.reasoners.simgrag.views.search_tree import (
+    LEAF_PX,
+    MAX_TREE_PX,
+    OUTCOMES,
     search_tree_figure,
-    stage_views,
-    subgraphs_graph,
-    timing_figure,
-    triple_scores_figure,
+    tally,
 )
-from kgviz.viz.description_view import MAX_PRUNED, description_view
-from kgviz.viz.html import LABEL_CHAR_PX, SPRING_PX, plotly_text, vis_text
+from kgviz.reasoners.simgrag.views.subgraphs import subgraphs_graph
+from kgviz.reasoners.subgraphrag import records as subgraphrag_records
+from kgviz.reasoners.subgraphrag.views.triple_scores import ROW_PX, triple_scores_figure
+from kgviz.trace import LLMCall, Trace
+from kgviz.viz import evidence_graph, prompt_view, stage_views, timing_figure
+from kgviz.viz.escape import plotly_text, vis_text
+from kgviz.viz.evidence_view import node_size
 from kgviz.viz.kg_links import MAX_NEIGHBOURS
 from kgviz.viz.marks import GOLD, TOPIC_BORDER, Marks
+from kgviz.viz.network import LABEL_CHAR_PX, SPRING_PX
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
-from kgviz.viz.search_tree_view import LEAF_PX, MAX_TREE_PX, OUTCOMES, tally
-from kgviz.viz.subgraph_view import node_size
-from kgviz.viz.triple_scores_view import ROW_PX
-from kgviz.viz.triples_view import KEPT, LEFT_OUT
+from kgviz.viz.ranked_bars import KEPT, LEFT_OUT
 
 EVIL = "<img src=x onerror=alert(1)>"
 ESCAPED = html.escape(EVIL)

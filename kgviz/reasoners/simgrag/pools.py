@@ -1,4 +1,6 @@
-"""Candidate pools: the KG entities and relations nearest (L2) to each named pattern element.
+"""Candidate pools: the KG entities and relations nearest (L2) to each named pattern element, as the
+trace records them (`PatternPools` of `ElementPool`s, with names and ranks), and as the search
+takes them for one component (`for_component`: `search_input.SearchPools` of ids).
 
 All pattern texts are encoded in one batch and searched in one call per index. UNKNOWN elements get
 no pool (`None`): the search treats every KG entity or relation as a candidate at distance 0.
@@ -14,8 +16,8 @@ import numpy as np
 from kgviz.embed.kg_index import KGIndex, Neighbour
 from kgviz.reasoners.grounding import GROUNDING_DISTANCE, GroundedMention
 from kgviz.reasoners.linking import EntityNames
-from kgviz.reasoners.simgrag.pattern import CandidatePools, Pool
 from kgviz.reasoners.simgrag.query_pattern import Component, QueryPattern
+from kgviz.reasoners.simgrag.search_input import SearchPool, SearchPools
 
 
 @dataclass
@@ -28,10 +30,10 @@ class ElementPool:
     is_unknown: bool
     candidates: list[Neighbour]
 
-    def as_search_pool(self) -> Pool | None:
+    def as_search_pool(self) -> SearchPool | None:
         if self.is_unknown:
             return None
-        return Pool(
+        return SearchPool(
             np.array([c.id for c in self.candidates], dtype=np.int64),
             np.array([c.distance for c in self.candidates], dtype=np.float64),
         )
@@ -54,9 +56,9 @@ class PatternPools:
     relations: list[ElementPool]
     topic_in_pools: dict[str, bool]
 
-    def for_component(self, component: Component) -> CandidatePools:
+    def for_component(self, component: Component) -> SearchPools:
         """The search pools of one component, in its local node order."""
-        return CandidatePools(
+        return SearchPools(
             tuple(self.nodes[n].as_search_pool() for n in component.nodes),
             tuple(self.relations[e].as_search_pool() for e in component.edges),
         )

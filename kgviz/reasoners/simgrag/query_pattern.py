@@ -20,7 +20,7 @@ from typing import Any
 
 from kgviz.errors import KgvizError
 from kgviz.reasoners.linking import normalise
-from kgviz.reasoners.simgrag.pattern import PatternGraph
+from kgviz.reasoners.simgrag.search_input import PatternGraph
 
 MAX_TEXT_CHARS = 200
 # `UNKNOWN ...` in capitals, or `unknown <words> <n>` (so a film called "Unknown" stays a name)

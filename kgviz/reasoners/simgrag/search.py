@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 
 Status = Literal["complete", "node_budget", "time_limit"]
@@ -94,7 +94,7 @@ class Step:
 
 
 def search_order(
-    pattern: PatternGraph, pools: CandidatePools, num_entities: int
+    pattern: PatternGraph, pools: SearchPools, num_entities: int
 ) -> tuple[int, tuple[Step, ...]]:
     """Algorithm 1, lines 1-3: the start node with the fewest candidates, edges in DFS order."""
     sizes = [num_entities if pool is None else len(pool) for pool in pools.nodes]
@@ -127,7 +127,7 @@ def _steps_from(pattern: PatternGraph, start: int) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _remaining_bounds(pools: CandidatePools, steps: tuple[Step, ...]) -> list[float]:
+def _remaining_bounds(pools: SearchPools, steps: tuple[Step, ...]) -> list[float]:
     """`rest[i]` = X + Y once the start node and the first `i` steps are matched: the minimum
     distances of the nodes the later steps map and of their relations."""
     terms: list[float] = []
@@ -138,7 +138,7 @@ def _remaining_bounds(pools: CandidatePools, steps: tuple[Step, ...]) -> list[fl
     return [math.fsum(terms[2 * i :]) for i in range(len(steps) + 1)]
 
 
-def _distances(pool: Pool) -> dict[int, float]:
+def _distances(pool: SearchPool) -> dict[int, float]:
     return dict(zip(pool.ids.tolist(), pool.distances.tolist()))
 
 
@@ -162,7 +162,7 @@ class _Search:
         self,
         kg: KnowledgeGraph,
         pattern: PatternGraph,
-        pools: CandidatePools,
+        pools: SearchPools,
         k: int,
         prune: bool,
         max_expansions: int | None,
@@ -428,7 +428,7 @@ class _Search:
 def algorithm1_topk(
     kg: KnowledgeGraph,
     pattern: PatternGraph,
-    pools: CandidatePools,
+    pools: SearchPools,
     k: int = 3,
     *,
     max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
@@ -441,7 +441,7 @@ def algorithm1_topk(
 def optimized_topk(
     kg: KnowledgeGraph,
     pattern: PatternGraph,
-    pools: CandidatePools,
+    pools: SearchPools,
     k: int = 3,
     *,
     max_expansions: int | None = DEFAULT_MAX_EXPANSIONS,
@@ -458,7 +458,7 @@ def optimized_topk(
 
 
 def brute_force_topk(
-    kg: KnowledgeGraph, pattern: PatternGraph, pools: CandidatePools, k: int = 3
+    kg: KnowledgeGraph, pattern: PatternGraph, pools: SearchPools, k: int = 3
 ) -> SearchResult:
     """Reference enumeration of every node assignment and edge choice (tiny graphs only)."""
     began = time.monotonic()

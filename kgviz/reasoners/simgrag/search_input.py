@@ -1,4 +1,8 @@
-"""Search inputs: the pattern graph and the candidate pools of its nodes and relations."""
+"""What the top-k subgraph search takes: a pattern graph of numbered nodes (no texts) and the
+candidate pool of each of its nodes and edges as KG ids with distances.
+
+The reasoner makes them per searched component of a `QueryPattern` (the LLM's pattern, with its
+texts) from the recorded `PatternPools` (`pools.py`, the named candidates the trace keeps)."""
 
 from __future__ import annotations
 
@@ -55,8 +59,8 @@ class PatternGraph:
 
 
 @dataclass(frozen=True)
-class Pool:
-    """Candidates of one known pattern element: KG ids and their (L2) distances.
+class SearchPool:
+    """The search's candidates of one known pattern element: KG ids and their (L2) distances.
 
     Normalised on creation: duplicate ids keep their smallest distance, and the pool is sorted by
     `(distance, id)`, which is the greedy order the optimized search uses.
@@ -90,23 +94,24 @@ class Pool:
         return float(self.distances[0]) if len(self.ids) else 0.0
 
 
-PoolLike = Pool | tuple[Sequence[int] | np.ndarray, Sequence[float] | np.ndarray] | None
+PoolLike = SearchPool | tuple[Sequence[int] | np.ndarray, Sequence[float] | np.ndarray] | None
 
 
-def as_pool(pool: PoolLike) -> Pool | None:
-    """`None` (unknown: anything at distance 0), a `Pool`, or an `(ids, distances)` pair."""
-    if pool is None or isinstance(pool, Pool):
+def as_pool(pool: PoolLike) -> SearchPool | None:
+    """`None` (unknown: anything at distance 0), a `SearchPool`, or an `(ids, distances)` pair."""
+    if pool is None or isinstance(pool, SearchPool):
         return pool
     ids, distances = pool
-    return Pool(np.asarray(ids), np.asarray(distances))
+    return SearchPool(np.asarray(ids), np.asarray(distances))
 
 
 @dataclass(frozen=True)
-class CandidatePools:
-    """One pool per pattern node (`nodes`) and per pattern edge (`relations`); `None` = unknown."""
+class SearchPools:
+    """The search's pool per pattern node (`nodes`) and per pattern edge (`relations`); `None` =
+    unknown."""
 
-    nodes: tuple[Pool | None, ...]
-    relations: tuple[Pool | None, ...]
+    nodes: tuple[SearchPool | None, ...]
+    relations: tuple[SearchPool | None, ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", tuple(as_pool(p) for p in self.nodes))

@@ -1,21 +1,9 @@
-"""Text safety and offline graphs: escaping data for HTML and plotly, pyvis shown in an iframe.
-
-Where data text goes, and how it stays text:
-- HTML (tables, the prompt view, legends, the srcdoc attribute): `esc`, `html.escape` with quotes.
-- plotly labels, titles and hovers: `plotly_text`. plotly reads tags (`<b>`, `<a>`, ...) in text
-  and decodes only a few entities (`&amp;`, `&lt;`, `&gt;`, numeric, not `&quot;`), so `&<>` only.
-- pyvis (vis-network 9.1.2) labels are drawn on a canvas and string titles are set with
-  `innerText`, so both stay text as they are; pyvis serialises them with jinja's `tojson`, which
-  writes `<`, `>`, `&` and `'` as `\\u` escapes. `vis_text` only defuses pyvis's one HTML path: a
-  node title containing "href" switches pyvis to a popup filled with `innerHTML`.
-- data a graph's own scripts read (KG neighbourhoods): `script_json`, JSON with `<`, `>`, `&` as
-  `\\u` escapes, so no `</script>` or entity in the data can end or change the script.
-The iframe is sandboxed (scripts, no same origin), so even a missed case cannot reach the notebook.
-"""
+"""Offline graphs: pyvis networks with inline vis-network in a sandboxed iframe, fitted to their
+frame, with optional KG neighbourhoods shown on click and a score filter. Every data text goes
+through `escape` (see its docstring for how each kind stays text)."""
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,36 +12,13 @@ from typing import Any
 
 from pyvis.network import Network
 
+from kgviz.viz.escape import esc, script_json, vis_text
 from kgviz.viz.marks import Marks
 from kgviz.viz.palette import KG_NEIGHBOUR
 
 GRAPH_HEIGHT = 480
 SPRING_PX = 140  # an unlabelled edge's rest length in the physics layout
 LABEL_CHAR_PX = 7  # what each character of an edge's label adds to its rest length
-
-
-def esc(value: object) -> str:
-    """Data as HTML text or attribute value."""
-    return html.escape(str(value), quote=True)
-
-
-def plotly_text(value: object, limit: int | None = None) -> str:
-    """Data as plotly text (labels, titles, hover), cut to `limit` characters with an ellipsis."""
-    text = str(value)
-    if limit is not None and len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return html.escape(text, quote=False)
-
-
-def vis_text(value: object) -> str:
-    """Data as a pyvis label or title (plain text; see the module docstring)."""
-    return str(value).replace("href", "hre\u200df")
-
-
-def script_json(value: object) -> str:
-    """`value` as JSON that stays data inside a `<script>` (see the module docstring)."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def iframe(document: str, height: int = GRAPH_HEIGHT) -> str:

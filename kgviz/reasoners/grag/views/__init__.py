@@ -10,10 +10,11 @@ from kgviz.reasoners.grag.records import (
     EgoRetrieval,
     PrunedEgoGraph,
 )
-from kgviz.viz.description_view import description_view
-from kgviz.viz.ego_graph_view import ego_ranking_figure, gate_figure
+from kgviz.reasoners.grag.views.description import description_view
+from kgviz.reasoners.grag.views.ego_ranking import ego_ranking_figure
+from kgviz.reasoners.grag.views.gates import gate_figure
 from kgviz.viz.marks import Marks
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={

@@ -13,12 +13,12 @@ from kgviz.reasoners.simgrag.records import (
     SimGRAGGeneration,
 )
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
+from kgviz.reasoners.simgrag.views.pattern import pattern_graph
+from kgviz.reasoners.simgrag.views.pools import pools_figure
+from kgviz.reasoners.simgrag.views.search_tree import search_tree_figure
+from kgviz.reasoners.simgrag.views.subgraphs import subgraphs_graph
 from kgviz.viz.marks import Marks
-from kgviz.viz.pattern_view import pattern_graph
-from kgviz.viz.pools_view import pools_figure
-from kgviz.viz.search_tree_view import search_tree_figure
-from kgviz.viz.subgraph_view import subgraphs_graph
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={

@@ -7,11 +7,12 @@ from collections.abc import Iterable, Sequence
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grag.records import Description, GatedNode, PrunedEgoGraph
-from kgviz.viz.html import VisNode, esc
+from kgviz.viz.escape import esc
+from kgviz.viz.evidence_view import ROOT_STYLE, node_size, triples_graph
 from kgviz.viz.marks import Marks
+from kgviz.viz.network import VisNode
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, score_colour, score_key
 from kgviz.viz.prompt_view import PRE
-from kgviz.viz.subgraph_view import ROOT_STYLE, node_size, triples_graph
 
 MAX_PRUNED = 150  # soft-pruned edges drawn at most, the best-scoring first
 

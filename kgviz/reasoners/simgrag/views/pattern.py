@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
-from kgviz.viz.html import VisEdge, VisNode, esc, legend, network_html
+from kgviz.viz.escape import esc
+from kgviz.viz.network import VisEdge, VisNode, legend, network_html
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
 
 

@@ -9,9 +9,12 @@ from kgviz.reasoners.subgraphrag.records import (
     SubgraphRAGGeneration,
     TripleScores,
 )
+from kgviz.reasoners.subgraphrag.views.triple_scores import (
+    scored_evidence_graph,
+    triple_scores_figure,
+)
 from kgviz.viz.marks import Marks
-from kgviz.viz.table import ViewTable
-from kgviz.viz.triple_scores_view import scored_evidence_graph, triple_scores_figure
+from kgviz.viz.view_table import ViewTable
 
 VIEWS = ViewTable(
     views={

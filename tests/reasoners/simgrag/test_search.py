@@ -16,13 +16,13 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
 from kgviz.reasoners.simgrag import search as search_module
 from kgviz.reasoners.simgrag.joint import widened_topk
-from kgviz.reasoners.simgrag.pattern import CandidatePools, PatternGraph, Pool
 from kgviz.reasoners.simgrag.search import (
     algorithm1_topk,
     brute_force_topk,
     optimized_topk,
     search_order,
 )
+from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
 
 UNBOUNDED = {"max_expansions": None, "time_limit_s": None}
 
@@ -82,7 +82,7 @@ def problems(
         )
         if must is not None and must not in ids and draw(st.integers(0, 9)):
             ids.append(must)
-        return Pool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
+        return SearchPool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
 
     def node_pool(v: int):
         name = f"e{planted[v]}"
@@ -100,7 +100,7 @@ def problems(
         pool(kg.num_relations, kg.relations.get(f"r{r}")) if draw(st.booleans()) else None
         for r in planted_relations
     ]
-    return kg, pattern, CandidatePools(tuple(node_pools), tuple(rel_pools)), draw(st.integers(1, 5))
+    return kg, pattern, SearchPools(tuple(node_pools), tuple(rel_pools)), draw(st.integers(1, 5))
 
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -168,7 +168,7 @@ def test_edge_direction_is_ignored():
     kg = KnowledgeGraph.from_triples([("a", "r", "b")])
     a, b, r = kg.entity_id("a"), kg.entity_id("b"), kg.relation_id("r")
     for pattern in (PatternGraph(2, ((0, 1),)), PatternGraph(2, ((1, 0),))):
-        pools = CandidatePools((([b], [0.5]), ([a], [0.25])), (([r], [0.125]),))
+        pools = SearchPools((([b], [0.5]), ([a], [0.25])), (([r], [0.125]),))
         for search in (brute_force_topk, algorithm1_topk, optimized_topk):
             assert keys(search(kg, pattern, pools)) == [(0.875, (b, a), (0,))]
 
@@ -176,10 +176,10 @@ def test_edge_direction_is_ignored():
 def test_mapping_is_injective():
     kg = KnowledgeGraph.from_triples([("a", "r", "b"), ("c", "r", "c")])
     path = PatternGraph(3, ((0, 1), (1, 2)))
-    pools = CandidatePools((None, None, None), (None, None))
+    pools = SearchPools((None, None, None), (None, None))
     for search in (brute_force_topk, algorithm1_topk, optimized_topk):
         assert search(kg, path, pools).matches == []  # a-b-a and the self-loop c-c are not matches
-    one = CandidatePools((None, None), (None,))
+    one = SearchPools((None, None), (None,))
     found = optimized_topk(kg, PatternGraph(2, ((0, 1),)), one, k=10)
     assert sorted(m.nodes for m in found.matches) == [(0, 1), (1, 0)]
 
@@ -191,7 +191,7 @@ def test_parallel_kg_triples_are_one_match_with_the_closest_relation():
         [("a", "r", "b"), ("b", "s", "a"), ("a", "s", "b"), ("a", "s", "c")]
     )
     pattern = PatternGraph(2, ((0, 1),))
-    pools = CandidatePools((([0], [0.0]), None), (([0, 1], [0.25, 0.5]),))
+    pools = SearchPools((([0], [0.0]), None), (([0, 1], [0.25, 0.5]),))
     expected = [(0.25, (0, 1), (0,)), (0.5, (0, 2), (3,))]
     for search in (brute_force_topk, algorithm1_topk, optimized_topk):
         assert keys(search(kg, pattern, pools, k=5)) == expected
@@ -199,7 +199,7 @@ def test_parallel_kg_triples_are_one_match_with_the_closest_relation():
 
 def test_parallel_pattern_edges_need_distinct_triples():
     pattern = PatternGraph(2, ((0, 1), (1, 0)))
-    pools = CandidatePools((([0], [0.0]), None), (None, None))
+    pools = SearchPools((([0], [0.0]), None), (None, None))
     single = KnowledgeGraph.from_triples([("a", "r", "b")])
     assert optimized_topk(single, pattern, pools).matches == []
     double = KnowledgeGraph.from_triples([("a", "r", "b"), ("a", "s", "b")])
@@ -211,18 +211,18 @@ def test_parallel_pattern_edges_need_distinct_triples():
 def test_single_node_pattern_and_empty_pool():
     kg = KnowledgeGraph.from_triples([("a", "r", "b"), ("b", "r", "c")])
     lone = PatternGraph(1, ())
-    pools = CandidatePools((([2, 1], [0.5, 0.25]),), ())
+    pools = SearchPools((([2, 1], [0.5, 0.25]),), ())
     assert keys(optimized_topk(kg, lone, pools, k=1)) == [(0.25, (1,), ())]
-    empty = CandidatePools((([], []), None), (None,))
+    empty = SearchPools((([], []), None), (None,))
     result = optimized_topk(kg, PatternGraph(2, ((0, 1),)), empty)
     assert result.matches == [] and result.status == "complete"
 
 
 def test_pool_normalisation_and_search_order():
-    pool = Pool(np.array([5, 3, 5, 1]), np.array([0.5, 0.25, 0.125, 0.25]))
+    pool = SearchPool(np.array([5, 3, 5, 1]), np.array([0.5, 0.25, 0.125, 0.25]))
     assert pool.ids.tolist() == [5, 1, 3] and pool.distances.tolist() == [0.125, 0.25, 0.25]
     pattern = PatternGraph(4, ((0, 1), (1, 2), (2, 0), (2, 3)))
-    pools = CandidatePools((None, ([1, 2], [0.0, 0.0]), None, None), (None,) * 4)
+    pools = SearchPools((None, ([1, 2], [0.0, 0.0]), None, None), (None,) * 4)
     start, steps = search_order(pattern, pools, num_entities=100)
     assert start == 1
     assert [(s.edge, s.src, s.dst, s.new) for s in steps] == [
@@ -251,11 +251,11 @@ def test_pools_must_fit_pattern_and_graph():
     kg = KnowledgeGraph.from_triples([("a", "r", "b")])
     pattern = PatternGraph(2, ((0, 1),))
     with pytest.raises(ValueError):
-        optimized_topk(kg, pattern, CandidatePools((None,), (None,)))
+        optimized_topk(kg, pattern, SearchPools((None,), (None,)))
     with pytest.raises(ValueError):
-        optimized_topk(kg, pattern, CandidatePools((([7], [0.0]), None), (None,)))
+        optimized_topk(kg, pattern, SearchPools((([7], [0.0]), None), (None,)))
     with pytest.raises(ValueError):
-        optimized_topk(kg, pattern, CandidatePools((None, None), (None,)), k=0)
+        optimized_topk(kg, pattern, SearchPools((None, None), (None,)), k=0)
 
 
 # ----------------------------------------------------------------- bounds and trace
@@ -271,7 +271,7 @@ def random_kg() -> KnowledgeGraph:
     )
 
 
-UNKNOWN_PATH = (PatternGraph(4, ((0, 1), (1, 2), (2, 3))), CandidatePools((None,) * 4, (None,) * 3))
+UNKNOWN_PATH = (PatternGraph(4, ((0, 1), (1, 2), (2, 3))), SearchPools((None,) * 4, (None,) * 3))
 
 
 @pytest.mark.parametrize("search", [algorithm1_topk, optimized_topk])
@@ -305,7 +305,7 @@ def test_time_limit_works_in_a_thread(random_kg):
 def test_tree_cap_keeps_a_prefix(random_kg):
     rng = np.random.default_rng(1)
     ids = rng.choice(random_kg.num_entities, 16, replace=False)
-    pools = CandidatePools(
+    pools = SearchPools(
         ((ids, np.arange(16) / 8), None, None), (([0, 1], [0.0, 0.5]), ([2, 3], [0.25, 0.75]))
     )
     pattern = PatternGraph(3, ((0, 1), (1, 2)))
@@ -337,9 +337,9 @@ def two_components(draw):
         ids = draw(
             st.lists(st.integers(0, size - 1), min_size=1, max_size=min(size, 4), unique=True)
         )
-        return Pool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
+        return SearchPool(np.array(ids, dtype=np.int64), np.array([draw(distance) for _ in ids]))
 
-    second_pools = CandidatePools(
+    second_pools = SearchPools(
         tuple(pool(kg.num_entities) for _ in range(second.num_nodes)),
         tuple(pool(kg.num_relations) if draw(st.booleans()) else None for _ in second.edges),
     )
@@ -381,10 +381,10 @@ def test_a_clash_between_components_widens_their_lists():
         [("a", "r", "b"), ("a", "r", "c"), ("a", "s", "d"), ("d", "s", "e")]
     )
     a = kg.entity_id("a")
-    one = (PatternGraph(2, ((0, 1),)), CandidatePools((([a], [0.0]), None), (None,)))
+    one = (PatternGraph(2, ((0, 1),)), SearchPools((([a], [0.0]), None), (None,)))
     other = (
         PatternGraph(2, ((0, 1),)),
-        CandidatePools(((np.array([a, kg.entity_id("d")]), np.array([0.0, 1.0])), None), (None,)),
+        SearchPools(((np.array([a, kg.entity_id("d")]), np.array([0.0, 1.0])), None), (None,)),
     )
     results, found, width = widened_topk(
         lambda part, w: optimized_topk(kg, *[one, other][part], w, **UNBOUNDED), 2, 1

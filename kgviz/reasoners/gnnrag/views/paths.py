@@ -9,10 +9,11 @@ from collections.abc import Iterable, Sequence
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.gnnrag.paths import ReasoningPath
 from kgviz.reasoners.gnnrag.records import Augmentation, NodeScore, NodeScores, PathRecord
-from kgviz.viz.html import VisNode, esc
+from kgviz.viz.escape import esc
+from kgviz.viz.evidence_view import ROOT_STYLE, node_size, triples_graph
 from kgviz.viz.marks import Marks
+from kgviz.viz.network import VisNode
 from kgviz.viz.palette import ANSWER, EVIDENCE, TOPIC, score_colour, score_key
-from kgviz.viz.subgraph_view import ROOT_STYLE, node_size, triples_graph
 
 
 def gnn_paths_graph(

@@ -1,5 +1,5 @@
-"""GRAG: the retrieved ego-graphs by similarity to the question, and the gate scores of their
-edges, kept best first while the description fits its token budget."""
+"""GRAG's soft pruning: the gate scores of the retrieved ego-graphs' edges, kept best first while
+the description fits its token budget."""
 
 from __future__ import annotations
 
@@ -8,37 +8,11 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from kgviz.reasoners.grag.records import EgoRetrieval, GatedEdge, PrunedEgoGraph
-from kgviz.viz.html import plotly_text
-from kgviz.viz.triples_view import (
-    CUT_LINE,
-    KEPT,
-    LABEL_CHARS,
-    LEFT_OUT,
-    ranked_bars_figure,
-    triple_text,
-)
+from kgviz.viz.escape import plotly_text
+from kgviz.viz.ranked_bars import CUT_LINE, KEPT, LABEL_CHARS, LEFT_OUT, triple_text
 
 JITTER = 0.6  # vertical spread of one ego-graph's edges around its row
 GOLDEN = 0.618034
-
-
-def ego_ranking_figure(retrieval: EgoRetrieval, limit: int = 30) -> go.Figure:
-    """The retrieved ego-graphs, best first, by cosine similarity; hover: their size."""
-    egos = retrieval.retrieved
-    return ranked_bars_figure(
-        [ego.centre for ego in egos],
-        [ego.score for ego in egos],
-        None,
-        [f"{ego.nodes} nodes, {ego.edges} edges" for ego in egos],
-        (
-            f"GRAG (hard prompt): top {len(egos)} of {retrieval.candidates} ego-graphs "
-            "by similarity to the question"
-        ),
-        "cosine similarity",
-        limit,
-        None,
-        f"{retrieval.hops}-hop ego-graphs centred on: {retrieval.scope}",
-    )
 
 
 def gate_figure(

@@ -1,4 +1,5 @@
-"""Generic ranked bar charts: scored triples (KAPING similarities, ...) or any named scores."""
+"""Ranked bar charts: any named scores (triples, entities, ego-graphs, ...), best first, the ones a
+method used dark."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from kgviz.trace import StringTriple
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 KEPT = "#3182bd"
 LEFT_OUT = "#c6dbef"
@@ -18,22 +19,6 @@ CUT_LINE = {"line_dash": "dash", "line_color": "#444444"}  # a threshold or cut 
 def triple_text(triple: StringTriple) -> str:
     """`(head, relation, tail)` as one line of plain text."""
     return "(" + ", ".join(triple) + ")"
-
-
-def scored_triples_figure(
-    triples: Sequence[StringTriple],
-    scores: Sequence[float],
-    kept: Sequence[bool] | None = None,
-    details: Sequence[str] = (),
-    title: str = "Scored triples",
-    score_label: str = "score",
-    limit: int = 30,
-) -> go.Figure:
-    """The first `limit` triples (pass them best first) as bars; `kept` ones (those the method
-    used) dark, the rest light; `details[i]` (plain text) joins triple i's hover."""
-    return ranked_bars_figure(
-        [triple_text(t) for t in triples], scores, kept, details, title, score_label, limit
-    )
 
 
 def ranked_bars_figure(

@@ -21,7 +21,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord
 from kgviz.reasoners.simgrag.search_tree import SearchTree
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 
 OUTCOMES = {  # outcome: (legend text, colour)
     "expanded": ("expanded", "#9ecae1"),

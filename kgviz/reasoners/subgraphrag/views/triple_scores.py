@@ -11,10 +11,10 @@ from plotly.subplots import make_subplots
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.records import SubgraphRAGCandidates, TripleScores
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
+from kgviz.viz.evidence_view import evidence_graph
 from kgviz.viz.marks import Marks
-from kgviz.viz.subgraph_view import evidence_graph
-from kgviz.viz.triples_view import CUT_LINE, KEPT, LEFT_OUT
+from kgviz.viz.ranked_bars import CUT_LINE, KEPT, LEFT_OUT
 
 TABLE_ROWS = 30  # rows in view; the table scrolls to the others
 ROW_PX = 26  # a row's height: with room below the text, the next row does not cut underscores

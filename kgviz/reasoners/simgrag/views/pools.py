@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from kgviz.reasoners.simgrag.pools import ElementPool, PatternPools
 from kgviz.reasoners.simgrag.subgraphs import Subgraph
-from kgviz.viz.html import plotly_text
+from kgviz.viz.escape import plotly_text
 from kgviz.viz.marks import GOLD, Marks
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
 

@@ -12,12 +12,12 @@ from kgviz.reasoners.gnnrag.records import (
     PathRecord,
     SubgraphRecord,
 )
+from kgviz.reasoners.gnnrag.views.node_scores import node_scores_figure
+from kgviz.reasoners.gnnrag.views.paths import augmentation_graph, gnn_paths_graph
 from kgviz.reasoners.linking import LINKING
 from kgviz.trace import Trace
 from kgviz.viz.marks import Marks
-from kgviz.viz.node_scores_view import node_scores_figure
-from kgviz.viz.paths_view import augmentation_graph, gnn_paths_graph
-from kgviz.viz.table import ViewTable
+from kgviz.viz.view_table import ViewTable
 
 
 def topic_names(trace: Trace) -> list[str]:

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from kgviz.reasoners.gnnrag.records import NodeScores, SubgraphRecord
 from kgviz.viz.marks import Marks
-from kgviz.viz.triples_view import ranked_bars_figure
+from kgviz.viz.ranked_bars import ranked_bars_figure
 
 
 def node_scores_figure(
