@@ -175,8 +175,7 @@ def unnamed_runs(names: EntityNames, question: str) -> list[str]:
         named = [i for i in range(start, end) if _name_like(matches[i].group())]
         if any(s <= named[0] and named[-1] < e for s, e in spans):
             continue
-        first = start + (matches[start].group() in ("The", "A", "An") and start < named[0])
-        texts.append(question[matches[first].start() : matches[end - 1].end()])
+        texts.append(question[matches[start].start() : matches[end - 1].end()])
     return texts
 
 
@@ -247,11 +246,11 @@ def question_grounding(
     plain = re.sub(r"[\[\]]", "", question)
     grounding = Grounding()
     grounding.add(check_texts(index, names, list(dict.fromkeys(given)), "given"))
-    if linking is not None:
+    grounding.add(check_texts(index, names, unnamed_runs(names, plain), "name"))
+    if linking is not None:  # what the linker found beyond those (first come, first kept)
         grounding.add(
             linked_mention(entity) for entity in linking.entities if entity.method != "given"
         )
-    grounding.add(check_texts(index, names, unnamed_runs(names, plain), "name"))
     return grounding
 
 

@@ -3,8 +3,10 @@
 from kgviz.datasets.base import QARecord
 from kgviz.eval.summary import summarize
 from kgviz.reasoners.answers import mentioned_entities
+from kgviz.reasoners.grounding import GroundedMention, Grounding
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.query_pattern import PatternEdge, PatternNode, QueryPattern
+from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord
 from kgviz.scoring.attribution import failed_stage
 from kgviz.trace import LLMCall, Trace
 
@@ -111,3 +113,30 @@ def test_method_without_retrieval_fails_at_generation():
     trace = Trace(method="llm-only", question=RECORD.question, answer="Ron Howard", evidence=[])
     stage, reason = failed_stage(trace, RECORD, retrieves=False)
     assert stage == "generation" and "without retrieval" in reason
+
+
+def test_a_search_that_matched_nothing_is_blamed_on_the_pattern():
+    reversed_edge = QueryPattern(
+        [],
+        TWO_HOPS.nodes,
+        [PatternEdge(0, 1, "starred actors", False), PatternEdge(1, 2, "directed by", False)],
+    )
+    trace = simgrag_trace("unknown", pattern=reversed_edge, evidence=[])
+    trace.record("search", SearchRecord("optimized", 3, [complete_search()]))
+    trace.record("subgraphs", [])
+    stage, reason = failed_stage(trace, RECORD)
+    assert stage == "pattern" and "no KG subgraph has the pattern's shape" in reason
+    trace.stages["search"].components[0].status = "time_limit"  # stopped: retrieval's, not shape
+    assert failed_stage(trace, RECORD)[0] == "retrieval"
+
+
+def test_a_miss_on_an_ungrounded_question_is_blamed_on_grounding():
+    trace = simgrag_trace("Ron Howard", evidence=EVIDENCE[:1])
+    absent = GroundedMention("Zorblax", "Tom Hanks", "vector", 1.1, False, "name")
+    trace.record("grounding", Grounding([absent]))
+    stage, reason = failed_stage(trace, RECORD)
+    assert stage == "grounding" and "'Zorblax' is not in this KG; nearest: Tom Hanks" in reason
+
+
+def complete_search() -> ComponentSearch:
+    return ComponentSearch(0, (0, 1, 2), (0, 1), "complete", 12, 3, 0.001, 0)
