@@ -131,6 +131,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         parse_settings(args.set),
         topics=args.topic,
         recording=bool(args.html),  # a page shows every stage: record what the lab records
+        lazy=True,  # a reply replayed from the cache loads no LLM
     )
     run = ask() if args.json else run_streaming(ask)
     trace = run.trace

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from kgviz.datasets import Dataset, get_dataset
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.metaqa import split_topic_marks
+from kgviz.embed.encoder import get_encoder
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
 from kgviz.llm.base import LLM
@@ -50,20 +51,22 @@ class Session:
         """`backend:model` of the session's LLM."""
         return llm_identity(self.context.llm)
 
-    def warm_up(self, retrieves: bool = True) -> None:
+    def warm_up(self, retrieves: bool = True, models: bool = True) -> None:
         """Load what the first question would otherwise load inside its own time: the vector
-        index and the sentence encoder (when a method retrieves) and the LLM; once each."""
-        if retrieves and "retrieval" not in self._warm:
-            if self.dataset.per_question_graphs:  # indexes come with each question
-                from kgviz.embed.encoder import get_encoder
-
-                get_encoder().encode(["warm-up"])
-            else:
-                self.context.index.embed(["warm-up"])  # loads the encoder and embedding cache
-            self._warm.add("retrieval")
-        if "llm" not in self._warm:
-            self.context.llm.warm_up()
-            self._warm.add("llm")
+        index (when a method retrieves) and, with `models`, the sentence encoder and the LLM.
+        Without `models` they load on first use, so a run replayed from the caches loads
+        neither. Each is loaded once."""
+        wanted = (["index", "encoder"] if retrieves else []) + ["llm"]
+        for part in wanted if models else [p for p in wanted if p == "index"]:
+            if part in self._warm:
+                continue
+            if part == "index" and not self.dataset.per_question_graphs:
+                self.context.index  # noqa: B018  (loaded from disk, or built)
+            elif part == "encoder":
+                get_encoder().load()
+            elif part == "llm":
+                self.context.llm.warm_up()
+            self._warm.add(part)
 
     def reasoner(self, method: str, **config: Any) -> Reasoner:
         """The reasoner for `method` with these options, built once per setting (bad options
@@ -126,6 +129,7 @@ class Session:
         listener: Listener | None = None,
         topics: Sequence[str] = (),
         recording: bool = False,
+        lazy: bool = False,
     ) -> Run:
         """Answer `question` with `method` and judge the run.
 
@@ -133,12 +137,14 @@ class Session:
         that its gold answers and marked topic entities are known; `[Name]` in the text marks a
         topic entity. `topics` override the record's. `recording` adds the options that make the
         method record what its views draw (the lab, pages, the demo). `listener(stage, trace)`
-        hears of each stage as it ends."""
+        hears of each stage as it ends. `lazy` loads the encoder and the LLM only when a text or
+        request misses its cache (a one-off `kgviz ask`); by default they load before the run, so
+        that its stage timings are its own."""
         options = dict(options or {})
         record, text, marked = self._record_of(question)
         config = {**method_spec(method).recording_options, **options} if recording else options
         reasoner = self.question_reasoner(method, record, **config)
-        self.warm_up(reasoner.retrieves)  # apart from the run, so its timings are its own
+        self.warm_up(reasoner.retrieves, models=not lazy)
         trace = reasoner.run(
             text,
             topic_entities=tuple(topics) or marked or (record.topic_entities if record else ()),

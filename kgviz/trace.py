@@ -36,6 +36,7 @@ class LLMCall:
     truncated: bool = False  # the reply stopped at its token limit
     cached: bool = False
     looped: bool = False  # the loop guard cut a repeating tail
+    reused_tokens: int = 0  # prompt tokens the server took from its prompt cache
     # why this request gave its stage no reply: a transient failure that was retried, or a
     # reply that was not the JSON asked for and was asked again ('' for a reply that was used)
     problem: str = ""

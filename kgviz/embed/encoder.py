@@ -70,6 +70,10 @@ class SentenceEncoder:
                 )
             return self._model
 
+    def load(self) -> None:
+        """Load the model now (it otherwise loads on the first `encode`)."""
+        self.model  # noqa: B018
+
     @property
     def dim(self) -> int:
         return int(self.model.get_sentence_embedding_dimension())

@@ -37,7 +37,6 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 
 
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
-RECENT_TEXTS = 4096  # query texts remembered per index (then forgotten all at once)
 
 
 @lru_cache(maxsize=4)
@@ -45,6 +44,14 @@ def _shared_cache(model_name: str, root: Path) -> tuple[EmbeddingCache, threadin
     """One embedding cache per model and cache root in a process (graphs built one per question
     then read the shards once), with the lock its users hold."""
     return EmbeddingCache(model_name, folder=None), threading.Lock()  # under `root`, the cache root
+
+
+@lru_cache(maxsize=4)
+def _query_cache(model_name: str, root: Path) -> EmbeddingCache:
+    """The cache of query texts' vectors (questions, pattern phrases), apart from the KG names'
+    so that adding a few does not rewrite the large one."""
+    safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name)
+    return EmbeddingCache(model_name, folder=root / "embeddings" / f"queries-{safe_model}")
 
 
 def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
@@ -128,7 +135,6 @@ class KGIndex:
         self.encoder = encoder
         self.entity_index = entities
         self.relation_index = relations
-        self._recent: dict[str, np.ndarray] = {}  # query texts encoded lately
 
     @classmethod
     def build(
@@ -178,24 +184,28 @@ class KGIndex:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors of `texts`: from the embedding cache (every KG name embedded before by this
-        encoder) or the query texts seen lately (relation phrases recur), the rest encoded."""
-        cache, lock = _shared_cache(self.encoder.model_name, cache_root())
+        encoder), else from the cache of query texts (the question and pattern texts asked
+        before), the rest encoded and added to the query cache. A run whose texts are all cached
+        loads no encoder."""
+        if not texts:
+            return np.zeros((0, self.encoder.dim), dtype=np.float32)
+        names, lock = _shared_cache(self.encoder.model_name, cache_root())
+        queries = _query_cache(self.encoder.model_name, cache_root())
+        vectors: dict[int, np.ndarray] = {}
         with lock:
-            found, missing = cache.lookup(texts)
-            if found is None:
-                found = np.zeros((len(texts), self.encoder.dim), dtype=np.float32)
-            recent = [i for i in missing if texts[i] in self._recent]
-            for i in recent:
-                found[i] = self._recent[texts[i]]
-        todo = [i for i in missing if texts[i] not in self._recent]
+            for cache in (names, queries):
+                todo = [i for i in range(len(texts)) if i not in vectors]
+                found, missing = cache.lookup([texts[i] for i in todo]) if todo else (None, [])
+                if found is not None:
+                    absent = set(missing)
+                    vectors.update((i, found[j]) for j, i in enumerate(todo) if j not in absent)
+        todo = [i for i in range(len(texts)) if i not in vectors]
         if todo:
-            vectors = self.encoder.encode([texts[i] for i in todo])
-            found[todo] = vectors
+            encoded = self.encoder.encode([texts[i] for i in todo])
             with lock:
-                if len(self._recent) > RECENT_TEXTS:
-                    self._recent.clear()
-                self._recent.update(zip((texts[i] for i in todo), vectors))
-        return found
+                queries.put([texts[i] for i in todo], encoded)
+            vectors.update(zip(todo, encoded))
+        return np.stack([vectors[i] for i in range(len(texts))]).astype(np.float32)
 
     def nearest_entities(self, text: str, k: int) -> list[Neighbour]:
         """Top-k entities; among equally distant ones an exact name match ranks first."""

@@ -41,6 +41,7 @@ class RawReply(NamedTuple):
     completion_tokens: int
     truncated: bool = False  # generation stopped at max_tokens
     looped: bool = False  # the loop guard stopped generation and cut the repeating tail
+    reused_tokens: int = 0  # prompt tokens the server took from its prompt cache, not read
 
 
 def check_messages(messages: list[Message]) -> None:
@@ -151,6 +152,7 @@ class Backend(LLM):
             reply.truncated,
             looped=reply.looped,
             retried=retried,
+            reused_tokens=reply.reused_tokens,
         )
         if schema is None:
             return completion

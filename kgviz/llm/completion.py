@@ -20,5 +20,6 @@ class Completion:
     truncated: bool = False  # generation stopped at max_tokens
     cached: bool = False
     looped: bool = False  # the loop guard cut a repeating tail
+    reused_tokens: int = 0  # prompt tokens taken from the server's prompt cache, not read again
     # the transient failures of the attempts before this reply (each request reached the server)
     retried: tuple[str, ...] = ()

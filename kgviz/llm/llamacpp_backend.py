@@ -11,7 +11,9 @@ turns.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
 from kgviz.llm.openai_format import chat_body, streamed, take_chunk
+from kgviz.llm.prefix_state import PrefixStates, SlotPrefixes, prefix_cache_on
 from kgviz.llm.repetition import LoopGuard
 from kgviz.llm.stream_state import StreamState
 
@@ -72,21 +75,25 @@ def default_slots() -> int:
 
 @dataclass
 class LoadedModel:
-    """A llama.cpp server object, the gate admitting one call per slot, and its load time."""
+    """A llama.cpp server object, the gate admitting one call per slot, its load time, and its
+    one slot's saved prompt prefixes (None with several slots or `KGVIZ_PREFIX_CACHE=off`)."""
 
     server: Any
     gate: threading.Semaphore
     load_s: float
+    prefixes: SlotPrefixes | None = None
 
 
-_LOADED: dict[tuple[str, int, int, int], LoadedModel] = {}
+_LOADED: dict[tuple[str, int, int, int, bool], LoadedModel] = {}
 _LOADING = threading.Lock()
 
 
-def _load(path: Path, n_ctx: int, threads: int, slots: int) -> LoadedModel:
+def _load(spec: ModelSpec, path: Path, n_ctx: int, threads: int, slots: int) -> LoadedModel:
     """Load `path` once per process for these parameters (later calls return the same object).
-    Every slot gets a context of `n_ctx` tokens."""
-    key = (str(path), n_ctx, threads, slots)
+    Every slot gets a context of `n_ctx` tokens. With one slot, the prompt-prefix states on disk
+    are used (`prefix_state`): the server then also listens on a loopback port for its slot
+    routes."""
+    key = (str(path), n_ctx, threads, slots, prefix_cache_on())
     with _LOADING:
         if key not in _LOADED:
             try:
@@ -103,15 +110,30 @@ def _load(path: Path, n_ctx: int, threads: int, slots: int) -> LoadedModel:
             params.cpuparams.n_threads = threads
             params.cpuparams_batch.n_threads = threads
             params.verbosity = 0
+            states = None
+            if slots == 1 and prefix_cache_on():
+                build = importlib.metadata.version("xllamacpp")
+                states = PrefixStates.for_model(spec.sha256, n_ctx, build)
+                states.folder.mkdir(parents=True, exist_ok=True)
+                params.slot_save_path = f"{states.folder}{os.sep}"  # joined as a plain string
+                params.hostnames, params.port = ["127.0.0.1"], free_port()
             start = time.perf_counter()
             try:
                 server = xllamacpp.Server(params)
             except BINDING_ERRORS as exc:
                 raise LLMError(f"llama.cpp could not load {path}: {exc}") from exc
+            prefixes = SlotPrefixes(states, f"http://127.0.0.1:{params.port}") if states else None
             _LOADED[key] = LoadedModel(
-                server, threading.Semaphore(slots), time.perf_counter() - start
+                server, threading.Semaphore(slots), time.perf_counter() - start, prefixes
             )
         return _LOADED[key]
+
+
+def free_port() -> int:
+    """A loopback port no one listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 class LlamaCppBackend(Backend):
@@ -150,7 +172,7 @@ class LlamaCppBackend(Backend):
         """Verify the model file (size + sha256) and load it if this process has not yet."""
         if self._loaded is None:
             path = verify_model(self.spec)
-            self._loaded = _load(path, self.n_ctx, self.threads, self.slots)
+            self._loaded = _load(self.spec, path, self.n_ctx, self.threads, self.slots)
         return self._loaded
 
     def _bounded_generate(
@@ -216,6 +238,7 @@ class LlamaCppBackend(Backend):
                 return True
 
         with loaded.gate:
+            key = loaded.prefixes.before(body["messages"]) if loaded.prefixes else None
             self._call(loaded, streamed(body), on_chunk)
             if interrupted:
                 raise interrupted[0]
@@ -226,6 +249,8 @@ class LlamaCppBackend(Backend):
             if not stream.usage:
                 probe = self._call(loaded, {**body, "max_tokens": 1, "stream": False})
                 stream.count((probe.get("usage") or {}).get("prompt_tokens", 0), None)
+            if loaded.prefixes is not None:
+                loaded.prefixes.after(key)
         return stream.reply()
 
     def describe(self) -> str:

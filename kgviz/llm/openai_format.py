@@ -45,7 +45,10 @@ def take_chunk(state: StreamState, chunk: Any) -> bool:
         return True
     usage = chunk.get("usage")
     if usage:
-        state.count(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        details = usage.get("prompt_tokens_details") or {}
+        state.count(
+            usage.get("prompt_tokens"), usage.get("completion_tokens"), details.get("cached_tokens")
+        )
     for choice in chunk.get("choices") or []:
         state.finish = choice.get("finish_reason") or state.finish
         content = (choice.get("delta") or {}).get("content")

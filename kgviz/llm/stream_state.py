@@ -19,7 +19,8 @@ class StreamState:
     emitting: bool = True
     tokens: int = 0
     finish: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)  # prompt_tokens, completion_tokens
+    # prompt_tokens, completion_tokens, reused_tokens (those the server did not read again)
+    usage: dict[str, int] = field(default_factory=dict)
     error: Any = None  # an error the server reported in the stream
 
     def add_text(self, text: str) -> bool:
@@ -29,9 +30,13 @@ class StreamState:
         self.tokens += 1
         return self.guard.add_whole(text)
 
-    def count(self, prompt_tokens: Any, completion_tokens: Any) -> None:
+    def count(self, prompt_tokens: Any, completion_tokens: Any, reused_tokens: Any = None) -> None:
         """Record the token counts the server reports (None: not reported)."""
-        counts = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+        counts = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "reused_tokens": reused_tokens,
+        }
         self.usage = {name: int(value) for name, value in counts.items() if value is not None}
 
     def reply(self) -> RawReply:
@@ -42,4 +47,5 @@ class StreamState:
             self.usage.get("completion_tokens", self.tokens),
             truncated=self.finish == "length",
             looped=self.guard.looped,
+            reused_tokens=self.usage.get("reused_tokens", 0),
         )

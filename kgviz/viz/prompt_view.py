@@ -57,7 +57,9 @@ def prompt_view(trace: Trace) -> str:
 def _call(call: LLMCall, answers: list[str], entities: set[str]) -> str:
     head = (
         f"<b>{esc(call.stage)}</b> · {esc(call.backend)}:{esc(call.model)} · "
-        f"{call.prompt_tokens:,} prompt + {call.completion_tokens:,} completion tokens · "
+        f"{call.prompt_tokens:,} prompt"
+        + (f" ({call.reused_tokens:,} reused from the prompt cache)" if call.reused_tokens else "")
+        + f" + {call.completion_tokens:,} completion tokens · "
         f"{call.latency_s:.2f} s"
         + (" when first computed; replayed from the response cache now" if call.cached else "")
         + (" · <b>cut at the token limit</b>" if call.truncated else "")

@@ -1,0 +1,154 @@
+"""A user's first answer: fresh `kgviz` processes, timed as a whole, in one run.
+
+1. **Prefix state on against off.** Fresh-process `kgviz ask --cache off` on demo questions,
+   once with the persisted prompt-prefix state (its cache warmed by one untimed ask) and once
+   with `KGVIZ_PREFIX_CACHE=off`, alternating which goes first; each setting has a cache folder
+   of its own, so no process of a setting has seen the question. The answers are compared.
+2. **A fully cached ask**: the same ask again with `--cache rw` after it was answered once: its
+   wall time and peak memory (a loaded 1.5B model alone takes over 1 GB).
+3. **`kgviz methods`**.
+4. **`kgviz demo`** (the main job of `make demo`) with an empty response cache.
+
+    python bench/bench_first_answer.py --questions 4 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kgviz.datasets import get_dataset
+from kgviz.paths import models_root
+
+METHOD = "simgrag"
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Wall seconds, peak resident memory (MB) and stdout of one process."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
+    peak_kb = int(result.stderr.strip().splitlines()[-1])
+    return wall, peak_kb // 1024, result.stdout
+
+
+def ask(question: str, cache: str, llm: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "kgviz",
+        "ask",
+        question,
+        "--dataset",
+        "demo",
+        "--method",
+        METHOD,
+        "--llm",
+        llm,
+        "--cache",
+        cache,
+        "--json",
+    ]
+
+
+def environment(folder: Path, prefix_state: bool) -> dict[str, str]:
+    return {
+        **os.environ,
+        "KGVIZ_CACHE": str(folder),
+        "KGVIZ_MODELS": str(models_root()),
+        "KGVIZ_PREFIX_CACHE": "on" if prefix_state else "off",
+    }
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def prefix_state_on_off(root: Path, questions: list[str], llm: str) -> None:
+    settings = {"on": environment(root / "on", True), "off": environment(root / "off", False)}
+    for env in settings.values():  # indexes and prefix states, untimed
+        timed(ask("who directed Forrest Gump", "off", llm), env)
+    walls: dict[str, list[float]] = {"on": [], "off": []}
+    same = 0
+    for number, question in enumerate(questions):
+        order = ["on", "off"] if number % 2 == 0 else ["off", "on"]
+        answers = {}
+        for setting in order:
+            wall, _, out = timed(ask(question, "off", llm), settings[setting])
+            walls[setting].append(wall)
+            answers[setting] = json.loads(out)["answers"]
+            print(f"  {setting:>3}: {wall:6.1f} s  {question}  -> {answers[setting]}", flush=True)
+        same += answers["on"] == answers["off"]
+    on, off = median(walls["on"]), median(walls["off"])
+    print(
+        f"fresh-process ask, prefix state on: median {on:.1f} s; off: {off:.1f} s; "
+        f"{off / on:.2f}x; same answers on {same} of {len(questions)} questions"
+    )
+
+
+def cached_ask(root: Path, llm: str, repeats: int) -> None:
+    env = environment(root / "on", True)
+    question = "who directed Forrest Gump"
+    timed(ask(question, "rw", llm), env)  # recorded once
+    runs = [timed(ask(question, "rw", llm), env) for _ in range(repeats)]
+    print(
+        f"fully cached ask: median {median([r[0] for r in runs]):.1f} s wall, "
+        f"peak memory {max(r[1] for r in runs)} MB"
+    )
+
+
+def methods(root: Path, repeats: int) -> None:
+    env = environment(root / "on", True)
+    walls = [timed([sys.executable, "-m", "kgviz", "methods"], env)[0] for _ in range(repeats)]
+    print(f"kgviz methods: median {median(walls):.2f} s")
+
+
+def demo(root: Path, llm: str) -> None:
+    env = environment(root / "on", True)
+    shutil.rmtree(root / "on" / "llm-responses", ignore_errors=True)
+    page = root / "demo.html"
+    wall, _, _ = timed(
+        [sys.executable, "-m", "kgviz", "demo", "--llm", llm, "--page", str(page)], env
+    )
+    print(f"kgviz demo (empty response cache, prefix states kept): {wall:.0f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--llm", default="local")
+    parser.add_argument("--skip-demo", action="store_true")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    print(f"load average at the start: {load:.2f} on {os.cpu_count()} cores")
+    records = [r for r in get_dataset("demo").questions("dev") if r.hops == 2]
+    questions = [r.question for r in records[1 : 1 + args.questions]]
+    with tempfile.TemporaryDirectory(prefix="kgviz-first-answer-") as folder:
+        root = Path(folder)
+        prefix_state_on_off(root, questions, args.llm)
+        cached_ask(root, args.llm, args.repeats)
+        methods(root, args.repeats)
+        if not args.skip_demo:
+            demo(root, args.llm)
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
