@@ -72,7 +72,9 @@ class SentenceEncoder:
 
     @property
     def dim(self) -> int:
-        return int(self.model.get_sentence_embedding_dimension())
+        model = self.model  # sentence-transformers 5 renamed the method (the old name warns)
+        named = getattr(model, "get_embedding_dimension", None)
+        return int(named() if named else model.get_sentence_embedding_dimension())
 
     def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray:
         if not texts:

@@ -1,9 +1,15 @@
 """The result row: one JSON line of `kgviz eval` per answered question (the contract the runner
-writes and the report, tables, charts and `kgviz rescore` read)."""
+writes and the report, tables, charts and `kgviz rescore` read), and the check of its fields'
+types that readers run."""
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Required, TypedDict, get_type_hints
+
+from kgviz.errors import DataFormatError
+from kgviz.reasoners.base import accepts, describe_hint
 
 
 class ResultRow(TypedDict, total=False):
@@ -27,7 +33,7 @@ class ResultRow(TypedDict, total=False):
     precision: float
     recall: float
     f1: float
-    truncated: bool
+    truncated: bool | None  # None: not recorded (rows of older versions)
     reasked: bool
     evidence_recall: bool
     evidence_size: int
@@ -43,3 +49,23 @@ class ResultRow(TypedDict, total=False):
     failure: str
     warnings: list[str]
     error: str | None
+
+
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with a row's known fields (the first of the wrong type), or None."""
+    for name, hint in get_type_hints(ResultRow).items():
+        if name in row and not accepts(hint, row[name]):
+            return f"{name!r} must be {describe_hint(hint)}, not {row[name]!r:.60}"
+    return None
+
+
+def check_rows(path: Path, rows: list[ResultRow]) -> list[ResultRow]:
+    """`rows`, read from `path` one per non-blank line, once each has fields of the right types;
+    else a `DataFormatError` naming the line of the first that has not."""
+    for index, row in enumerate(rows):
+        problem = row_problem(row)
+        if problem is not None:
+            lines = path.read_text(encoding="utf-8").split("\n")
+            numbers = [number for number, line in enumerate(lines, start=1) if line.strip()]
+            raise DataFormatError(path, numbers[index], f"a results row whose {problem}")
+    return rows

@@ -10,7 +10,7 @@ import pandas as pd
 
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
-from kgviz.eval.rows import ResultRow
+from kgviz.eval.rows import ResultRow, check_rows
 from kgviz.eval.runner import read_results
 from kgviz.eval.significance import paired_table
 from kgviz.eval.tables import (
@@ -33,9 +33,12 @@ def require_files(paths: Sequence[Path]) -> None:
 
 def load_rows(paths: Sequence[Path]) -> list[ResultRow]:
     """Rows of several results files, in order, each method labelled with its options and, when
-    the rows come from more than one LLM, its LLM (`label_variants`)."""
+    the rows come from more than one LLM, its LLM (`label_variants`). A row with a field of the
+    wrong type is a one-line error naming its file and line."""
     require_files(paths)
-    return label_variants([row for path in paths for row in read_results(Path(path))])
+    return label_variants(
+        [row for path in map(Path, paths) for row in check_rows(path, read_results(path))]
+    )
 
 
 def _cell(value: object) -> str:
