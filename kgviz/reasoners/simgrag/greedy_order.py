@@ -22,8 +22,8 @@ Check = Callable[[], None]
 
 
 def greedy_blocks(cost: np.ndarray, row: np.ndarray, check: Check) -> Iterator[np.ndarray]:
-    """Positions of the candidates in ascending (cost, row) order, a block at a time. The
-    (cost, row) pairs must be distinct; `check()` runs between chunks of work and may raise."""
+    """Positions of the candidates in ascending (cost, row) order, a block at a time;
+    `check()` runs between chunks of work and may raise to stop."""
     left = np.arange(len(cost))
     block = FIRST_BLOCK
     while len(left) > max(CHUNK, 2 * block):
@@ -58,8 +58,8 @@ def _split(
 
 
 def _kth_smallest(parts: Iterable[np.ndarray], k: int, check: Check) -> np.generic:
-    """The `k`-th smallest value (1-based) of the values in `parts` (each at most `4 * k` long,
-    or `CHUNK`): each part keeps its `k` smallest, until they fit one part."""
+    """The `k`-th smallest value (1-based) of the values in `parts`: each part keeps its `k`
+    smallest, and those are cut into parts again until they fit one (of `max(CHUNK, 4 * k)`)."""
     size = max(CHUNK, 4 * k)
     pool = np.concatenate([p if len(p) <= k else np.partition(p, k - 1)[:k] for p in parts])
     if len(pool) > size:
