@@ -31,18 +31,22 @@ def transport_error(
     error: httpx.HTTPError, where: str, seconds: float, refused: str, answered: bool = True
 ) -> LLMError:
     """A transport failure. Refused, or (from a server that has not `answered` yet) a connection
-    that timed out or was dropped before any reply, means no server (`refused` says so): final.
-    Once a server has answered, timeouts and drops may pass."""
+    not made in time or dropped before any reply, means no server (`refused` says so): final.
+    Once a server has answered, slow connections and drops may pass; a reply that does not come
+    within the request's time is a timeout."""
     if isinstance(error, httpx.ConnectError):
         return LLMUnavailable(refused)
-    if not answered and isinstance(error, httpx.ConnectTimeout):
-        return LLMUnavailable(f"{refused} (no connection within {CONNECT_TIMEOUT_S:g} s)")
+    if isinstance(error, httpx.ConnectTimeout):
+        slow = f"no connection within {CONNECT_TIMEOUT_S:g} s"
+        if answered:
+            return LLMTransient(f"connection to {where} failed: {slow}")
+        return LLMUnavailable(f"{refused} ({slow})")
+    if isinstance(error, httpx.TimeoutException):
+        return LLMTimeout(f"{where} did not answer within {seconds:g} s")
     if not answered and isinstance(error, httpx.TransportError):
         return LLMUnavailable(
             f"{refused} (the connection was dropped before any reply: {type(error).__name__})"
         )
-    if isinstance(error, httpx.TimeoutException):
-        return LLMTimeout(f"{where} did not answer within {seconds:g} s")
     return LLMTransient(f"connection to {where} failed: {type(error).__name__}: {error}")
 
 

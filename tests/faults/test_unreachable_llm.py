@@ -9,9 +9,11 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
-from kgviz.llm.errors import LLMTransient, LLMUnavailable
+from kgviz.llm.errors import LLMTimeout, LLMTransient, LLMUnavailable
+from kgviz.llm.http_errors import transport_error
 from kgviz.llm.ollama_backend import OllamaBackend
 from kgviz.llm.openai_backend import OpenAIBackend
 
@@ -110,3 +112,18 @@ def test_a_server_that_answered_before_has_its_drops_retried(dropping):
     with pytest.raises(LLMTransient, match=r"3 attempt"):
         backend.complete(MESSAGES)
     assert server.connections == 1 + 3
+
+
+@pytest.mark.parametrize(
+    "error, answered, expected",
+    [
+        (httpx.ConnectTimeout("slow"), False, LLMUnavailable),  # a blackholed address
+        (httpx.ConnectTimeout("slow"), True, LLMTransient),  # retried
+        (httpx.RemoteProtocolError("gone"), False, LLMUnavailable),
+        (httpx.RemoteProtocolError("gone"), True, LLMTransient),
+        (httpx.ReadTimeout("slow"), False, LLMTimeout),  # a server still at work: its deadline
+    ],
+)
+def test_which_transport_failures_mean_no_server(error, answered, expected):
+    made = transport_error(error, "X", 60, "no server at X", answered)
+    assert type(made) is expected
