@@ -64,18 +64,12 @@ def save_checkpoint(folder: Path, state: dict[str, torch.Tensor], card: dict[str
     payload = save({key: tensor.detach().contiguous().cpu() for key, tensor in state.items()})
     card = {**card, "weights": {"file": WEIGHTS, "sha256": weights_sha256(payload)}}
     text = json.dumps(card, indent=2, sort_keys=True) + "\n"
-    had_one = (folder / WEIGHTS).is_file()
-    try:
-        write_files_atomic({folder / WEIGHTS: payload, folder / CARD: text.encode("utf-8")})
-    except OSError as error:
-        kept = (
-            f"the checkpoint already in {folder} is kept unchanged"
-            if had_one
-            else f"nothing was saved in {folder}"
-        )
-        raise KgvizError(
-            f"cannot save the checkpoint: {error.filename or folder}: {error.strerror}; {kept}"
-        ) from error
+    kept = (
+        f"the checkpoint already in {folder} is kept unchanged"
+        if (folder / WEIGHTS).is_file()
+        else f"nothing was saved in {folder}"
+    )
+    write_files_atomic({folder / WEIGHTS: payload, folder / CARD: text.encode("utf-8")}, kept)
 
 
 @dataclass(frozen=True)

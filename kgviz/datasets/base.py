@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kgviz.errors import KgvizError, MissingDataError
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.kg.readers import StringTriple, read_triples
+from kgviz.kg.readers import StringTriple, read_triples, require_file
 from kgviz.kg.store import cached_graph, source_fingerprint
 from kgviz.paths import cache_name, cache_root, data_root
 
@@ -79,13 +79,15 @@ class Dataset(ABC):
         )
 
     def check_available(self) -> None:
-        """Raise a MissingDataError naming the folder looked in and how to get the data."""
-        missing = [f for f in self.kb_files if not f.is_file()]
-        if missing:
-            raise MissingDataError(
-                f"dataset {self.name!r}: {missing[0]} not found (looked in {self.root}); "
-                f"{self.how_to_get()}"
-            )
+        """Raise a MissingDataError naming the folder looked in and how to get the data, or a
+        DataFormatError when something other than a file is where a KB file should be."""
+        for file in self.kb_files:
+            if not file.exists():
+                raise MissingDataError(
+                    f"dataset {self.name!r}: {file} not found (looked in {self.root}); "
+                    f"{self.how_to_get()}"
+                )
+            require_file(file)
 
     def available_splits(self) -> list[str]:
         return [split for split, path in self.split_files.items() if path.is_file()]

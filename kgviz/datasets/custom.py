@@ -16,10 +16,15 @@ KB_NAMES = ("kb.tsv", "kb.nt", "kb.ttl")
 
 
 def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str, ...]:
+    """A non-empty list of non-empty strings without NUL characters (a string is a list of one)."""
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise DataFormatError(path, number, f"{key!r} must be a list of non-empty strings")
+    if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
+        raise DataFormatError(
+            path, number, f"{key!r} must be a non-empty list of non-empty strings"
+        )
+    if any("\0" in v for v in value):
+        raise DataFormatError(path, number, f"{key!r} holds a NUL character (\\x00)")
     return tuple(value)
 
 
@@ -34,8 +39,9 @@ def _hops(path: Path, number: int, value: object) -> int | None:
 
 
 def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
-    """Read QA records, one JSON object per line; `question` and `answers` are required, and
-    question ids (`id`, default `<dataset_name>/<file stem>/<line number>`) must be unique."""
+    """Read QA records, one JSON object per line; `question` and a non-empty `answers` list are
+    required, question ids (`id`, default `<dataset_name>/<file stem>/<line number>`) must be
+    unique, and a file without a question is refused."""
     records = []
     seen: dict[str, int] = {}
     for number, line in open_text_lines(path):
@@ -43,8 +49,9 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
             item = json.loads(line)
         except json.JSONDecodeError as error:
             raise DataFormatError(path, number, f"invalid JSON ({error.msg})") from error
-        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-            raise DataFormatError(path, number, "expected an object with a 'question' string")
+        question = item.get("question") if isinstance(item, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            raise DataFormatError(path, number, "expected an object with a non-empty 'question'")
         qid = str(item.get("id", f"{dataset_name}/{path.stem}/{number}"))
         if qid in seen:
             raise DataFormatError(
@@ -56,7 +63,7 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
         seen[qid] = number
         records.append(
             QARecord(
-                question=item["question"].strip(),
+                question=question.strip(),
                 answers=_string_list(path, number, item.get("answers"), "answers"),
                 topic_entities=_string_list(
                     path, number, item.get("topic_entities") or [], "topic_entities"
@@ -68,6 +75,8 @@ def read_qa_jsonl(path: Path, dataset_name: str) -> list[QARecord]:
                 hops=_hops(path, number, item.get("hops")),
             )
         )
+    if not records:
+        raise DataFormatError(path, 0, "holds no questions (the file is empty)")
     return records
 
 
@@ -84,13 +93,16 @@ class CustomDataset(Dataset):
 
     @property
     def kb_files(self) -> list[Path]:
-        present = [self.root / name for name in KB_NAMES if (self.root / name).is_file()]
+        """The one KB file; when none is a file, the first KB name taken by something else
+        (reported as what it is), else `kb.tsv`."""
+        candidates = [self.root / name for name in KB_NAMES]
+        present = [path for path in candidates if path.is_file()]
         if len(present) > 1:
             raise KgvizError(
                 f"dataset {self.name!r}: {self.root} holds {', '.join(p.name for p in present)}; "
                 f"keep only the one to use"
             )
-        return present or [self.root / "kb.tsv"]
+        return present or [next((p for p in candidates if p.exists()), candidates[0])]
 
     @property
     def split_files(self) -> dict[str, Path]:

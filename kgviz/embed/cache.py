@@ -1,10 +1,15 @@
-"""On-disk embedding cache keyed by (model, text), stored as atomically written shard files."""
+"""On-disk embedding cache keyed by (model, text), stored as atomically written shard files.
+
+Each shard is checked as it is read: 16-byte keys, one float32 vector per key, all of the
+encoder's dimension. A shard that fails is set aside and its texts are embedded again.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -15,34 +20,65 @@ from kgviz.paths import cache_root
 
 MAX_SHARDS = 8
 FLUSH_EVERY = 8192
+KEPT = "the cache keeps the vectors it held"
 
 
 def text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
-class EmbeddingCache:
-    """Vectors of one encoder model; each `put` adds a shard, many shards are merged into one."""
+def check_shard(keys: np.ndarray, vectors: np.ndarray, dim: int | None) -> None:
+    """`CorruptCache` unless `keys` are (n, 16) bytes and `vectors` (n, dim) float32."""
+    if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 16:
+        raise CorruptCache(f"keys of shape {keys.shape} and type {keys.dtype}, not (n, 16) uint8")
+    if vectors.dtype != np.float32 or vectors.ndim != 2 or len(vectors) != len(keys):
+        raise CorruptCache(
+            f"{len(keys)} keys for vectors of shape {vectors.shape} and type {vectors.dtype}"
+        )
+    if dim is not None and vectors.shape[1] != dim:
+        raise CorruptCache(f"vectors of dimension {vectors.shape[1]}, not the encoder's {dim}")
 
-    def __init__(self, model_name: str, folder: Path | None = None) -> None:
+
+class EmbeddingCache:
+    """Vectors of one encoder model; each `put` adds a shard, many shards are merged into one.
+
+    `dim` gives the encoder's dimension when first needed (the model loads only then); without
+    it, the first shard read sets the dimension the others must have.
+    """
+
+    def __init__(
+        self, model_name: str, folder: Path | None = None, dim: Callable[[], int] | None = None
+    ) -> None:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_") or "model"
         self.folder = folder or cache_root() / "embeddings" / safe
+        self._encoder_dim = dim
+        self._dim: int | None = None
         self._rows: dict[bytes, int] = {}
         self._vectors: list[np.ndarray] = []
         self._loaded_shards: set[str] = set()
 
     def _shards(self) -> list[Path]:
+        if self.folder.exists() and not self.folder.is_dir():
+            set_aside(self.folder, NotADirectoryError("a file where the cache folder should be"))
         return sorted(self.folder.glob("shard-*.npz")) if self.folder.is_dir() else []
 
+    def _read_shard(self, shard: Path) -> tuple[np.ndarray, np.ndarray]:
+        with np.load(shard, allow_pickle=False) as data:
+            keys, vectors = data["keys"], data["vectors"]
+        check_shard(keys, vectors, self._dim)
+        self._dim = vectors.shape[1]
+        return keys, vectors
+
     def _refresh(self) -> None:
-        for shard in self._shards():
-            if shard.name in self._loaded_shards:
-                continue
+        """Load the shards not loaded yet, setting aside one that fails `check_shard`. The
+        encoder's dimension is asked for first: a model that fails to load is its own error,
+        not a reason to set shards aside."""
+        new = [shard for shard in self._shards() if shard.name not in self._loaded_shards]
+        if new and self._dim is None and self._encoder_dim is not None:
+            self._dim = self._encoder_dim()
+        for shard in new:
             try:
-                with np.load(shard, allow_pickle=False) as data:
-                    keys, vectors = data["keys"], data["vectors"]
-                if len(keys) != len(vectors) or vectors.ndim != 2:
-                    raise CorruptCache(f"{len(keys)} keys for {len(vectors)} vectors")
+                keys, vectors = self._read_shard(shard)
             except FileNotFoundError:
                 continue  # removed by a concurrent merge
             except CORRUPT as error:
@@ -86,7 +122,7 @@ class EmbeddingCache:
 
     def _write_shard(self, keys: np.ndarray, vectors: np.ndarray) -> Path:
         path = self.folder / f"shard-{uuid.uuid4().hex}.npz"
-        write_atomic(path, lambda handle: np.savez(handle, keys=keys, vectors=vectors))
+        write_atomic(path, lambda handle: np.savez(handle, keys=keys, vectors=vectors), KEPT)
         return path
 
     def _merge(self) -> None:
@@ -110,28 +146,33 @@ def embed_with_cache(
     desc: str = "embedding",
 ) -> np.ndarray:
     """Embed `texts`, reading what the cache has and encoding (in batches) only the rest."""
-    cache = cache or EmbeddingCache(encoder.model_name)
+    cache = cache or cache_for(encoder)
     found, missing = cache.lookup(texts)
-    if not missing and found is not None:
+    if found is not None and not missing:
         return found
+    if not texts:
+        return np.zeros((0, encoder.dim), dtype=np.float32)
     todo = [texts[i] for i in missing]
     chunks = range(0, len(todo), batch_size)
     if progress:
         from tqdm.auto import tqdm
 
         chunks = tqdm(chunks, desc=desc, unit="batch", total=len(chunks))
-    pending_texts: list[str] = []
-    pending_vectors: list[np.ndarray] = []
+    encoded: list[np.ndarray] = []
+    stored_parts = stored_texts = 0
     for start in chunks:
         batch = todo[start : start + batch_size]
-        pending_texts.extend(batch)
-        pending_vectors.append(encoder.encode(batch, batch_size=min(batch_size, 256)))
-        if len(pending_texts) >= FLUSH_EVERY:  # bounded loss if interrupted, few shard files
-            cache.put(pending_texts, np.concatenate(pending_vectors))
-            pending_texts, pending_vectors = [], []
-    if pending_texts:
-        cache.put(pending_texts, np.concatenate(pending_vectors))
-    result, still_missing = cache.lookup(texts)
-    if still_missing or result is None:
-        raise RuntimeError(f"embedding cache lost {len(still_missing)} vectors just written")
+        encoded.append(encoder.encode(batch, batch_size=min(batch_size, 256)))
+        end = start + len(batch)
+        if end - stored_texts >= FLUSH_EVERY or end == len(todo):  # bounded loss if interrupted
+            cache.put(todo[stored_texts:end], np.concatenate(encoded[stored_parts:]))
+            stored_parts, stored_texts = len(encoded), end
+    vectors = np.concatenate(encoded)
+    result = np.zeros((len(texts), vectors.shape[1]), np.float32) if found is None else found
+    result[missing] = vectors
     return result
+
+
+def cache_for(encoder) -> EmbeddingCache:
+    """The embedding cache of `encoder`'s model, holding vectors of its dimension."""
+    return EmbeddingCache(encoder.model_name, dim=lambda: encoder.dim)

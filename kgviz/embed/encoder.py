@@ -56,6 +56,7 @@ class SentenceEncoder:
         self.model_name = model_name
         self.threads = threads
         self._model = None
+        self._dim: int | None = None
 
     @property
     def model(self):
@@ -76,7 +77,9 @@ class SentenceEncoder:
 
     @property
     def dim(self) -> int:
-        return int(self.model.get_sentence_embedding_dimension())
+        model = self.model  # sentence-transformers 5 renamed the method (the old name warns)
+        named = getattr(model, "get_embedding_dimension", None)
+        return int(named() if named else model.get_sentence_embedding_dimension())
 
     def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray:
         if not texts:

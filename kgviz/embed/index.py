@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import IO, Any, Literal, Protocol
 
 import numpy as np
 
-from kgviz.atomic import atomic_path
+from kgviz.atomic import write_atomic
 
 FaissKind = Literal["flat", "hnsw"]
 IndexKind = Literal["flat", "hnsw", "milvus"]  # milvus: see kgviz.embed.milvus_index
@@ -76,11 +76,21 @@ class FaissIndex:
     def __len__(self) -> int:
         return int(self.index.ntotal)
 
+    @property
+    def dim(self) -> int:
+        return int(self.index.d)
+
     def save(self, path: Path) -> None:
+        """Write the index atomically, through Python file writes (so that a failed write is an
+        `OSError`, hence a one-line `WriteError`, not a faiss exception)."""
         import faiss
 
-        with atomic_path(path) as tmp:
-            faiss.write_index(self.index, str(tmp))
+        untyped: Any = faiss  # its stubs know no PyCallbackIOWriter, nor write_index to one
+
+        def write(handle: IO[bytes]) -> None:
+            untyped.write_index(self.index, untyped.PyCallbackIOWriter(handle.write))
+
+        write_atomic(path, write)
 
     @classmethod
     def load(cls, path: Path) -> FaissIndex:

@@ -7,13 +7,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex, IndexKind, VectorIndex
 from kgviz.embed.milvus_index import MilvusConnection, MilvusIndex, connect
@@ -39,24 +38,38 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
 
 
-@lru_cache(maxsize=4)
-def _shared_cache(model_name: str, root: Path) -> tuple[EmbeddingCache, threading.Lock]:
-    """One embedding cache per model and cache root in a process (graphs built one per question
-    then read the shards once), with the lock its users hold."""
-    return EmbeddingCache(model_name, folder=None), threading.Lock()  # under `root`, the cache root
+_caches: dict[tuple[str, Path], tuple[EmbeddingCache, threading.Lock]] = {}
+_query_caches: dict[tuple[str, Path], EmbeddingCache] = {}
+_caches_lock = threading.Lock()
 
 
-@lru_cache(maxsize=4)
-def _query_cache(model_name: str, root: Path) -> EmbeddingCache:
+def _shared_cache(encoder: TextEncoder, root: Path) -> tuple[EmbeddingCache, threading.Lock]:
+    """One embedding cache per encoder model and cache root in a process (graphs built one per
+    question then read the shards once), with the lock its users hold."""
+    with _caches_lock:
+        key = (encoder.model_name, root)
+        if key not in _caches:
+            _caches[key] = (cache_for(encoder), threading.Lock())  # under `root`, the cache root
+        return _caches[key]
+
+
+def _query_cache(encoder: TextEncoder, root: Path) -> EmbeddingCache:
     """The cache of query texts' vectors (questions, pattern phrases), apart from the KG names'
-    so that adding a few does not rewrite the large one."""
-    safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name)
-    return EmbeddingCache(model_name, folder=root / "embeddings" / f"queries-{safe_model}")
+    so that adding a few does not rewrite the large one; one per model and root in a process."""
+    with _caches_lock:
+        key = (f"queries {encoder.model_name}", root)
+        if key not in _query_caches:
+            safe_model = re.sub(r"[^A-Za-z0-9_.-]+", "_", encoder.model_name)
+            folder = root / "embeddings" / f"queries-{safe_model}"
+            _query_caches[key] = EmbeddingCache(
+                encoder.model_name, folder=folder, dim=lambda: encoder.dim
+            )
+        return _query_caches[key]
 
 
 def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
     """Embeds (through the on-disk cache) the graph's entity names or readable relation labels."""
-    cache, lock = _shared_cache(encoder.model_name, cache_root())
+    cache, lock = _shared_cache(encoder, cache_root())
 
     def embed(which: str) -> np.ndarray:
         if which == "entities":
@@ -76,18 +89,21 @@ def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed
 
 
 def _load_indexes(
-    kg: KnowledgeGraph, entity_file: Path, relation_file: Path
+    kg: KnowledgeGraph, encoder: TextEncoder, entity_file: Path, relation_file: Path
 ) -> tuple[FaissIndex, FaissIndex] | None:
-    """Both persisted indexes when they read and hold one vector per name; an unreadable or
-    short one is set aside (and both are rebuilt)."""
+    """Both persisted indexes when they read and hold one vector of the encoder's dimension per
+    name; an unreadable or wrong one is set aside (and both are rebuilt)."""
     loaded = []
     for path, count in ((entity_file, kg.num_entities), (relation_file, kg.num_relations)):
         if not path.is_file():
             return None
         try:
             index = FaissIndex.load(path)
-            if len(index) != count:
-                raise CorruptCache(f"{len(index)} vectors for {count} names")
+            if len(index) != count or index.dim != encoder.dim:
+                raise CorruptCache(
+                    f"{len(index)} vectors of dimension {index.dim} for {count} names "
+                    f"(the encoder's dimension is {encoder.dim})"
+                )
         except CORRUPT as error:
             set_aside(path, error)
             return None
@@ -173,7 +189,7 @@ class KGIndex:
             folder / f"entities-{kind}.faiss",
             folder / "relations-flat.faiss",
         )
-        loaded = _load_indexes(kg, entity_file, relation_file)
+        loaded = _load_indexes(kg, encoder, entity_file, relation_file)
         if loaded is not None:
             return cls(kg, encoder, *loaded)
         entities = FaissIndex.build(embed("entities"), kind)
@@ -189,8 +205,8 @@ class KGIndex:
         loads no encoder."""
         if not texts:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
-        names, lock = _shared_cache(self.encoder.model_name, cache_root())
-        queries = _query_cache(self.encoder.model_name, cache_root())
+        names, lock = _shared_cache(self.encoder, cache_root())
+        queries = _query_cache(self.encoder, cache_root())
         vectors: dict[int, np.ndarray] = {}
         with lock:
             for cache in (names, queries):

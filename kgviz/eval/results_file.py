@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Self, cast
 
 from kgviz.errors import DataFormatError, KgvizError
-from kgviz.eval.rows import ResultRow
+from kgviz.eval.rows import ResultRow, row_problem
 from kgviz.eval.writer_lock import sole_writer
 
 
@@ -49,6 +49,9 @@ def parse_results(text: str, path: Path) -> tuple[list[ResultRow], int]:
                 "not a results row (an object with 'method' "
                 "and 'qid' strings, as `kgviz eval` writes)",
             )
+        problem = row_problem(row)
+        if problem is not None:
+            raise DataFormatError(path, number, f"a results row whose {problem}")
         rows.append(cast(ResultRow, row))
     return rows, len(text.encode("utf-8"))
 

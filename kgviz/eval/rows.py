@@ -1,13 +1,15 @@
 """The result row: one JSON line of `kgviz eval` per answered question (the contract the runner
-writes and the report, tables, charts and `kgviz rescore` read), made from a judged `Run`."""
+writes and the report, tables, charts and `kgviz rescore` read), made from a judged `Run`, and
+the check of its fields' types that readers run."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Required, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, Required, TypedDict, get_type_hints
 
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
+from kgviz.reasoners.base import accepts, describe_hint
 from kgviz.run import Run
 
 
@@ -32,7 +34,7 @@ class ResultRow(TypedDict, total=False):
     precision: float
     recall: float
     f1: float
-    truncated: bool
+    truncated: bool | None  # None: not recorded (rows of older versions)
     reasked: bool
     evidence_recall: bool
     evidence_size: int
@@ -102,3 +104,11 @@ def attach_questions(rows: list[ResultRow], records: Sequence[QARecord]) -> list
     """Rows with the question text and gold answers of their `qid` added (unknown ids get none)."""
     by_id = {record.qid: record for record in records}
     return [with_question(row, by_id[row["qid"]]) if row["qid"] in by_id else row for row in rows]
+
+
+def row_problem(row: Mapping[str, Any]) -> str | None:
+    """What is wrong with a row's known fields (the first of the wrong type), or None."""
+    for name, hint in get_type_hints(ResultRow).items():
+        if name in row and not accepts(hint, row[name]):
+            return f"{name!r} must be {describe_hint(hint)}, not {row[name]!r:.60}"
+    return None

@@ -14,6 +14,21 @@ Names, so that the graph reads like a `kb.tsv`:
 
 Triples whose predicate is `rdfs:label` and whose object is a literal only give names; every
 other triple (`rdf:type` too) is kept.
+
+What is a name, and what is held to which limit:
+
+- a *name* is what a node (IRI or blank node) at either end of a kept triple, or a predicate, is
+  called: its label or its local name. Names are held to `KGVIZ_MAX_NAME_CHARS` (1,000), like the
+  names of a `kb.tsv`. A label of a node in no kept triple names nothing and is not checked;
+- a literal object (an `rdfs:comment`, a description, a date) is a *value*, not a name: it becomes
+  an entity spelled as its lexical form, but is held only to `KGVIZ_MAX_LITERAL_CHARS` (10,000),
+  the limit of every literal in the file;
+- no name or value may hold a NUL character; other control characters are escaped when the
+  graph is built (`kgviz.kg.vocab`);
+- brackets may nest at most 32 levels (`kgviz.kg.rdf_bounds`).
+
+Each limit is checked with the line it is broken on where the file says it (N-Triples always;
+Turtle for literals and nesting).
 """
 
 from __future__ import annotations
@@ -39,12 +54,9 @@ from rdflib.plugins.parsers.ntriples import (
 from rdflib.term import Node
 
 from kgviz.errors import DataFormatError
-from kgviz.kg.readers import (
-    StringTriple,
-    check_name_lengths,
-    max_name_chars,
-    open_text_lines,
-)
+from kgviz.kg.rdf_bounds import check_rdf_bounds
+from kgviz.kg.readers import StringTriple, check_names, max_name_chars, open_text_lines
+from kgviz.kg.vocab import visible
 
 Statement = tuple[Node, Node, Node]
 
@@ -67,6 +79,7 @@ def _read_ntriples(path: Path) -> list[tuple[int, Statement]]:
     parser = W3CNTriplesParser(sink)
     blank_nodes: dict[str, BNode] = {}
     for number, line in open_text_lines(path):
+        check_rdf_bounds(path, line, first_line=number)
         sink.line = number
         try:
             parser.parsestring(line, bnode_context=blank_nodes)
@@ -95,15 +108,19 @@ def _nt_reason(error: ParserError) -> str:
 
 
 def _read_turtle(path: Path) -> list[tuple[int, Statement]]:
-    """Parse with rdflib; its syntax errors carry a line number."""
+    """Parse with rdflib, once the text keeps `check_rdf_bounds`; its syntax errors carry a
+    line number."""
     for _ in open_text_lines(path):  # a line that is not UTF-8 is reported here
         pass
     text = path.read_text(encoding="utf-8-sig")
+    check_rdf_bounds(path, text)
     graph = Graph(store="SimpleMemory")  # iterates in insertion order (the default store does not)
     try:
         graph.parse(data=text, format="turtle", publicID=path.resolve().as_uri())
     except BadSyntax as error:
         raise DataFormatError(path, error.lines + 1, f"invalid Turtle ({error._why})") from None
+    except RecursionError:  # a construct the bounds do not count: still one line, not a crash
+        raise DataFormatError(path, 0, "invalid Turtle: nested too deeply to parse") from None
     except (ParserError, IndexError, AssertionError, ValueError) as error:
         # rdflib crashes rather than reports on some errors, nearly always a cut-off last statement
         raise DataFormatError(
@@ -153,8 +170,8 @@ def _unique_names(base: dict[Node, str], idents: dict[Node, str]) -> dict[Node, 
 def read_rdf_triples(path: Path) -> list[StringTriple]:
     """The triples of an N-Triples (`.nt`) or else Turtle file, named as the module docstring says.
 
-    Syntax errors, bytes that are not UTF-8, an empty graph and over-long names are
-    `DataFormatError`s naming the file (and the line where one is known).
+    Syntax errors, bytes that are not UTF-8, an empty graph and names or values beyond their
+    limits are `DataFormatError`s naming the file (and the line where one is known).
     """
     path = Path(path)
     statements = _read_ntriples(path) if path.suffix == ".nt" else _read_turtle(path)
@@ -178,10 +195,10 @@ def read_rdf_triples(path: Path) -> list[StringTriple]:
             elif isinstance(node, URIRef):
                 idents[node] = str(node)
 
-    def base_name(node: Node) -> str:
+    def base_name(node: Node) -> str:  # escaped here already, so that no two names merge later
         if node in labels:
-            return str(min(labels[node], key=_label_key)).strip()
-        return idents[node] if isinstance(node, BNode) else _local_name(str(node))
+            return visible(str(min(labels[node], key=_label_key)).strip())
+        return visible(idents[node] if isinstance(node, BNode) else _local_name(str(node)))
 
     entities = _unique_names({node: base_name(node) for node in idents}, idents)
     predicates = {p: str(p) for _, (_, p, _) in facts}
@@ -194,6 +211,10 @@ def read_rdf_triples(path: Path) -> list[StringTriple]:
     triples = []
     for line, (s, p, o) in facts:
         triple = (entity(s), relations[p], entity(o))
-        check_name_lengths(path, line, triple, longest)
+        if isinstance(o, Literal):  # a value, held to the literal limit (`check_rdf_bounds`)
+            check_names(path, line, triple[:2], longest)
+            check_names(path, line, triple[2:])
+        else:
+            check_names(path, line, triple, longest)
         triples.append(triple)
     return triples

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -17,26 +17,48 @@ MAX_NAME_ENV = "KGVIZ_MAX_NAME_CHARS"
 DEFAULT_MAX_NAME_CHARS = 1000
 
 
-def max_name_chars() -> int:
-    """The longest entity or relation name accepted (`KGVIZ_MAX_NAME_CHARS`, default 1,000)."""
-    value = os.environ.get(MAX_NAME_ENV, "").strip()
+def env_limit(name: str, default: int) -> int:
+    """A size limit from the environment variable `name`, else `default`."""
+    value = os.environ.get(name, "").strip()
     if not value:
-        return DEFAULT_MAX_NAME_CHARS
+        return default
     if not value.isdigit() or int(value) < 1:
-        raise KgvizError(f"{MAX_NAME_ENV} must be a whole number of at least 1, got {value!r}")
+        raise KgvizError(f"{name} must be a whole number of at least 1, got {value!r}")
     return int(value)
 
 
-def check_name_lengths(path: Path, line: int, triple: StringTriple, longest: int) -> None:
-    """A `DataFormatError` at `line` when a name of `triple` is longer than `longest`."""
-    too_long = next((name for name in triple if len(name) > longest), None)
-    if too_long is not None:
-        raise DataFormatError(
-            path,
-            line,
-            f"a name of {len(too_long):,} characters ({too_long[:40]!r}...; the limit is "
-            f"{longest:,}; set {MAX_NAME_ENV} to raise it)",
-        )
+def max_name_chars() -> int:
+    """The longest entity or relation name accepted (`KGVIZ_MAX_NAME_CHARS`, default 1,000)."""
+    return env_limit(MAX_NAME_ENV, DEFAULT_MAX_NAME_CHARS)
+
+
+def check_names(path: Path, line: int, names: Iterable[str], longest: int | None = None) -> None:
+    """A `DataFormatError` at `line` when one of `names` is longer than `longest` (if given) or
+    holds a NUL character."""
+    for name in names:
+        if longest is not None and len(name) > longest:
+            raise DataFormatError(
+                path,
+                line,
+                f"a name of {len(name):,} characters ({name[:40]!r}...; the limit is "
+                f"{longest:,}; set {MAX_NAME_ENV} to raise it)",
+            )
+        if "\0" in name:
+            raise DataFormatError(
+                path, line, f"a name holds a NUL character (\\x00 in {name[:60]!r})"
+            )
+
+
+def require_file(path: Path) -> None:
+    """A one-line error unless `path` is a file: `MissingDataError` when nothing is there, a
+    `DataFormatError` saying what is there otherwise."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise DataFormatError(path, 0, "is a folder, not a file")
+    if path.exists():
+        raise DataFormatError(path, 0, "is not a regular file")
+    raise MissingDataError(f"file not found: {path}")
 
 
 def open_text_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -86,6 +108,7 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
     """Read `head|relation|tail` (MetaQA) or `head<TAB>relation<TAB>tail` lines.
 
     With `fmt="auto"` the separator is chosen from the first non-blank line and kept for the file.
+    A file without a triple is a `DataFormatError`.
     """
     path = Path(path)
     separator: str | None = None
@@ -101,5 +124,7 @@ def read_triples(path: str | Path, fmt: TripleFormat = "auto") -> Iterator[Strin
                 number,
                 f"expected 3 non-empty fields separated by {shown!r}, got {line[:120]!r}",
             )
-        check_name_lengths(path, number, triple, longest)
+        check_names(path, number, triple, longest)
         yield triple
+    if separator is None:
+        raise DataFormatError(path, 0, "holds no triples (the file is empty)")

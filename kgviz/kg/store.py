@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CORRUPT, set_aside
+from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: control characters in names escaped (`Vocabulary.add`)
 
 
 def save_graph(graph: KnowledgeGraph, path: Path) -> None:
@@ -33,18 +33,33 @@ def save_graph(graph: KnowledgeGraph, path: Path) -> None:
 
 
 def load_graph(path: Path) -> KnowledgeGraph:
+    """The graph saved at `path`; `CorruptCache` unless its arrays have the saved shapes, types
+    and bounds."""
     with np.load(path, allow_pickle=False) as data:
-        if int(data["format_version"][0]) != FORMAT_VERSION:
-            raise ValueError(
-                f"{path}: processed graph format {int(data['format_version'][0])} "
-                f"is not {FORMAT_VERSION}; delete it to rebuild"
-            )
-        entities = Vocabulary.from_arrays(data["entity_blob"], data["entity_offsets"], "entity")
-        relations = Vocabulary.from_arrays(
-            data["relation_blob"], data["relation_offsets"], "relation"
-        )
+        version = int(data["format_version"][0])
+        if version != FORMAT_VERSION:
+            raise CorruptCache(f"processed graph format {version} is not {FORMAT_VERSION}")
+        entities = _vocabulary(data["entity_blob"], data["entity_offsets"], "entity")
+        relations = _vocabulary(data["relation_blob"], data["relation_offsets"], "relation")
+        triples = data["triples"]
+        if triples.dtype != np.int32 or triples.ndim != 2 or triples.shape[1] != 3:
+            raise CorruptCache(f"triples of shape {triples.shape} and type {triples.dtype}")
+        sizes = np.array([len(entities), len(relations), len(entities)])
+        if len(triples) and ((triples < 0).any() or (triples.max(axis=0) >= sizes).any()):
+            raise CorruptCache("a triple names an entity or relation the graph does not have")
         name = data["name"].tobytes().decode("utf-8")
-        return KnowledgeGraph(entities, relations, data["triples"], name=name)
+        return KnowledgeGraph(entities, relations, triples, name=name)
+
+
+def _vocabulary(blob: np.ndarray, offsets: np.ndarray, kind: str) -> Vocabulary:
+    """A saved vocabulary, once its blob is bytes and its offsets rise from 0 to the blob's end."""
+    if blob.dtype != np.uint8 or blob.ndim != 1 or offsets.dtype != np.int64 or offsets.ndim != 1:
+        raise CorruptCache(f"{kind} names stored as {blob.dtype} bytes, {offsets.dtype} offsets")
+    if not len(offsets) or offsets[0] != 0 or offsets[-1] != len(blob):
+        raise CorruptCache(f"{kind} name offsets do not span the names")
+    if (np.diff(offsets) < 0).any():
+        raise CorruptCache(f"{kind} name offsets go backwards")
+    return Vocabulary.from_arrays(blob, offsets, kind)
 
 
 def source_fingerprint(files: Sequence[Path]) -> str:

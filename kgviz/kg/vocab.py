@@ -1,13 +1,29 @@
-"""A string vocabulary: names kept exactly (case-sensitive), mapped to dense integer ids."""
+"""A string vocabulary: names kept exactly (case-sensitive), mapped to dense integer ids.
+
+Names enter a graph here, so this is where control characters are made visible: a TAB, line
+break or other control character in a name is stored as its escape (`\\t`, `\\n`, `\\x1b`), so
+that prompts, evidence lines and views show it and a name is always one line.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 import numpy as np
 
 from kgviz.errors import UnknownNameError
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def visible(name: str) -> str:
+    """`name` with each control character written as its escape (`\\t`, `\\n`, `\\r`, `\\xNN`)."""
+    if name.isprintable():
+        return name
+    return _CONTROL.sub(lambda m: _ESCAPES.get(m[0]) or f"\\x{ord(m[0]):02x}", name)
 
 
 class Vocabulary(Sequence[str]):
@@ -21,7 +37,12 @@ class Vocabulary(Sequence[str]):
             self.add(name)
 
     def add(self, name: str) -> int:
-        """Return the id of `name`, adding it if new."""
+        """Return the id of `name` (its control characters escaped, see `visible`), adding it if
+        new."""
+        found = self._ids.get(name)
+        if found is not None:
+            return found
+        name = visible(name)
         found = self._ids.get(name)
         if found is not None:
             return found
@@ -32,16 +53,18 @@ class Vocabulary(Sequence[str]):
 
     def id(self, name: str) -> int:
         """The id of `name`; a clear error names the closest spelling when it is unknown."""
-        found = self._ids.get(name)
+        found = self.get(name)
         if found is None:
             raise UnknownNameError(self._unknown_message(name))
         return found
 
     def get(self, name: str) -> int | None:
-        return self._ids.get(name)
+        """The id of `name`, spelled as given or with its control characters escaped."""
+        found = self._ids.get(name)
+        return found if found is not None or name.isprintable() else self._ids.get(visible(name))
 
     def __contains__(self, name: object) -> bool:
-        return name in self._ids
+        return name in self._ids or (isinstance(name, str) and self.get(name) is not None)
 
     def __getitem__(self, index):
         return self._names[index]

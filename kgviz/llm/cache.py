@@ -85,14 +85,23 @@ class CachedLLM(LLM):
         completion = self.inner.complete(messages, schema, **options)
         stored = dataclasses.asdict(dataclasses.replace(completion, retried=()))
         record = {"request": request, "completion": stored}
-        write_text_atomic(entry, json.dumps(record, ensure_ascii=False, indent=1))
+        text = json.dumps(record, ensure_ascii=False, indent=1)
+        write_text_atomic(entry, text, "the cache keeps the replies it held")
         return completion
 
-    @staticmethod
-    def _read(entry: Path) -> Completion | None:
-        """The stored completion, or None when absent. An unreadable entry, or one whose fields
-        have the wrong types, is set aside and re-recorded. Entries recorded before completions
-        said whether they were cut count as cut when they used every token allowed."""
+    def _read(self, entry: Path) -> Completion | None:
+        """The stored completion, or None when absent. An unreadable entry, one whose fields
+        have the wrong types, or a folder where it or a file where its folders should be, is set
+        aside and re-recorded (left alone, and a miss, in mode "ro"). Entries recorded before
+        completions said whether they were cut count as cut when they used every token allowed."""
+        read_only = self.mode == "ro"
+        for folder in (self.path, entry.parent):
+            if folder.exists() and not folder.is_dir():
+                set_aside(folder, NotADirectoryError("a file where a folder should be"), read_only)
+                return None
+        if entry.exists() and not entry.is_file():
+            set_aside(entry, IsADirectoryError("a folder where a file should be"), read_only)
+            return None
         if not entry.is_file():
             return None
         try:
@@ -105,7 +114,7 @@ class CachedLLM(LLM):
             check_types(completion)
             return completion
         except (*CORRUPT, UnicodeDecodeError) as error:
-            set_aside(entry, error)
+            set_aside(entry, error, read_only)
             return None
 
 

@@ -21,6 +21,7 @@ from kgviz.llm.base import Backend, Message, RawReply
 from kgviz.llm.deadline import run_with_deadline
 from kgviz.llm.errors import LLMError
 from kgviz.llm.http_errors import (
+    CONNECT_TIMEOUT_S,
     ERROR_BODY_CAP,
     REPLY_CAP,
     error_text,
@@ -63,9 +64,13 @@ class HTTPBackend(Backend):
     """A chat server over HTTP; replies stream. Subclasses set `root` (the URL paths hang
     under), `where` (how errors name the server), `refused` (the error when nothing listens)
     and `headers`, and give the protocol: the chat request, how to read a line of its stream
-    or a whole reply, and what an HTTP error status means."""
+    or a whole reply, and what an HTTP error status means.
+
+    Until the server has answered once, a connection that fails in any way means no server: the
+    error is final at once (`transport_error`), not retried for seconds."""
 
     streams = True
+    answered = False  # the server has sent a reply (any status) to this backend
     chat_path: str
     root: str
     where: str
@@ -131,13 +136,14 @@ class HTTPBackend(Backend):
     def _connection(self, transport: httpx.BaseTransport | None = None) -> Iterator[httpx.Client]:
         """A client over `transport` (default: a new one) whose transport failures become
         one-line errors."""
+        timeout = httpx.Timeout(self.timeout_s, connect=min(CONNECT_TIMEOUT_S, self.timeout_s))
         try:
-            with httpx.Client(
-                transport=transport, headers=self.headers, timeout=self.timeout_s
-            ) as client:
+            with httpx.Client(transport=transport, headers=self.headers, timeout=timeout) as client:
                 yield client
         except httpx.HTTPError as exc:
-            raise transport_error(exc, self.where, self.timeout_s, self.refused) from exc
+            raise transport_error(
+                exc, self.where, self.timeout_s, self.refused, self.answered
+            ) from exc
 
     def _exchange(self, client: httpx.Client, body: dict[str, Any], state: StreamState) -> None:
         """POST a chat request and feed its reply to `state` as it comes."""
@@ -163,7 +169,8 @@ class HTTPBackend(Backend):
         raise ValueError("the stream ended before its last line")
 
     def _check(self, response: httpx.Response, url: str) -> None:
-        """Raise the error an HTTP error reply stands for."""
+        """Note that the server answered; raise the error an HTTP error reply stands for."""
+        self.answered = True
         if response.status_code >= 400:
             body = read_capped(response.iter_bytes(), ERROR_BODY_CAP)
             raise self._status_error(response.status_code, body, url)

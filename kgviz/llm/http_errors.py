@@ -12,6 +12,9 @@ from kgviz.llm.errors import LLMError, LLMTimeout, LLMTransient, LLMUnavailable
 
 ERROR_BODY_CAP = 2_000  # bytes of an error reply read and shown
 REPLY_CAP = 64_000_000  # bytes of a successful reply read at most
+# Seconds to open a connection: a server that takes longer is as good as absent (a loopback or
+# LAN server connects in milliseconds), so an unreachable one is reported within 2 s.
+CONNECT_TIMEOUT_S = 1.5
 
 
 def read_capped(chunks: Iterator[bytes], cap: int) -> bytes:
@@ -24,13 +27,26 @@ def read_capped(chunks: Iterator[bytes], cap: int) -> bytes:
     return bytes(body[:cap])
 
 
-def transport_error(error: httpx.HTTPError, where: str, seconds: float, refused: str) -> LLMError:
-    """A transport failure: refused (no server; `refused` says so) is final; timeouts and drops
-    may pass."""
+def transport_error(
+    error: httpx.HTTPError, where: str, seconds: float, refused: str, answered: bool = True
+) -> LLMError:
+    """A transport failure. Refused, or (from a server that has not `answered` yet) a connection
+    not made in time or dropped before any reply, means no server (`refused` says so): final.
+    Once a server has answered, slow connections and drops may pass; a reply that does not come
+    within the request's time is a timeout."""
     if isinstance(error, httpx.ConnectError):
         return LLMUnavailable(refused)
+    if isinstance(error, httpx.ConnectTimeout):
+        slow = f"no connection within {CONNECT_TIMEOUT_S:g} s"
+        if answered:
+            return LLMTransient(f"connection to {where} failed: {slow}")
+        return LLMUnavailable(f"{refused} ({slow})")
     if isinstance(error, httpx.TimeoutException):
         return LLMTimeout(f"{where} did not answer within {seconds:g} s")
+    if not answered and isinstance(error, httpx.TransportError):
+        return LLMUnavailable(
+            f"{refused} (the connection was dropped before any reply: {type(error).__name__})"
+        )
     return LLMTransient(f"connection to {where} failed: {type(error).__name__}: {error}")
 
 

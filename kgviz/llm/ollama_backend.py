@@ -160,6 +160,8 @@ class OllamaBackend(HTTPBackend):
         except ollama.ResponseError as exc:
             raise self._status_error(exc.status_code, str(exc.error).encode(), self.host) from exc
         except httpx.HTTPError as exc:
-            raise transport_error(exc, self.where, self.timeout_s, self.refused) from exc
+            raise transport_error(
+                exc, self.where, self.timeout_s, self.refused, self.answered
+            ) from exc
         except MALFORMED as exc:  # not JSON, or JSON of the wrong shape
             raise LLMError(f"malformed reply from {self.where}: {problem(exc)}") from exc

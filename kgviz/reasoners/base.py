@@ -146,14 +146,40 @@ def describe_hint(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint).replace("typing.", ""))
 
 
-def option(default: T, help: str) -> T:
-    """A config field with its help text (shown by `kgviz methods` and the lab's tooltips)."""
-    return field(default=default, metadata={"help": help})
+Bounds = tuple[float, float]  # the lowest and highest value a numeric option takes
+# Ranges several methods' options share
+HOPS: Bounds = (1, 4)  # hops around the topic entities (3 answer MetaQA's hardest questions)
+ANSWER_TOKENS: Bounds = (1, 8192)  # tokens in an LLM's answer
+SEEDS: Bounds = (0, 2**32 - 1)
+
+
+def option(default: T, help: str, range: Bounds | None = None) -> T:
+    """A config field with its help text (shown by `kgviz methods` and the lab's tooltips) and,
+    for a number, the `range` it must lie in, both ends included (checked when a reasoner is
+    built, and shown with the help)."""
+    metadata: dict[str, Any] = {"help": help}
+    if range is not None:
+        metadata["range"] = range
+    return field(default=default, metadata=metadata)
+
+
+def option_range(item: Field[Any]) -> Bounds | None:
+    """The range of a config field declared with one."""
+    return item.metadata.get("range")
+
+
+def describe_range(bounds: Bounds) -> str:
+    """`at least 1 and at most 100`."""
+    low, high = (f"{end:,}" if isinstance(end, int) else f"{end:g}" for end in bounds)
+    return f"at least {low} and at most {high}"
 
 
 def option_help(item: Field[Any]) -> str:
-    """The help text of a config field (empty for a field declared without `option`)."""
-    return str(item.metadata.get("help", ""))
+    """The help text of a config field, with its range (empty for a field declared without
+    `option`)."""
+    text = str(item.metadata.get("help", ""))
+    bounds = option_range(item)
+    return f"{text}; {describe_range(bounds)}" if bounds else text
 
 
 @dataclass
@@ -170,11 +196,16 @@ class ReasonerConfig:
                     f"{method}: {name} must be {describe_hint(hints[name])}, not {value!r}"
                 )
 
-    def require_positive(self, method: str, *names: str) -> None:
-        """A clear error naming the first of `names` whose value is below 1."""
-        for name in names:
-            if getattr(self, name) < 1:
-                raise KgvizError(f"{method}: {name} must be at least 1")
+    def check_ranges(self, method: str) -> None:
+        """A clear error for the first numeric field outside its declared range."""
+        for item in fields(self):
+            bounds, value = option_range(item), getattr(self, item.name)
+            if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if not bounds[0] <= value <= bounds[1]:
+                raise KgvizError(
+                    f"{method}: {item.name} must be {describe_range(bounds)}, not {value!r}"
+                )
 
 
 @dataclass
@@ -207,6 +238,7 @@ class Reasoner(ABC, Generic[FoundT]):
     def __init__(self, context: ReasonerContext, config: ReasonerConfig | None = None) -> None:
         self.context = context
         self.config = config or self.config_class()
+        self.config.check_ranges(self.name)
 
     @classmethod
     def from_config(cls, context: ReasonerContext, **overrides: Any) -> Self:

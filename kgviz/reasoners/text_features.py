@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
@@ -38,7 +38,7 @@ def kg_text_embeddings(
 ) -> TextEmbeddings:
     """Embed (or read from the cache) all entity names and relation texts of `kg`."""
     encoder = encoder or get_encoder()
-    cache = EmbeddingCache(encoder.model_name)
+    cache = cache_for(encoder)
     entities = embed_with_cache(
         encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
     )

@@ -33,9 +33,10 @@ def require_files(paths: Sequence[Path]) -> None:
 
 def load_rows(paths: Sequence[Path]) -> list[ResultRow]:
     """Rows of several results files, in order, each method labelled with its options and, when
-    the rows come from more than one LLM, its LLM (`label_variants`)."""
+    the rows come from more than one LLM, its LLM (`label_variants`). A row with a field of the
+    wrong type is a one-line error naming its file and line."""
     require_files(paths)
-    return label_variants([row for path in paths for row in read_results(Path(path))])
+    return label_variants([row for path in map(Path, paths) for row in read_results(path)])
 
 
 def _cell(value: object) -> str:

@@ -199,7 +199,7 @@ def test_a_save_the_disk_refuses_is_one_line_and_keeps_the_checkpoint(tmp_path, 
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.splitlines()[-1] == (
-        f"kgviz: error: cannot save the checkpoint: {folder / WEIGHTS}: File too large; "
+        f"kgviz: error: could not write {folder / WEIGHTS}: File too large; "
         f"the checkpoint already in {folder} is kept unchanged"
     )
     assert {name: (folder / name).read_bytes() for name in (CARD, WEIGHTS)} == before

@@ -164,7 +164,7 @@ def test_a_corrupt_embedding_shard_is_set_aside(tmp_path, caplog):
     assert missing == [0, 1] and "was unreadable" in caplog.text
 
 
-def test_a_corrupt_llm_cache_entry_is_set_aside(tmp_path):
+def test_a_corrupt_llm_cache_entry_is_set_aside(tmp_path, reply_llm):
     from kgviz.llm.cache import CachedLLM
 
     entry = tmp_path / "ab" / "abcd.json"
@@ -186,7 +186,7 @@ def test_a_corrupt_llm_cache_entry_is_set_aside(tmp_path):
             }
         )
     )
-    assert CachedLLM._read(entry) is None
+    assert CachedLLM(reply_llm, tmp_path)._read(entry) is None
     assert not entry.exists() and entry.with_name("abcd.json.corrupt").exists()
 
 

@@ -206,7 +206,7 @@ def test_gate_training_data_shapes(tmp_cache):
     "option, value, message",
     [
         ("top_n", 0, "top_n must be at least 1"),
-        ("scope_hops", -1, "scope_hops must be 0 or more"),
+        ("scope_hops", -1, "scope_hops must be at least 0 and at most 4, not -1"),
         ("description_tokens", 0, "description_tokens must be at least 1"),
         ("task", "chat", "one of auto, qa, stance"),
         ("hops", 2.5, "hops must be int, not 2.5"),

@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.embed.cache import EmbeddingCache
-from kgviz.errors import KgvizError
+from kgviz.embed.cache import cache_for
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, GroundedConfig, Reasoner, option
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import load_gnn
@@ -69,36 +68,27 @@ class GNNRAGConfig(GroundedConfig):
     mass: float = option(
         DEFAULTS.mass,
         "candidates: the most probable nodes until their probability sums to this (paper: 0.95)",
+        range=(0.01, 1.0),
     )
-    max_candidates: int = option(DEFAULTS.max_candidates, "most answer candidates")
-    hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities")
-    max_nodes: int = option(DEFAULTS.max_nodes, "subgraph nodes kept by PageRank")
+    max_candidates: int = option(DEFAULTS.max_candidates, "most answer candidates", range=(1, 1000))
+    hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
+    max_nodes: int = option(
+        DEFAULTS.max_nodes, "subgraph nodes kept by PageRank", range=(1, 1_000_000)
+    )
     paths_per_candidate: int = option(
-        DEFAULTS.paths_per_candidate, "shortest paths kept per candidate"
+        DEFAULTS.paths_per_candidate, "shortest paths kept per candidate", range=(1, 100)
     )
-    max_paths: int = option(DEFAULTS.max_paths, "most reasoning paths given to the LLM")
+    max_paths: int = option(
+        DEFAULTS.max_paths, "most reasoning paths given to the LLM", range=(1, 1000)
+    )
     augment_with: str | None = option(
         None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
     )
-    augment_triples: int = option(15, "most triples borrowed from augment_with")
-    max_tokens: int = option(128, "most tokens in the answer")
+    augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
+    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
     checkpoint_root: str | None = option(
         None, "folder holding gnnrag/ (default: the dataset's or the packaged one)"
     )
-
-    def __post_init__(self) -> None:
-        self.require_positive(
-            "gnnrag",
-            "max_candidates",
-            "hops",
-            "max_nodes",
-            "paths_per_candidate",
-            "max_paths",
-            "max_tokens",
-            "augment_triples",
-        )
-        if not 0.0 < self.mass <= 1.0:
-            raise KgvizError("gnnrag: mass must be above 0 and at most 1")
 
     @property
     def retrieval(self) -> GNNRAGRetrieval:
@@ -199,7 +189,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             )
         with trace.stage(GNN):
             text = context_text_embeddings(self.context)
-            cache = EmbeddingCache(text.encoder.model_name)
+            cache = cache_for(text.encoder)
             question = encode_questions(text, [linking.question], cache)[0]
             probabilities = node_probabilities(model, text, question, subgraph)
             candidates = select_candidates(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgviz.datasets.base import QARecord
-from kgviz.embed.cache import EmbeddingCache
+from kgviz.embed.cache import cache_for
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.weak_labels import resolve
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
@@ -47,9 +47,7 @@ def build_samples(
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
-    questions = encode_questions(
-        text, [r.question for r, _, _ in usable], EmbeddingCache(text.encoder.model_name)
-    )
+    questions = encode_questions(text, [r.question for r, _, _ in usable], cache_for(text.encoder))
     rows = zip(usable, questions)
     if progress:
         from tqdm.auto import tqdm

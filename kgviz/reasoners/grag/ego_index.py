@@ -22,7 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from kgviz.atomic import write_atomic
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
+from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
@@ -203,16 +204,30 @@ def build_ego_index(
     encoder, `hops` and `max_degree` (per-question graphs such as ExplaGraphs' skip this).
     """
     encoder = encoder or get_encoder()
-    cache = EmbeddingCache(encoder.model_name)
+    cache = cache_for(encoder)
     nodes = embed_with_cache(
         encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
     )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
     path = index_file(kg, encoder.model_name, hops, max_degree)
-    if persist and path.is_file():
-        egos = np.load(path, allow_pickle=False)
-    else:
+    egos = _load_egos(path, (kg.num_entities, nodes.shape[1])) if persist else None
+    if egos is None:
         egos = unit_rows(pooled_ego_embeddings(kg, nodes, relations, hops, max_degree))
         if persist:
             write_atomic(path, lambda handle: np.save(handle, egos, allow_pickle=False))
     return EgoIndex(kg, encoder, hops, max_degree, nodes, relations, egos)
+
+
+def _load_egos(path: Path, shape: tuple[int, int]) -> np.ndarray | None:
+    """The persisted ego vectors when they read as a float32 array of `shape`; a file that does
+    not is set aside (and rebuilt)."""
+    if not path.is_file():
+        return None
+    try:
+        egos = np.load(path, allow_pickle=False)
+        if not isinstance(egos, np.ndarray) or egos.dtype != np.float32 or egos.shape != shape:
+            raise CorruptCache(f"{getattr(egos, 'shape', egos)!r} is not a float32 {shape} array")
+    except CORRUPT as error:
+        set_aside(path, error)
+        return None
+    return egos

@@ -9,7 +9,14 @@ from typing import Any, Literal
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import GroundedConfig, Reasoner, ReasonerContext, option
+from kgviz.reasoners.base import (
+    ANSWER_TOKENS,
+    HOPS,
+    GroundedConfig,
+    Reasoner,
+    ReasonerContext,
+    option,
+)
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
@@ -56,16 +63,24 @@ class GRAGConfig(GroundedConfig):
     "stance" (ExplaGraphs: support or counter over the question's own graph), or "auto" (stance
     on commonsense datasets, else qa)."""
 
-    hops: int = option(2, "hops of each ego-graph")
+    hops: int = option(2, "hops of each ego-graph", range=HOPS)
     max_degree: int = option(
-        50, "hubs expand through this many half-edges, most relevant to the question first"
+        50,
+        "hubs expand through this many half-edges, most relevant to the question first",
+        range=(1, 100_000),
     )
-    top_n: int = option(5, "ego-graphs retrieved, most similar to the question first (paper: 10)")
+    top_n: int = option(
+        5, "ego-graphs retrieved, most similar to the question first (paper: 10)", range=(1, 100)
+    )
     scope_hops: int | None = option(
-        1, "ego-graph centres within this many hops of the topic entities (None: all)"
+        1,
+        "ego-graph centres within this many hops of the topic entities (None: all)",
+        range=(0, HOPS[1]),
     )
     description_tokens: int = option(
-        1500, "token budget of the description; triples kept best gate score first"
+        1500,
+        "token budget of the description; triples kept best gate score first",
+        range=(1, 32_768),
     )
     task: Literal["auto", "qa", "stance"] = option(
         "auto", "qa, stance (support or counter, ExplaGraphs), or auto (by dataset)"
@@ -73,14 +88,7 @@ class GRAGConfig(GroundedConfig):
     checkpoint_root: str | None = option(
         None, "folder holding grag/ (default: the dataset's or the packaged one)"
     )
-    max_tokens: int = option(128, "most tokens in the answer")
-
-    def __post_init__(self) -> None:
-        self.require_positive(
-            "grag", "hops", "max_degree", "top_n", "description_tokens", "max_tokens"
-        )
-        if self.scope_hops is not None and self.scope_hops < 0:
-            raise KgvizError("grag: scope_hops must be 0 or more (or None for the whole KG)")
+    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
 
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:

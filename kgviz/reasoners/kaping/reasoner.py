@@ -8,11 +8,11 @@ from functools import cached_property
 
 import numpy as np
 
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
+from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import listed_names
-from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, SEEDS, GroundedConfig, Reasoner, option
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.kaping.records import TRIPLES, KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, entity_names
@@ -24,14 +24,17 @@ from kgviz.trace import Trace
 class KapingConfig(GroundedConfig):
     """`top_k` triples kept out of at most `max_candidates` within `hops` of the topic entities."""
 
-    hops: int = option(1, "hops around the topic entities the candidate triples come from")
-    top_k: int = option(10, "triples given to the LLM, most similar to the question first")
-    max_candidates: int = option(1000, "most candidate triples scored (nearer hops kept first)")
-    max_tokens: int = option(128, "most tokens in the answer")
-    seed: int = option(0, "which candidates a capped neighbourhood keeps")
-
-    def __post_init__(self) -> None:
-        self.require_positive("kaping", "hops", "top_k", "max_candidates", "max_tokens")
+    hops: int = option(
+        1, "hops around the topic entities the candidate triples come from", range=HOPS
+    )
+    top_k: int = option(
+        10, "triples given to the LLM, most similar to the question first", range=(1, 1000)
+    )
+    max_candidates: int = option(
+        1000, "most candidate triples scored (nearer hops kept first)", range=(1, 1_000_000)
+    )
+    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
+    seed: int = option(0, "which candidates a capped neighbourhood keeps", range=SEEDS)
 
 
 def verbalise(triple: tuple[str, str, str]) -> str:
@@ -60,7 +63,7 @@ class Kaping(Reasoner[EntityLinking]):
 
     @cached_property
     def _embedding_cache(self) -> EmbeddingCache:
-        return EmbeddingCache(self.context.index.encoder.model_name)
+        return cache_for(self.context.index.encoder)
 
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgviz.reasoners.answers import NameLookup, listed_names, stated_items
-from kgviz.reasoners.base import Reasoner, ReasonerConfig, option
+from kgviz.reasoners.base import ANSWER_TOKENS, Reasoner, ReasonerConfig, option
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
@@ -14,10 +14,7 @@ from kgviz.trace import Trace
 
 @dataclass
 class LLMOnlyConfig(ReasonerConfig):
-    max_tokens: int = option(128, "most tokens in the answer")
-
-    def __post_init__(self) -> None:
-        self.require_positive("llm-only", "max_tokens")
+    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
 
 
 class LLMOnly(Reasoner[None]):

@@ -16,7 +16,7 @@ from kgviz.errors import KgvizError
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import Bounds, GroundedConfig, Reasoner, option
 from kgviz.reasoners.grounding import GROUNDING, note_grounding, question_grounding
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
@@ -48,6 +48,7 @@ Algorithm = Literal["optimized", "algorithm1"]
 ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
 TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
 PATTERN_REASK_STAGE = "pattern_reask"
+POOL_SIZES: Bounds = (1, 4096)  # candidates per pattern node or relation
 
 
 @dataclass
@@ -55,16 +56,24 @@ class SimGRAGConfig(GroundedConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
     `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
 
-    k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance")
-    k_nodes: int = option(16, "candidates per pattern node, by vector search: k(n)")
-    k_relations: int = option(16, "candidates per pattern relation, by vector search: k(r)")
-    max_triples: int = option(6, "most triples a pattern may have")
-    max_expansions: int = option(
-        200_000, "search budget: most partial matches expanded per question"
+    k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance", range=(1, 100))
+    k_nodes: int = option(
+        16, "candidates per pattern node, by vector search: k(n)", range=POOL_SIZES
     )
-    time_limit_s: float = option(10.0, "search time limit per question, in seconds")
+    k_relations: int = option(
+        16, "candidates per pattern relation, by vector search: k(r)", range=POOL_SIZES
+    )
+    max_triples: int = option(6, "most triples a pattern may have", range=(1, 20))
+    max_expansions: int = option(
+        200_000,
+        "search budget: most partial matches expanded per question",
+        range=(1, 100_000_000),
+    )
+    time_limit_s: float = option(
+        10.0, "search time limit per question, in seconds", range=(0.01, 3600)
+    )
     record_tree: bool = option(False, "record the search tree for its view (slower)")
-    max_tree_nodes: int = option(5000, "most search-tree nodes recorded")
+    max_tree_nodes: int = option(5000, "most search-tree nodes recorded", range=(1, 1_000_000))
     algorithm: Algorithm = option(
         "optimized", "optimized (pruned) search, or the paper's Algorithm 1"
     )
@@ -81,17 +90,6 @@ class SimGRAGConfig(GroundedConfig):
             raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
         if self.task not in TASKS:
             raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
-        self.require_positive(
-            "simgrag",
-            "k",
-            "k_nodes",
-            "k_relations",
-            "max_triples",
-            "max_expansions",
-            "max_tree_nodes",
-        )
-        if not self.time_limit_s > 0:
-            raise KgvizError("simgrag: time_limit_s must be above 0")
 
 
 @dataclass

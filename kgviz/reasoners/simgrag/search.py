@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.simgrag.greedy_order import greedy_blocks
 from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 
@@ -295,8 +296,9 @@ class _Search:
         return found
 
     def _hub_candidates(self, step: Step, lo: int, hi: int) -> tuple[int, Iterator[Candidate]]:
-        """`_candidates` of a hub with numpy, scanned in chunks with the deadline checked between
-        them; the candidates become Python values a block at a time as the loop asks for them."""
+        """`_candidates` of a hub with numpy, scanned in chunks and (when pruning) put in greedy
+        order a block at a time (`greedy_blocks`), the deadline checked between chunks; the
+        candidates become Python values a block at a time as the loop asks for them."""
         parts = []
         for start in range(lo, hi, SCAN_CHUNK):
             self._check_deadline()
@@ -305,12 +307,16 @@ class _Search:
                 parts.append(part)
         if not parts:
             return 0, iter(())
+        self._check_deadline()
         columns = [np.concatenate(column) for column in zip(*parts)]
-        if self.prune:
-            self._check_deadline()  # sorting a hub's candidates takes a while
-            order = np.lexsort((columns[1], columns[0]))
-            columns = [column[order] for column in columns]
-        return len(columns[0]), _rows_in_blocks(*columns)
+        if not self.prune:
+            return len(columns[0]), _rows_in_blocks(*columns)
+        blocks = greedy_blocks(columns[0], columns[1], self._check_deadline)
+        return len(columns[0]), (
+            candidate
+            for block in blocks
+            for candidate in _rows_in_blocks(*(column[block] for column in columns))
+        )
 
     def _scan(self, step: Step, lo: int, hi: int) -> tuple[np.ndarray, ...] | None:
         """The candidate columns (see `Candidate`) of the CSR slice `lo:hi`, None if none fit."""

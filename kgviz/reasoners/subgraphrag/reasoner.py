@@ -18,7 +18,7 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
-from kgviz.reasoners.base import GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, GroundedConfig, Reasoner, option
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import generate_answer
@@ -72,22 +72,25 @@ class SubgraphRAGConfig(GroundedConfig):
     (default: the packaged checkpoints)."""
 
     top_k: int | Literal["auto"] = option(
-        "auto", "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100"
+        "auto",
+        "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100",
+        range=(1, 1000),
     )
     hops: int = option(
-        DEFAULTS.hops, "hops around the topic entities the candidate triples come from"
+        DEFAULTS.hops, "hops around the topic entities the candidate triples come from", range=HOPS
     )
-    max_candidates: int = option(DEFAULTS.max_candidates, "most candidate triples scored")
-    hub_degree: int = option(DEFAULTS.hub_degree, "entities with more edges are not walked through")
-    max_tokens: int = option(384, "most tokens in the answer")
+    max_candidates: int = option(
+        DEFAULTS.max_candidates, "most candidate triples scored", range=(1, 1_000_000)
+    )
+    hub_degree: int = option(
+        DEFAULTS.hub_degree,
+        "entities with more edges are not walked through",
+        range=(1, 100_000_000),
+    )
+    max_tokens: int = option(384, "most tokens in the answer", range=ANSWER_TOKENS)
     checkpoint_root: str | None = option(
         None, "folder holding subgraphrag/ (default: the dataset's or the packaged one)"
     )
-
-    def __post_init__(self) -> None:
-        self.require_positive("subgraphrag", "hops", "max_candidates", "hub_degree", "max_tokens")
-        if self.top_k != "auto":
-            self.require_positive("subgraphrag", "top_k")
 
     @property
     def retrieval(self) -> SubgraphRAGRetrieval:

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from kgviz.datasets.base import QARecord
-from kgviz.embed.cache import EmbeddingCache
+from kgviz.embed.cache import cache_for
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.weak_labels import resolve, shortest_path_edges
 from kgviz.reasoners.subgraphrag.retrieval import (
@@ -64,7 +64,7 @@ def build_samples(
     """Samples of the records whose topic entities and answers are KG entities."""
     usable = [(r, resolve(kg, r.topic_entities), resolve(kg, r.answers)) for r in records]
     usable = [(r, topics, answers) for r, topics, answers in usable if topics and answers]
-    cache = EmbeddingCache(text.encoder.model_name)
+    cache = cache_for(text.encoder)
     questions = text.questions([r.question for r, _, _ in usable], cache)
     rows = zip(usable, questions)
     if progress:

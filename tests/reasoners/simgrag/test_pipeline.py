@@ -261,7 +261,7 @@ def test_config_is_checked(demo_context):
     for option, value, message in [
         ("k", "abc", "k must be int, not 'abc'"),
         ("record_tree", 1, "record_tree must be bool, not 1"),
-        ("time_limit_s", -1, "time_limit_s must be above 0"),
+        ("time_limit_s", -1, "time_limit_s must be at least 0.01 and at most 3,600, not -1"),
         ("algorithm", "a*", "one of optimized, algorithm1"),
     ]:
         with pytest.raises(KgvizError, match=message):
