@@ -205,8 +205,11 @@ def run_streaming(ask: Callable[..., Run]) -> Run:
         if grounding is not None and not grounding.grounded:
             print(f"── NOT GROUNDED: {grounding.warning()}", file=sys.stderr, flush=True)
 
-    with streaming_to(show, call):
-        return ask(listener=stage_done)
+    try:
+        with streaming_to(show, call):
+            return ask(listener=stage_done)
+    finally:
+        close_line()  # an error then starts on a line of its own
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
