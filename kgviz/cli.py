@@ -271,7 +271,7 @@ def method_listing(spec: MethodSpec) -> dict[str, Any]:
 
     from kgviz.reasoners.base import describe_hint, option_help
 
-    config = spec.reasoner_class().config_class
+    config = spec.config_class()
     hints = get_type_hints(config)
     return {
         "name": spec.name,

@@ -129,9 +129,8 @@ class AskPanel(widgets.VBox):
         """`method`'s parameter form, built once (switching methods back keeps what was set)."""
         with self._forms_lock:
             if method not in self._forms:
-                self._forms[method] = ParamForm(
-                    reasoner_class(method).config_class, method_spec(method).recording_options
-                )
+                spec = method_spec(method)
+                self._forms[method] = ParamForm(spec.config_class(), spec.recording_options)
                 self._forms[method].add_class(f"kgviz-params-{method}")
             return self._forms[method]
 

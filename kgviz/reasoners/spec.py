@@ -17,7 +17,7 @@ from kgviz.errors import KgvizError
 from kgviz.trace import Trace
 
 if TYPE_CHECKING:
-    from kgviz.reasoners.base import Reasoner
+    from kgviz.reasoners.base import Reasoner, ReasonerConfig
 
 # A method's own reason for a miss before retrieval (e.g. SimGRAG's unusable pattern):
 # `(stage, reason)`, or None when the method sees nothing wrong at its own stages.
@@ -47,6 +47,7 @@ class MethodSpec:
     name: str
     reasoner: str
     summary: str
+    config: str = ""  # its options' dataclass, when it lives apart from the reasoner (light)
     label: str = ""  # how tables and views name it, where the name alone would overstate it
     views: str = ""
     trainer: str = ""
@@ -60,6 +61,11 @@ class MethodSpec:
 
     def reasoner_class(self) -> type[Reasoner[Any]]:
         return load_attribute(self.reasoner)
+
+    def config_class(self) -> type[ReasonerConfig]:
+        """Its options' dataclass: from `config` without importing the reasoner (listing the
+        methods then loads no model code), else the reasoner's."""
+        return load_attribute(self.config) if self.config else self.reasoner_class().config_class
 
     def view_table(self) -> Any:
         """Its view table, or None for a method that draws only the common stages."""

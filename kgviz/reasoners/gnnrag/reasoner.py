@@ -19,8 +19,9 @@ import numpy as np
 
 from kgviz.embed.cache import cache_for
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
+from kgviz.reasoners.gnnrag.config import GNNRAGConfig, GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import load_gnn
 from kgviz.reasoners.gnnrag.paths import ReasoningPath, evidence_paths
@@ -39,7 +40,6 @@ from kgviz.reasoners.gnnrag.records import (
     SubgraphRecord,
 )
 from kgviz.reasoners.gnnrag.retrieval import (
-    GNNRAGRetrieval,
     encode_questions,
     gnn_paths,
     node_probabilities,
@@ -52,55 +52,6 @@ from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
-
-DEFAULTS = GNNRAGRetrieval()
-
-
-@dataclass
-class GNNRAGConfig(GroundedConfig):
-    """Candidates: the most probable nodes until their answer probability sums to `mass` (the
-    paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
-    `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `augment_with`
-    names a method whose first `augment_triples` evidence triples are added as paths (GNN-RAG+RA;
-    `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
-    augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
-
-    mass: float = option(
-        DEFAULTS.mass,
-        "candidates: the most probable nodes until their probability sums to this (paper: 0.95)",
-        range=(0.01, 1.0),
-    )
-    max_candidates: int = option(DEFAULTS.max_candidates, "most answer candidates", range=(1, 1000))
-    hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
-    max_nodes: int = option(
-        DEFAULTS.max_nodes, "subgraph nodes kept by PageRank", range=(1, 1_000_000)
-    )
-    paths_per_candidate: int = option(
-        DEFAULTS.paths_per_candidate, "shortest paths kept per candidate", range=(1, 100)
-    )
-    max_paths: int = option(
-        DEFAULTS.max_paths, "most reasoning paths given to the LLM", range=(1, 1000)
-    )
-    augment_with: str | None = option(
-        None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
-    )
-    augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
-    checkpoint_root: str | None = option(
-        None, "folder holding gnnrag/ (default: the dataset's or the packaged one)"
-    )
-
-    @property
-    def retrieval(self) -> GNNRAGRetrieval:
-        return GNNRAGRetrieval(
-            self.hops,
-            self.max_nodes,
-            DEFAULTS.alpha,
-            self.mass,
-            self.max_candidates,
-            self.paths_per_candidate,
-            self.max_paths,
-        )
 
 
 @dataclass(frozen=True)

@@ -14,26 +14,12 @@ from kgviz.embed.cache import EmbeddingCache
 from kgviz.embed.encoder import SentenceEncoder
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.gnnrag.config import GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GraphInputs
 from kgviz.reasoners.gnnrag.paths import ReasoningPath, candidate_paths
 from kgviz.reasoners.gnnrag.questions import pad_tokens, question_tokens
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
 from kgviz.reasoners.text_features import TextEmbeddings
-
-
-@dataclass(frozen=True)
-class GNNRAGRetrieval:
-    """Subgraph (`hops`, `max_nodes`, PageRank restart `alpha`), candidates (the most probable
-    nodes until their answer probability sums to `mass`, at most `max_candidates`) and the path
-    caps."""
-
-    hops: int = 3
-    max_nodes: int = 1000
-    alpha: float = 0.15
-    mass: float = 0.95
-    max_candidates: int = 10
-    paths_per_candidate: int = 2
-    max_paths: int = 30
 
 
 @dataclass

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import (
-    ANSWER_TOKENS,
-    HOPS,
-    GroundedConfig,
     Reasoner,
     ReasonerContext,
-    option,
 )
+from kgviz.reasoners.grag.config import GRAGConfig
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
@@ -51,44 +48,6 @@ class GRAGFound:
     question: str
     topics: tuple[str, ...]
     descriptions: list[Description]
-
-
-@dataclass
-class GRAGConfig(GroundedConfig):
-    """Ego-graphs of `hops` hops (hubs expanded through their `max_degree` half-edges most
-    relevant to the question); the `top_n` most similar to the question (the paper uses 10; 5
-    keeps more evidence recall within the budget, see the GRAG README) among
-    those centred within `scope_hops` of the topic entities (None: the whole KG); their triples
-    kept best gate score first while the description fits `description_tokens`. `task`: "qa",
-    "stance" (ExplaGraphs: support or counter over the question's own graph), or "auto" (stance
-    on commonsense datasets, else qa)."""
-
-    hops: int = option(2, "hops of each ego-graph", range=HOPS)
-    max_degree: int = option(
-        50,
-        "hubs expand through this many half-edges, most relevant to the question first",
-        range=(1, 100_000),
-    )
-    top_n: int = option(
-        5, "ego-graphs retrieved, most similar to the question first (paper: 10)", range=(1, 100)
-    )
-    scope_hops: int | None = option(
-        1,
-        "ego-graph centres within this many hops of the topic entities (None: all)",
-        range=(0, HOPS[1]),
-    )
-    description_tokens: int = option(
-        1500,
-        "token budget of the description; triples kept best gate score first",
-        range=(1, 32_768),
-    )
-    task: Literal["auto", "qa", "stance"] = option(
-        "auto", "qa, stance (support or counter, ExplaGraphs), or auto (by dataset)"
-    )
-    checkpoint_root: str | None = option(
-        None, "folder holding grag/ (default: the dataset's or the packaged one)"
-    )
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
 
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:

@@ -8,6 +8,7 @@ SPEC = MethodSpec(
     # the paper's graph-token soft prompt needs a white-box LLM: only its hard prompt is here
     label="grag (hard prompt)",
     reasoner="kgviz.reasoners.grag.reasoner:GRAG",
+    config="kgviz.reasoners.grag.config:GRAGConfig",
     views="kgviz.reasoners.grag.views:VIEWS",
     trainer="kgviz.reasoners.grag.train:main",
 )

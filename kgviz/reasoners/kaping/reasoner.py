@@ -3,7 +3,6 @@ verbalised and prepended to the prompt; no training."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -12,29 +11,13 @@ from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import listed_names
-from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, SEEDS, GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import link_and_ground
+from kgviz.reasoners.kaping.config import KapingConfig
 from kgviz.reasoners.kaping.records import TRIPLES, KapingTriple, TripleRanking
 from kgviz.reasoners.linking import EntityLinking, entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
-
-
-@dataclass
-class KapingConfig(GroundedConfig):
-    """`top_k` triples kept out of at most `max_candidates` within `hops` of the topic entities."""
-
-    hops: int = option(
-        1, "hops around the topic entities the candidate triples come from", range=HOPS
-    )
-    top_k: int = option(
-        10, "triples given to the LLM, most similar to the question first", range=(1, 1000)
-    )
-    max_candidates: int = option(
-        1000, "most candidate triples scored (nearer hops kept first)", range=(1, 1_000_000)
-    )
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
-    seed: int = option(0, "which candidates a capped neighbourhood keeps", range=SEEDS)
 
 
 def verbalise(triple: tuple[str, str, str]) -> str:

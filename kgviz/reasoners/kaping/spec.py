@@ -6,5 +6,6 @@ SPEC = MethodSpec(
     name="kaping",
     summary="the triples around the topic entities most similar to the question (KAPING)",
     reasoner="kgviz.reasoners.kaping.reasoner:Kaping",
+    config="kgviz.reasoners.kaping.config:KapingConfig",
     views="kgviz.reasoners.kaping.views:VIEWS",
 )

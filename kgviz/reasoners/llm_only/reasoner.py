@@ -3,18 +3,12 @@ lists, else the items it states in its own words."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kgviz.reasoners.answers import NameLookup, listed_names, stated_items
-from kgviz.reasoners.base import ANSWER_TOKENS, Reasoner, ReasonerConfig, option
+from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.linking import entity_names
+from kgviz.reasoners.llm_only.config import LLMOnlyConfig
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
-
-
-@dataclass
-class LLMOnlyConfig(ReasonerConfig):
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
 
 
 class LLMOnly(Reasoner[None]):

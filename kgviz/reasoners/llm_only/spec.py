@@ -6,4 +6,5 @@ SPEC = MethodSpec(
     name="llm-only",
     summary="the question straight to the LLM, no retrieval (baseline)",
     reasoner="kgviz.reasoners.llm_only.reasoner:LLMOnly",
+    config="kgviz.reasoners.llm_only.config:LLMOnlyConfig",
 )

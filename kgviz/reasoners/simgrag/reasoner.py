@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from kgviz.errors import KgvizError
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.base import Bounds, GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import GROUNDING, note_grounding, question_grounding
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
+from kgviz.reasoners.simgrag.config import SimGRAGConfig
 from kgviz.reasoners.simgrag.joint import widened_topk
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools, pattern_mentions
 from kgviz.reasoners.simgrag.query_pattern import (
@@ -44,52 +44,7 @@ from kgviz.reasoners.simgrag.records import (
 from kgviz.reasoners.simgrag.search import SearchResult, algorithm1_topk, optimized_topk
 from kgviz.trace import REASK_STAGE, StringTriple, Trace
 
-Algorithm = Literal["optimized", "algorithm1"]
-ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
-TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
 PATTERN_REASK_STAGE = "pattern_reask"
-POOL_SIZES: Bounds = (1, 4096)  # candidates per pattern node or relation
-
-
-@dataclass
-class SimGRAGConfig(GroundedConfig):
-    """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
-    `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
-
-    k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance", range=(1, 100))
-    k_nodes: int = option(
-        16, "candidates per pattern node, by vector search: k(n)", range=POOL_SIZES
-    )
-    k_relations: int = option(
-        16, "candidates per pattern relation, by vector search: k(r)", range=POOL_SIZES
-    )
-    max_triples: int = option(6, "most triples a pattern may have", range=(1, 20))
-    max_expansions: int = option(
-        200_000,
-        "search budget: most partial matches expanded per question",
-        range=(1, 100_000_000),
-    )
-    time_limit_s: float = option(
-        10.0, "search time limit per question, in seconds", range=(0.01, 3600)
-    )
-    record_tree: bool = option(False, "record the search tree for its view (slower)")
-    max_tree_nodes: int = option(5000, "most search-tree nodes recorded", range=(1, 1_000_000))
-    algorithm: Algorithm = option(
-        "optimized", "optimized (pruned) search, or the paper's Algorithm 1"
-    )
-    task: prompts.Task = option("qa", "qa: answer the question; verify: judge a claim")
-    relation_hint: bool = option(
-        True, "name the KG's relations in the pattern prompt (not in the paper)"
-    )
-    reask_lost_topics: bool = option(
-        True, "re-ask a pattern with no node for a given topic entity (not in the paper)"
-    )
-
-    def __post_init__(self) -> None:
-        if self.algorithm not in ALGORITHMS:
-            raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
-        if self.task not in TASKS:
-            raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
 
 
 @dataclass

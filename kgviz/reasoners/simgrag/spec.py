@@ -7,6 +7,7 @@ SPEC = MethodSpec(
     summary="pattern graph from the LLM, candidate pools, top-k subgraphs by graph semantic "
     "distance (SimGRAG)",
     reasoner="kgviz.reasoners.simgrag.reasoner:SimGRAG",
+    config="kgviz.reasoners.simgrag.config:SimGRAGConfig",
     views="kgviz.reasoners.simgrag.views:VIEWS",
     diagnosis="kgviz.reasoners.simgrag.diagnosis:pattern_problem",
     stages=("pattern",),

@@ -9,7 +9,6 @@ Stages recorded: `linking` (EntityLinking), `candidates` (SubgraphRAGCandidates)
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -18,10 +17,11 @@ import torch
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
 from kgviz.reasoners.answers import NameLookup, listed_names
-from kgviz.reasoners.base import ANSWER_TOKENS, HOPS, GroundedConfig, Reasoner, option
+from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import generate_answer
+from kgviz.reasoners.subgraphrag.config import SubgraphRAGConfig
 from kgviz.reasoners.subgraphrag.prompt import (
     ans_reask,
     committed_answers,
@@ -39,7 +39,6 @@ from kgviz.reasoners.subgraphrag.records import (
 )
 from kgviz.reasoners.subgraphrag.retrieval import (
     CandidateSubgraph,
-    SubgraphRAGRetrieval,
     build_subgraph,
     score_subgraph,
 )
@@ -48,7 +47,6 @@ from kgviz.reasoners.subgraphrag.scorer import TripleScorer, load_scorer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import Trace
 
-DEFAULTS = SubgraphRAGRetrieval()
 # `top_k="auto"`: the paper ties K to the reader's ability. Readers of up to 3B parameters get 30
 # triples (with the 1.5B offline model, top 30 matched top 100 in hits at 2.3x less cost), larger
 # readers, and models whose size the name does not state, 100.
@@ -62,39 +60,6 @@ def resolved_top_k(top_k: int | Literal["auto"], model: str) -> int:
         return top_k
     size = parameter_billions(model)
     return SMALL_READER_K if size is not None and size <= SMALL_READER_B else LARGE_READER_K
-
-
-@dataclass
-class SubgraphRAGConfig(GroundedConfig):
-    """`top_k` triples (or "auto": sized to the reader, see `resolved_top_k`) to the LLM out of
-    the candidates within `hops` of the topic entities (at most `max_candidates`, hubs above
-    `hub_degree` not walked through); `checkpoint_root` is the folder holding `subgraphrag/`
-    (default: the packaged checkpoints)."""
-
-    top_k: int | Literal["auto"] = option(
-        "auto",
-        "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100",
-        range=(1, 1000),
-    )
-    hops: int = option(
-        DEFAULTS.hops, "hops around the topic entities the candidate triples come from", range=HOPS
-    )
-    max_candidates: int = option(
-        DEFAULTS.max_candidates, "most candidate triples scored", range=(1, 1_000_000)
-    )
-    hub_degree: int = option(
-        DEFAULTS.hub_degree,
-        "entities with more edges are not walked through",
-        range=(1, 100_000_000),
-    )
-    max_tokens: int = option(384, "most tokens in the answer", range=ANSWER_TOKENS)
-    checkpoint_root: str | None = option(
-        None, "folder holding subgraphrag/ (default: the dataset's or the packaged one)"
-    )
-
-    @property
-    def retrieval(self) -> SubgraphRAGRetrieval:
-        return SubgraphRAGRetrieval(self.hops, self.max_candidates, self.hub_degree)
 
 
 def candidate_record(kg: KnowledgeGraph, subgraph: CandidateSubgraph) -> SubgraphRAGCandidates:

@@ -9,19 +9,10 @@ import torch
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.subgraphrag.candidates import Candidates, collect_candidates
+from kgviz.reasoners.subgraphrag.config import SubgraphRAGRetrieval
 from kgviz.reasoners.subgraphrag.dde import entity_dde, triple_dde
 from kgviz.reasoners.subgraphrag.scorer import TripleScorer
 from kgviz.reasoners.text_features import TextEmbeddings
-
-
-@dataclass(frozen=True)
-class SubgraphRAGRetrieval:
-    """Candidate triples within `hops` of the topic entities, at most `max_candidates`, not walking
-    through entities of degree above `hub_degree`."""
-
-    hops: int = 3
-    max_candidates: int = 10_000
-    hub_degree: int = 200
 
 
 @dataclass

@@ -1,0 +1,77 @@
+"""GNNRAG's options (a light module: listing methods imports no model code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgviz.reasoners.base import (
+    ANSWER_TOKENS,
+    HOPS,
+    GroundedConfig,
+    option,
+)
+
+
+@dataclass(frozen=True)
+class GNNRAGRetrieval:
+    """Subgraph (`hops`, `max_nodes`, PageRank restart `alpha`), candidates (the most probable
+    nodes until their answer probability sums to `mass`, at most `max_candidates`) and the path
+    caps."""
+
+    hops: int = 3
+    max_nodes: int = 1000
+    alpha: float = 0.15
+    mass: float = 0.95
+    max_candidates: int = 10
+    paths_per_candidate: int = 2
+    max_paths: int = 30
+
+
+DEFAULTS = GNNRAGRetrieval()
+
+
+@dataclass
+class GNNRAGConfig(GroundedConfig):
+    """Candidates: the most probable nodes until their answer probability sums to `mass` (the
+    paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
+    `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `augment_with`
+    names a method whose first `augment_triples` evidence triples are added as paths (GNN-RAG+RA;
+    `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
+    augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
+
+    mass: float = option(
+        DEFAULTS.mass,
+        "candidates: the most probable nodes until their probability sums to this (paper: 0.95)",
+        range=(0.01, 1.0),
+    )
+    max_candidates: int = option(DEFAULTS.max_candidates, "most answer candidates", range=(1, 1000))
+    hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
+    max_nodes: int = option(
+        DEFAULTS.max_nodes, "subgraph nodes kept by PageRank", range=(1, 1_000_000)
+    )
+    paths_per_candidate: int = option(
+        DEFAULTS.paths_per_candidate, "shortest paths kept per candidate", range=(1, 100)
+    )
+    max_paths: int = option(
+        DEFAULTS.max_paths, "most reasoning paths given to the LLM", range=(1, 1000)
+    )
+    augment_with: str | None = option(
+        None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
+    )
+    augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
+    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
+    checkpoint_root: str | None = option(
+        None, "folder holding gnnrag/ (default: the dataset's or the packaged one)"
+    )
+
+    @property
+    def retrieval(self) -> GNNRAGRetrieval:
+        return GNNRAGRetrieval(
+            self.hops,
+            self.max_nodes,
+            DEFAULTS.alpha,
+            self.mass,
+            self.max_candidates,
+            self.paths_per_candidate,
+            self.max_paths,
+        )
