@@ -99,6 +99,7 @@ def test_params_follow_the_config_dataclass():
         "task",
         "relation_hint",
         "reask_lost_topics",
+        "on_ungrounded",
     }
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
