@@ -1,3 +1,5 @@
 """kgviz: a notebook-first lab for knowledge-graph retrieval-augmented generation."""
 
-__version__ = "0.1.0"
+from kgviz.version import __version__
+
+__all__ = ["__version__"]

@@ -18,6 +18,7 @@ from kgviz.reasoners.registry import method_names, trainable_methods
 if TYPE_CHECKING:
     from kgviz.reasoners.spec import MethodSpec
     from kgviz.run import Run
+    from kgviz.run_store import RunEntry
     from kgviz.trace import Trace
 
 Handler = Callable[[argparse.Namespace], int]
@@ -134,6 +135,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         lazy=True,  # a reply replayed from the cache loads no LLM
     )
     run = ask() if args.json else run_streaming(ask)
+    entry = keep(run)
     trace = run.trace
     if args.trace:
         trace.save(args.trace)
@@ -145,7 +147,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         write_text_atomic(args.html, run_page(run))
         print(f"page written to {args.html}", file=sys.stderr)
     if args.json:
-        _print_json(run.to_json())
+        _print_json({**run.to_json(), "run_id": entry.id if entry else None})
         return 0
     grounding = run.outcome.grounding
     if grounding is not None and not grounding.grounded:
@@ -161,6 +163,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for warning in trace.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def keep(run: Run, parent: str | None = None) -> RunEntry | None:
+    """Save `run` in the run store (`KGVIZ_RUNS`) and say so on stderr; a store that cannot be
+    written is a warning, never the loss of the answer."""
+    from kgviz.run_store import RunStore
+
+    store = RunStore()
+    try:
+        entry = store.save(run, parent)
+    except KgvizError as error:
+        print(f"kgviz: warning: the run was not kept: {error}", file=sys.stderr)
+        return None
+    print(f"run {entry.id} kept in {store.root}", file=sys.stderr)
+    return entry
 
 
 def outcome_line(run: Run) -> str:
@@ -217,6 +234,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from kgviz.eval.plan import EvalPlan
     from kgviz.eval.runner import run_eval
+    from kgviz.run_store import RunStore
     from kgviz.session import open_session
 
     methods = [m for value in args.method for m in value.split(",") if m]
@@ -232,6 +250,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         workers=args.workers,
         questions=not args.ids_only,
         settings=parse_settings(args.set),
+        store=RunStore() if args.keep_traces else None,
     )
     _print_json(summary)
     if summary["failed"]:
@@ -241,6 +260,146 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    return 0
+
+
+# ------------------------------------------------------------------------------------ runs
+def parse_triple(text: str) -> tuple[str, str, str]:
+    """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
+    parts = [part.strip() for part in text.split("|")]
+    if len(parts) != 3 or not all(parts):
+        raise KgvizError(f"bad triple {text!r}: expected 'head | relation | tail'")
+    return parts[0], parts[1], parts[2]
+
+
+def llm_spec_of(identity: str) -> str:
+    """The `--llm` spec that runs the LLM a run names (`llamacpp:M` is `local:M`)."""
+    backend, _, model = identity.partition(":")
+    if backend == "llamacpp":
+        return f"local:{model}"
+    if backend == "ollama":
+        return identity
+    raise KgvizError(f"say which LLM to use with --llm (the run used {identity})")
+
+
+def cmd_regenerate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kgviz.run import judged_run
+    from kgviz.run_store import RunStore
+    from kgviz.session import open_session
+    from kgviz.trace import Trace
+
+    store = RunStore()
+    if Path(args.source).is_file():
+        trace, parent = Trace.load(args.source), None
+        source = judged_run(trace)
+        llm = args.llm
+    else:
+        source, parent = store.load(args.source), args.source
+        trace = source.trace
+        llm = args.llm or llm_spec_of(source.llm)
+    if not llm:
+        raise KgvizError("say which LLM to use with --llm")
+    session = open_session(trace.dataset, llm, cache_mode=args.cache)
+    if source.record is None:
+        source.record = session.find_question(trace.question)
+    run = session.regenerate(
+        source, [parse_triple(t) for t in args.drop], [parse_triple(t) for t in args.add]
+    )
+    entry = keep(run, parent)
+    if args.json:
+        _print_json(
+            {
+                **run.to_json(),
+                "run_id": entry.id if entry else None,
+                "parent": parent,
+                "edit": run.trace.stages["edit"].as_json(),
+            }
+        )
+        return 0
+    print(run.trace.answer.strip())
+    print(
+        f"\nanswers: {', '.join(run.trace.answers) or '(none)'} (before: "
+        f"{', '.join(source.trace.answers) or '(none)'})"
+    )
+    if run.outcome.judged:
+        print(outcome_line(run))
+    return 0
+
+
+def cmd_runs_list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from kgviz.run_store import RunStore
+
+    wanted = dict(pair.split("=", 1) for pair in args.filter if "=" in pair)
+    bad = [pair for pair in args.filter if "=" not in pair]
+    if bad:
+        raise KgvizError(f"bad --filter {bad[0]!r}: expected KEY=VALUE")
+    entries = [
+        entry
+        for entry in RunStore().entries()
+        if all(str(asdict(entry).get(key)) == value for key, value in wanted.items())
+    ]
+    if args.json:
+        _print_json([asdict(entry) for entry in entries])
+        return 0
+    for entry in entries:
+        verdict = "" if entry.hits1 is None else f"hits@1 {entry.hits1:d} F1 {entry.f1:.2f} "
+        print(f"{entry.id}  {entry.dataset:<12} {entry.method:<12} {verdict}{entry.question}")
+    return 0
+
+
+def cmd_runs_show(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from kgviz.run_store import RunStore
+
+    store = RunStore()
+    entry, run = store.entry(args.id), store.load(args.id)
+    if args.html:
+        from kgviz.atomic import write_text_atomic
+        from kgviz.datasets import get_dataset
+        from kgviz.viz.page import run_page
+
+        dataset = get_dataset(entry.dataset)
+        run.kg = dataset.question_graph(run.record) if run.record else dataset.kg
+        write_text_atomic(args.html, run_page(run))
+        print(f"page written to {args.html}", file=sys.stderr)
+    if args.json:
+        _print_json({**asdict(entry), **run.to_json()})
+        return 0
+    print(f"{entry.id}: {entry.method} on {entry.dataset} ({entry.llm}, {entry.time})")
+    print(f"{entry.question}\n{run.trace.answer.strip()}")
+    print(f"answers: {', '.join(run.trace.answers) or '(none)'}")
+    if run.outcome.judged:
+        print(outcome_line(run))
+    return 0
+
+
+def cmd_runs_diff(args: argparse.Namespace) -> int:
+    from kgviz.run_diff import diff_runs
+    from kgviz.run_store import RunStore
+
+    store = RunStore()
+    diff = diff_runs(store.load(args.a), store.load(args.b))
+    if args.json:
+        _print_json(diff.as_json())
+        return 0
+    for side, verdict in zip((args.a, args.b), diff.verdicts, strict=True):
+        print(f"{side}: {verdict}")
+    for key, (a, b) in diff.options.items():
+        print(f"option {key}: {a!r} -> {b!r}")
+    for label, part in (("answers", diff.answers), ("evidence", diff.evidence)):
+        print(
+            f"{label}: {len(part.both)} in both; only in {args.a}: {len(part.only_a)}; "
+            f"only in {args.b}: {len(part.only_b)}"
+        )
+        for item in part.only_a:
+            print(f"  - {' | '.join(item) if isinstance(item, tuple) else item}")
+        for item in part.only_b:
+            print(f"  + {' | '.join(item) if isinstance(item, tuple) else item}")
     return 0
 
 
@@ -469,6 +628,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.set_defaults(handler=cmd_ask)
 
+    regenerate = commands.add_parser(
+        "regenerate", help="answer a kept run again on its evidence, edited (what-if)"
+    )
+    regenerate.add_argument("source", help="a kept run's id (`kgviz runs list`) or a trace file")
+    regenerate.add_argument(
+        "--drop", action="append", default=[], metavar="'H | R | T'", help="a triple to take out"
+    )
+    regenerate.add_argument(
+        "--add", action="append", default=[], metavar="'H | R | T'", help="a triple to put in"
+    )
+    regenerate.add_argument(
+        "--llm", default="", metavar="SPEC", help="the LLM (default: the one the run used)"
+    )
+    regenerate.add_argument(
+        "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
+    )
+    regenerate.add_argument("--json", action="store_true")
+    regenerate.set_defaults(handler=cmd_regenerate)
+
+    runs = commands.add_parser("runs", help="the runs kept in KGVIZ_RUNS").add_subparsers(
+        dest="runs_command", required=True
+    )
+    listing = runs.add_parser("list", help="every kept run with its verdict")
+    listing.add_argument("--json", action="store_true")
+    listing.add_argument(
+        "--filter", action="append", default=[], metavar="KEY=VALUE", help="e.g. method=simgrag"
+    )
+    listing.set_defaults(handler=cmd_runs_list)
+    show = runs.add_parser("show", help="one kept run")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--html", metavar="FILE", help="write its self-contained page")
+    show.set_defaults(handler=cmd_runs_show)
+    diff = runs.add_parser("diff", help="two kept runs: answers, verdicts, evidence, options")
+    diff.add_argument("a")
+    diff.add_argument("b")
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(handler=cmd_runs_diff)
+
     evaluate = commands.add_parser("eval", help="run methods over a dataset split (resumable)")
     evaluate.add_argument("--dataset", required=True)
     evaluate.add_argument("--split", required=True)
@@ -503,6 +701,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="an option of every method run, e.g. --set top_k=30 (repeatable; the rows record it)",
     )
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
+    evaluate.add_argument(
+        "--keep-traces",
+        action="store_true",
+        help="keep every run with its trace in the run store (KGVIZ_RUNS; `kgviz runs list`)",
+    )
     evaluate.add_argument(
         "--ids-only",
         action="store_true",

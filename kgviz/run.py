@@ -10,7 +10,20 @@ from typing import Any
 from kgviz.datasets.base import QARecord
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.scoring.outcome import Outcome, judge
-from kgviz.trace import Trace
+from kgviz.trace import StringTriple, Trace
+
+EDIT = "edit"  # the stage of a regenerated run that records its evidence edit
+
+
+@dataclass(frozen=True)
+class EvidenceEdit:
+    """What a regenerated run changed in its parent's evidence."""
+
+    dropped: tuple[StringTriple, ...] = ()
+    added: tuple[StringTriple, ...] = ()
+
+    def as_json(self) -> dict[str, list[list[str]]]:
+        return {"dropped": [list(t) for t in self.dropped], "added": [list(t) for t in self.added]}
 
 
 @dataclass

@@ -19,8 +19,8 @@ from kgviz.errors import KgvizError
 from kgviz.llm.base import LLM
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner, method_spec
-from kgviz.run import Run, judged_run
-from kgviz.trace import Trace
+from kgviz.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.trace import StringTriple, Trace
 
 if TYPE_CHECKING:
     from kgviz.llm.cache import CacheMode
@@ -156,6 +156,34 @@ class Session:
             record,
             retrieves=reasoner.retrieves,
             options=options,
+            llm=self.llm,
+            kg=reasoner.context.kg,
+        )
+
+    def regenerate(
+        self,
+        run: Run,
+        dropped: Sequence[StringTriple] = (),
+        added: Sequence[StringTriple] = (),
+        listener: Listener | None = None,
+    ) -> Run:
+        """`run`'s generation stage again with its evidence edited (`dropped` triples taken
+        out, `added` ones put in), the same prompt format and this session's LLM: a new run,
+        judged as any other, whose trace records the edit."""
+        missing = [t for t in dropped if t not in run.trace.evidence]
+        if missing:
+            raise KgvizError(f"not in the run's evidence: {' | '.join(missing[0])}")
+        gone = set(dropped)
+        evidence = [t for t in run.trace.evidence if t not in gone] + list(added)
+        reasoner = self.question_reasoner(run.method, run.record, **run.options)
+        self.warm_up(retrieves=False)
+        trace = reasoner.regenerate(run.trace, evidence, listener)
+        trace.record(EDIT, EvidenceEdit(tuple(dropped), tuple(added)))
+        return judged_run(
+            trace,
+            run.record,
+            retrieves=reasoner.retrieves,
+            options=run.options,
             llm=self.llm,
             kg=reasoner.context.kg,
         )

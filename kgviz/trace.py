@@ -166,10 +166,18 @@ class Trace:
     def load(path: str | Path) -> Trace:
         """A trace that `Trace.save` wrote, with every stage record rebuilt; a clear error for
         any other file."""
-        from kgviz.trace_io import read_saved, read_trace, unreadable
+        from kgviz.trace_io import read_saved, read_trace
 
-        where = str(path)
-        plain, stages, calls = read_saved(read_trace(path), where)
+        return Trace.from_saved(*read_saved(read_trace(path), str(path)), where=str(path))
+
+    @staticmethod
+    def from_saved(
+        plain: dict[str, Any], stages: dict[str, Any], calls: list[Any], where: str = "trace"
+    ) -> Trace:
+        """A trace from the decoded parts `trace_io.read_saved` gives; a clear error for parts
+        that are not a trace's."""
+        from kgviz.trace_io import unreadable
+
         if not all(isinstance(call, LLMCall) for call in calls):
             raise KgvizError(f"{where}: llm_calls must hold LLM call records")
         try:

@@ -1,9 +1,17 @@
-"""Test set-up shared by all folders: where the real data is, and a private cache when wanted."""
+"""Test set-up shared by all folders: where the real data is, a private cache when wanted, a
+folder for the runs tests keep, and a stub LLM server on loopback for error handling (tests that
+use it say so)."""
 
 from __future__ import annotations
 
 import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +21,8 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 # beside the checkout through KGVIZ_DATA; product code only ever looks at KGVIZ_DATA.
 if not os.environ.get("KGVIZ_DATA") and (SHARED_DATA / "MetaQA" / "kb.txt").is_file():
     os.environ["KGVIZ_DATA"] = str(SHARED_DATA)
+# Runs the notebooks' lab keeps go to a temporary folder, not into the checkout.
+os.environ.setdefault("KGVIZ_RUNS", tempfile.mkdtemp(prefix="kgviz-test-runs-"))
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +49,70 @@ def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("KGVIZ_CACHE", str(cache))
     return cache
+
+
+@pytest.fixture(autouse=True)
+def runs_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs that tests keep go to a folder of the test session's, not `./kgviz-runs/`."""
+    folder = tmp_path_factory.getbasetemp() / "kgviz-runs"
+    monkeypatch.setenv("KGVIZ_RUNS", str(folder))
+    return folder
+
+
+Reply = tuple[int, bytes, float]  # status, body, seconds between body bytes (0: all at once)
+
+
+class FaultServer:
+    """A stub LLM server on loopback: `script(n, body)` gives the reply to the n-th request
+    (0-based) whose body is `body`."""
+
+    def __init__(self, script: Callable[[int, str], Reply]) -> None:
+        self.script, self.requests = script, 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                request = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                number, server.requests = server.requests, server.requests + 1
+                status, body, trickle = server.script(number, request.decode("utf-8", "replace"))
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    if not trickle:
+                        self.wfile.write(body)
+                        return
+                    for byte in body:  # one byte at a time: never idle long enough to time out
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(trickle)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up, as it should
+
+            do_GET = do_POST
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fault_server() -> Iterator[Callable[[Callable[[int, str], Reply]], FaultServer]]:
+    servers: list[FaultServer] = []
+
+    def start(script: Callable[[int, str], Reply]) -> FaultServer:
+        servers.append(FaultServer(script))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

@@ -21,6 +21,7 @@ from kgviz.eval.rows import ResultRow, result_row, with_question
 from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
 from kgviz.llm.errors import LLMUnavailable, ModelIntegrityError
+from kgviz.run_store import RunStore
 from kgviz.session import Session
 
 # Failures that end a run at once: no server or model, a model file that fails its check.
@@ -43,11 +44,15 @@ class EvalJob:
     settings: dict[str, Any] = field(default_factory=dict)
     questions: bool = True
     workers: int = 1
+    store: RunStore | None = None  # where each run is kept with its trace (`--keep-traces`)
 
     def answer(self, task: Task) -> ResultRow:
         """The row of one answered question; a failure raises (the question stays pending)."""
         method, record = task
-        row = result_row(self.session.ask(method, record, self.settings))
+        run = self.session.ask(method, record, self.settings)
+        if self.store is not None:
+            self.store.save(run)
+        row = result_row(run)
         row = with_question(row, record) if self.questions else row
         extra: dict[str, Any] = {"llm": self.session.llm}
         if self.settings:
@@ -67,6 +72,7 @@ def run_eval(
     workers: int = 1,
     questions: bool = True,
     settings: dict[str, Any] | None = None,
+    store: RunStore | None = None,
 ) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
     (each line names the LLM; a file holds one LLM's answers and one setting per method) and
@@ -79,7 +85,8 @@ def run_eval(
     fails its check, three failed questions in a row, or a results file that cannot be written
     end the run. Ctrl-C cancels the requests in flight and stops at once. With `workers` > 1
     (capped by what the LLM backend serves at once) questions run concurrently; lines are
-    written in question order as they finish.
+    written in question order as they finish. With a `store`, each run is kept there with its
+    trace (`kgviz eval --keep-traces`).
     """
     job = EvalJob(
         session,
@@ -88,6 +95,7 @@ def run_eval(
         settings or {},
         questions,
         max(1, min(workers, session.context.llm.parallel_requests)),
+        store,
     )
     for method in methods:  # bad options fail here, before anything is written
         session.reasoner(method, **job.settings)

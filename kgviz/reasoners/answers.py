@@ -104,6 +104,23 @@ class RefusalAwareNames:
         return None if text.casefold().strip() in REFUSALS else self.names.canonical(text)
 
 
+class WithEvidenceNames:
+    """A `NameLookup` that also knows the evidence's own entity names (all KG names, unless the
+    evidence was edited by hand: `kgviz regenerate --add`)."""
+
+    def __init__(self, names: NameLookup, evidence: Iterable[StringTriple]) -> None:
+        self.names = names
+        self.evidence = {normalise_key(name): name for name in evidence_entities(evidence)}
+
+    def canonical(self, text: str) -> str | None:
+        return self.names.canonical(text) or self.evidence.get(normalise_key(text))
+
+
+def normalise_key(text: str) -> str:
+    """How evidence names are matched: case-folded, white space folded."""
+    return " ".join(text.casefold().split())
+
+
 def listed_names(reply: str, names: NameLookup) -> list[str]:
     """The KG names a list-like reply consists of, in order, refusals aside (`answer_entities`)."""
     return answer_entities(reply, RefusalAwareNames(names))

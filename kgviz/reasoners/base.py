@@ -33,7 +33,7 @@ from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.base import LLM
 from kgviz.reasoners.answers import NameLookup, listed_names
-from kgviz.trace import Trace
+from kgviz.trace import StringTriple, Trace
 
 T = TypeVar("T")
 
@@ -300,6 +300,29 @@ class Reasoner(ABC, Generic[FoundT]):
             dataset=self.context.dataset.name,
             listener=listener,
         )
+
+    def regenerate(
+        self,
+        source: Trace,
+        evidence: Sequence[StringTriple],
+        listener: Callable[[str, Trace], None] | None = None,
+    ) -> Trace:
+        """The generation stage again, on `evidence` (the source run's, edited), with the same
+        prompt format and LLM: a new trace holding the source's retrieval records (updated to
+        the evidence where the prompt is made from them) and the new answer."""
+        trace = self._new_trace(source.question, listener)
+        trace.gold, trace.topics = list(source.gold), list(source.topics)
+        trace.stages, trace.checkpoint = dict(source.stages), source.checkpoint
+        trace.evidence = list(dict.fromkeys(evidence))
+        with trace.stage("total"):
+            found = self.found_from(trace)
+            self.generate(trace, trace.question, found)
+        return trace
+
+    def found_from(self, trace: Trace) -> FoundT:
+        """What `generate` needs, rebuilt from a finished run's records and its evidence (which
+        `regenerate` has edited); methods that can regenerate override this."""
+        raise KgvizError(f"{self.name} has no evidence to regenerate an answer from")
 
     @cached_property
     def chosen_checkpoint(self) -> Path:

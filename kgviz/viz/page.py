@@ -12,9 +12,9 @@ import time
 
 import plotly.graph_objects as go
 
-from kgviz import __version__
 from kgviz.reasoners.registry import method_label
 from kgviz.run import Run
+from kgviz.version import code_version
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
@@ -62,7 +62,7 @@ def run_context(run: Run) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished))
     return (
         f"dataset {run.trace.dataset} · {run.llm} · options {run.options_text()} · {when} · "
-        f"kgviz {__version__}"
+        f"kgviz {code_version()}"
     )
 
 

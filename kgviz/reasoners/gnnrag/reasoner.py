@@ -24,7 +24,7 @@ from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidenc
 from kgviz.reasoners.gnnrag.config import GNNRAGConfig, GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import load_gnn
-from kgviz.reasoners.gnnrag.paths import ReasoningPath, evidence_paths
+from kgviz.reasoners.gnnrag.paths import PathStep, ReasoningPath, evidence_paths
 from kgviz.reasoners.gnnrag.prompt import path_messages
 from kgviz.reasoners.gnnrag.records import (
     AUGMENTATION,
@@ -98,6 +98,23 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             paths = self._augment(trace, linking, paths)
         trace.evidence = unique_triples(paths)
         return GNNRAGFound(linking, paths)
+
+    def found_from(self, trace: Trace) -> GNNRAGFound:
+        """The recorded paths whose triples the evidence keeps, then each triple it adds as a
+        one-step path (recorded again under `paths`)."""
+        record: PathRecord = trace.stages[PATHS]
+        augmentation = trace.stages.get(AUGMENTATION)
+        paths = [*record.paths, *(augmentation.added if augmentation else [])]
+        kept = set(trace.evidence)
+        paths = [path for path in paths if set(path.triples) <= kept]
+        known = {t for path in paths for t in path.triples}
+        paths += [
+            ReasoningPath(head, [PathStep(relation, tail, True)], origin="edit")
+            for head, relation, tail in trace.evidence
+            if (head, relation, tail) not in known
+        ]
+        trace.record(PATHS, PathRecord(paths, [path.text for path in paths]))
+        return GNNRAGFound(trace.stages[LINKING], paths)
 
     def generate(self, trace: Trace, question: str, found: GNNRAGFound) -> None:
         linking = found.linking

@@ -30,7 +30,7 @@ from kgviz.reasoners.grag.records import (
 )
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
 from kgviz.reasoners.grounding import link_and_ground
-from kgviz.reasoners.linking import entity_names
+from kgviz.reasoners.linking import LINKING, entity_names
 from kgviz.reasoners.prompting import generate_answer
 from kgviz.trace import StringTriple, Trace
 
@@ -133,7 +133,7 @@ class GRAG(Reasoner[GRAGFound]):
             )
             trace.record(PRUNING, pruned)
         with trace.stage(DESCRIPTION):
-            descriptions = self._describe(pruned)
+            descriptions = self._describe([(g.centre, g.kept_triples) for g in pruned])
             trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(t for p in pruned for t in p.kept_triples))
         return GRAGFound("qa", linking.question, tuple(linking.names), descriptions)
@@ -160,6 +160,25 @@ class GRAG(Reasoner[GRAGFound]):
             trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(graph))
         return GRAGFound("stance", question, (), descriptions)
+
+    def found_from(self, trace: Trace) -> GRAGFound:
+        """The pruned ego-graphs described again with only the triples the evidence keeps, and
+        the triples it adds described as one more graph (recorded again under
+        `description`)."""
+        if PRUNING not in trace.stages:
+            raise KgvizError("grag: only a question-answering run's evidence can be edited")
+        kept = set(trace.evidence)
+        pruned: list[PrunedEgoGraph] = trace.stages[PRUNING]
+        descriptions = self._describe(
+            [(g.centre, [t for t in g.kept_triples if t in kept]) for g in pruned]
+        )
+        known = {t for g in pruned for t in g.kept_triples}
+        added = [t for t in trace.evidence if t not in known]
+        if added:
+            descriptions += self._describe([(added[0][0], added)])
+        trace.record(DESCRIPTION, descriptions)
+        linking = trace.stages[LINKING]
+        return GRAGFound("qa", linking.question, tuple(linking.names), descriptions)
 
     def generate(self, trace: Trace, question: str, found: GRAGFound) -> None:
         described = [(d.centre, d.text) for d in found.descriptions]
@@ -199,16 +218,15 @@ class GRAG(Reasoner[GRAGFound]):
         )
 
     @staticmethod
-    def _describe(pruned: list[PrunedEgoGraph]) -> list[Description]:
-        """One description per ego-graph with kept triples; a triple already described under a
-        better-ranked ego-graph is not repeated (the ego-graphs of a KG overlap heavily)."""
+    def _describe(graphs: list[tuple[str, list[StringTriple]]]) -> list[Description]:
+        """One description per graph (centre, kept triples) with triples; a triple already
+        described under a better-ranked ego-graph is not repeated (the ego-graphs of a KG
+        overlap heavily)."""
         described: set[StringTriple] = set()
         descriptions = []
-        for graph in pruned:
-            fresh = [t for t in graph.kept_triples if t not in described]
+        for centre, triples in graphs:
+            fresh = [t for t in triples if t not in described]
             if fresh:
                 described.update(fresh)
-                descriptions.append(
-                    Description(graph.centre, len(fresh), describe_graph(fresh, graph.centre))
-                )
+                descriptions.append(Description(centre, len(fresh), describe_graph(fresh, centre)))
         return descriptions

@@ -10,12 +10,12 @@ import numpy as np
 from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.reasoners.answers import listed_names
+from kgviz.reasoners.answers import WithEvidenceNames, listed_names
 from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.kaping.config import KapingConfig
 from kgviz.reasoners.kaping.records import TRIPLES, KapingTriple, TripleRanking
-from kgviz.reasoners.linking import EntityLinking, entity_names
+from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.trace import Trace
 
@@ -86,9 +86,14 @@ class Kaping(Reasoner[EntityLinking]):
             trace.warnings.append(f"kaping: {dropped} candidate triples left out (max_candidates)")
         return linking
 
+    def found_from(self, trace: Trace) -> EntityLinking:
+        """The linking record: the prompt is made from it and the evidence."""
+        return trace.stages[LINKING]
+
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         messages = answer_messages(found.question, [verbalise(t) for t in trace.evidence])
-        names, topics = entity_names(self.context), set(found.names)
+        names = WithEvidenceNames(entity_names(self.context), trace.evidence)
+        topics = set(found.names)
         generate_answer(
             trace,
             self.context.llm,

@@ -104,6 +104,13 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         with trace.stage(GENERATION):
             self._generate(trace, question, [s.triples for s in found])
 
+    def found_from(self, trace: Trace) -> list[subgraphs.Subgraph]:
+        """The recorded subgraphs cut to the evidence, and the triples added to it as one more
+        graph (recorded again under `subgraphs`)."""
+        found = subgraphs.edited(trace.stages.get(SUBGRAPHS) or [], trace.evidence)
+        trace.record(SUBGRAPHS, found)
+        return found
+
     # ----------------------------------------------------------------- stages
     def _pattern(
         self, trace: Trace, question: str, topics: tuple[str, ...]

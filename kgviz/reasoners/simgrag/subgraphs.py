@@ -3,6 +3,7 @@ maps to which KG element at what distance; and the evidence (their triples, best
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -105,3 +106,19 @@ def ranked(subgraphs: Sequence[Subgraph]) -> list[Subgraph]:
 def evidence(subgraphs: Sequence[Subgraph]) -> list[StringTriple]:
     """The union of the subgraphs' triples, in subgraph order, each triple once."""
     return list(dict.fromkeys(t for s in subgraphs for t in s.triples))
+
+
+def edited(found: Sequence[Subgraph], evidence: Sequence[StringTriple]) -> list[Subgraph]:
+    """`found` cut to the triples `evidence` keeps (subgraphs left empty dropped), then the
+    triples `evidence` adds as one more subgraph, ranked last."""
+    kept = set(evidence)
+    cut = [
+        dataclasses.replace(graph, triples=[t for t in graph.triples if t in kept])
+        for graph in found
+    ]
+    cut = [graph for graph in cut if graph.triples]
+    known = {t for graph in found for t in graph.triples}
+    added = [t for t in evidence if t not in known]
+    if added:
+        cut.append(Subgraph(len(cut) + 1, (), 0.0, added, [], []))
+    return cut

@@ -137,6 +137,10 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         """The KG names the reply's `ans:` lines list (prose commits to nothing)."""
         return listed_names("\n".join(split_reply(reply)[1]), names)
 
+    def found_from(self, trace: Trace) -> EntityLinking:
+        """The linking record: the prompt is made from it and the evidence."""
+        return trace.stages[LINKING]
+
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
         """One LLM call (and one re-ask when no `ans:` line commits); the answers are the
         evidence entities (topic entities aside) that its `ans:` lines name."""
