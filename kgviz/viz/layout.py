@@ -26,7 +26,7 @@ FONT_PX = 14
 BOX_MARGIN = 5  # vis-network's padding inside a box
 DOT_SIZE = 25  # vis-network's default dot radius
 ROW_GAP = 14  # between two footprints in a column
-LABEL_ROOM = 40  # beside an edge label, between two columns
+LABEL_ROOM = 70  # beside an edge label (and its arrow head), between two columns
 SWEEPS = 4  # barycentre passes, each down and back up the columns
 # vis-network 9.1 draws the label of an exactly horizontal edge at the canvas origin: each column
 # stands this much lower than the one before, so that no edge between columns is level.

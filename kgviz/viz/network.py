@@ -116,13 +116,11 @@ def network_html(
     key = marks.legend_items(node.label for node in nodes)
     if neighbourhoods:
         key.append(("KG neighbours: click an entity to show them, again to hide", KG_NEIGHBOUR))
-    hidden = sum(not edge.opening for edge in edges)
+    hidden = not all(edge.opening for edge in edges)
     scores = [edge.score for edge in edges if edge.score is not None]
     hoods = _expanding(neighbourhoods, drawn, edges, marks) if neighbourhoods else None
     document = framed(
-        net.generate_html(notebook=True),
-        control_bar(sections, hidden, len(edges), scores),
-        scripts(hidden, len(edges), hoods),
+        net.generate_html(notebook=True), control_bar(sections, hidden, scores), scripts(hoods)
     )
     return (legend(key) if key else "") + iframe(document, placement.canvas_px + BAR_PX)
 

@@ -5,7 +5,8 @@ edges), a score slider (when edges have scores) and a checkbox per section. The 
 default view: fitted to what is shown, but never below the zoom at which node labels are legible,
 the top left (where the roots stand) in view when that does not fit. The default view follows
 resizes, a frame shown late, full screen and the controls until the user drags or zooms the graph
-(or clicks a node); from then on nothing moves the view but the user and the "fit" button.
+(or clicks a node); from then on nothing moves the view but the user and the "fit" button, and a
+resize keeps the user's zoom (vis-network would scale it with the frame).
 """
 
 from __future__ import annotations
@@ -32,11 +33,19 @@ white-space:nowrap;overflow-x:auto;overflow-y:hidden}
 # The default view, the user's touch, resizes and full screen; `kgvizApply` shows what the
 # sections, "show all" and the score slider leave shown.
 FRAMING = """<script>
-var kgvizTouched = false, kgvizAll = false, kgvizReady = false;
-function kgvizTouch() { kgvizTouched = true; }
+var kgvizTouched = false, kgvizAll = false, kgvizReady = false, kgvizScale = null;
+var kgvizDrawn = edges.getIds();  // the graph's own edges, not KG neighbours shown on click
+function kgvizTouch() { kgvizTouched = true; kgvizScale = network.getScale(); }
 function kgvizFit() {
   network.redraw();
   network.fit({animation: false, maxZoomLevel: kgvizView.maxScale});
+  if (kgvizTouched) { kgvizScale = network.getScale(); }
+}
+function kgvizResized() {  // after vis-network has scaled the view with its frame
+  setTimeout(function () {
+    if (!kgvizTouched) { kgvizDefaultView(); return; }
+    network.moveTo({scale: kgvizScale, position: network.getViewPosition(), animation: false});
+  }, 0);
 }
 function kgvizDefaultView() {
   var box = network.body.container;
@@ -83,11 +92,20 @@ function kgvizApply() {
     document.getElementById("kgviz-shown").innerText =
       least.toFixed(3) + ": " + shown + " of " + scored + " edges shown";
   }
+  kgvizCountAll(open);
   kgvizDefaultView();
 }
-function kgvizShowAll(button) {
+function kgvizCountAll(open) {  // what "show all" shows, in the open sections
+  var button = document.getElementById("kgviz-all");
+  if (!button) { return; }
+  var mine = edges.get(kgvizDrawn).filter(function (e) { return open[e.section] !== false; });
+  var first = mine.filter(function (e) { return e.opening !== false; }).length;
+  button.innerText = kgvizAll ? "show the " + first + " it opened on" :
+    "show all " + mine.length + " edges";
+  button.disabled = !kgvizAll && first === mine.length;
+}
+function kgvizShowAll() {
   kgvizAll = !kgvizAll;
-  button.innerText = kgvizAll ? kgvizView.fewer : kgvizView.all;
   kgvizApply();
 }
 function kgvizFullScreen() {
@@ -103,6 +121,7 @@ document.addEventListener("fullscreenchange", function () {
 });
 network.on("dragStart", kgvizTouch);
 network.on("zoom", kgvizTouch);
+network.on("resize", kgvizResized);
 window.addEventListener("resize", kgvizDefaultView);
 if ("ResizeObserver" in window) { new ResizeObserver(kgvizDefaultView).observe(document.body); }
 if ("IntersectionObserver" in window) {
@@ -153,20 +172,16 @@ network.on("click", function (clicked) {
 </script>"""
 
 
-def control_bar(
-    sections: Sequence[Section], hidden: int, total: int, scores: Sequence[float]
-) -> str:
-    """The bar of controls (with its style): fit, full screen, "show all" when `hidden` of the
-    `total` edges are left out at first, the score slider over `scores`, a checkbox per section
-    (when there are several)."""
+def control_bar(sections: Sequence[Section], hidden: bool, scores: Sequence[float]) -> str:
+    """The bar of controls (with its style): fit, full screen, "show all" when some edges are
+    `hidden` at first, the score slider over `scores`, a checkbox per section (when there are
+    several)."""
     parts = [
         '<button id="kgviz-fit" title="fit the whole graph" onclick="kgvizFit()">fit</button>',
         '<button id="kgviz-full" onclick="kgvizFullScreen()">full screen</button>',
     ]
     if hidden:
-        parts.append(
-            f'<button id="kgviz-all" onclick="kgvizShowAll(this)">{esc(_all_text(total))}</button>'
-        )
+        parts.append('<button id="kgviz-all" onclick="kgvizShowAll()">show all</button>')
     if scores:
         low, high = min(scores), max(scores)
         parts.append(
@@ -184,23 +199,12 @@ def control_bar(
     return STYLE % {"bar": BAR_PX} + f'<div id="kgviz-bar">{" ".join(parts)}</div>'
 
 
-def scripts(hidden: int, total: int, neighbourhoods: Mapping[str, Any] | None) -> str:
+def scripts(neighbourhoods: Mapping[str, Any] | None) -> str:
     """The view's constants, `FRAMING`, and `EXPANDING` with `neighbourhoods` (script data, see
     `network._expanding`) when there are any."""
-    view = {
-        "minScale": MIN_SCALE,
-        "maxScale": MAX_SCALE,
-        "fanDx": FAN_DX,
-        "fanDy": FAN_DY,
-        "all": _all_text(total),
-        "fewer": f"show the {total - hidden} it opened on",
-    }
+    view = {"minScale": MIN_SCALE, "maxScale": MAX_SCALE, "fanDx": FAN_DX, "fanDy": FAN_DY}
     parts = [f"<script>var kgvizView = {script_json(view)};</script>", FRAMING]
     if neighbourhoods:
         parts.append(f"<script>var kgvizNeighbours = {script_json(neighbourhoods)};</script>")
         parts.append(EXPANDING)
     return "".join(parts)
-
-
-def _all_text(total: int) -> str:
-    return f"show all {total} edges"

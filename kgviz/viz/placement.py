@@ -18,7 +18,7 @@ from kgviz.viz.layout import (
     levels_from,
 )
 
-ROW_WIDTH = 2400  # sections wrap to a new row past this width (canvas units)
+ROW_WIDTH = 1500  # sections wrap to a new row past this width (canvas units)
 SECTION_GAP = 140
 HEADER_GAP = 24  # between a header box and its section
 FIT_SCALE = 0.9  # the frame is as tall as the opening part at this scale...

@@ -101,4 +101,4 @@ def test_a_large_evidence_graph_lays_out_quickly_and_opens_on_what_matters():
     x = {node["label"]: node["x"] for node in nodes}
     assert x["topic"] < x["film 0"] < x["person 0"]
     shown = [edge for edge in edges if edge.get("opening", True)]
-    assert 2 <= len(shown) <= 15 and "show all 300 edges" in page
+    assert 2 <= len(shown) <= 15 and len(edges) == 300 and "kgviz-all" in page

@@ -74,12 +74,12 @@ def pruned_graph(
     edges: list[VisEdge] = []
     sections: list[Section] = []
     neighbourhoods: dict[str, Neighbourhood] = {}
-    opening = 0
+    opening: set[StringTriple] = set()
     for rank, graph in drawn:
         key = f"e{rank}"
         kept = [_triple(e) for e in graph.edges if e.kept]
         first = opening_triples(kept, [graph.centre], ends, _scores(graph.edges))
-        opening += len(first) if rank in opened else 0
+        opening |= first if rank in opened else set()
         shown = [e for e in graph.edges if e.kept or _triple(e) in shown_faded]
         sections.append(
             Section(
@@ -146,13 +146,13 @@ def _counts(
     drawn: Sequence[tuple[int, PrunedEgoGraph]],
     faded: Sequence[GatedEdge],
     max_pruned: int,
-    opening: int,
+    opening: set[StringTriple],
 ) -> str:
     """What is drawn, what is left out, what the open sections show at first."""
-    described = sum(sum(e.kept for e in g.edges) for _, g in drawn)
+    described = {_triple(e) for _, g in drawn for e in g.edges if e.kept}
     notes = [
-        f"{described} described triples in {len(drawn)} ego-graph(s)"
-        + opening_note(opening, described)
+        f"{len(described)} triples described, in {len(drawn)} ego-graph(s) (they overlap)"
+        + opening_note(len(opening), len(described))
     ]
     if len(faded) > max_pruned:
         notes.append(f"{len(faded) - max_pruned} more soft-pruned edges not drawn")
