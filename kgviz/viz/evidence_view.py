@@ -1,6 +1,7 @@
 """Evidence as a graph (pyvis): the generic evidence graph of any method's triples, and the graph of
-triples with scored and pruned edges that the method views build on. Given the KG, each links to
-it (`kg_links`): degrees on hover, neighbours on click."""
+triples with scored and pruned edges that the method views build on. A large one opens on what
+matters (`focus`), the rest a click away. Given the KG, each links to it (`kg_links`): degrees on
+hover, neighbours on click."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import StringTriple
+from kgviz.viz.focus import opening_triples
+from kgviz.viz.graph_data import VisEdge, VisNode
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import GRAPH_HEIGHT, VisEdge, VisNode, legend, network_html
+from kgviz.viz.network import legend, network_html
 from kgviz.viz.palette import (
     ANSWER,
     EVIDENCE,
     TOPIC,
+    TRIPLE,
     UNUSED,
     score_colour,
     score_key,
@@ -27,7 +31,6 @@ def evidence_graph(
     triples: Iterable[StringTriple],
     highlight: Iterable[str] = (),
     scores: Mapping[str, float] | None = None,
-    height: int = GRAPH_HEIGHT,
     triple_scores: Mapping[StringTriple, float] | None = None,
     marks: Marks | None = None,
     kg: KnowledgeGraph | None = None,
@@ -44,11 +47,11 @@ def evidence_graph(
         lambda name: _entity_node(
             name, name in marked, None if scores is None else scores.get(name)
         ),
-        key + (score_key("triple score") if triple_scores else []),
+        key + (score_key("triple score") if triple_scores else [("triple", TRIPLE)]),
         scores=triple_scores,
-        height=height,
         marks=marks,
         kg=kg,
+        ends=marked,
     )
 
 
@@ -58,46 +61,64 @@ def triples_graph(
     key: Iterable[tuple[str, str]],
     note: str = "",
     scores: Mapping[StringTriple, float] | None = None,
-    pruned: Collection[StringTriple] = (),
-    height: int = GRAPH_HEIGHT,
     marks: Marks | None = None,
-    layered: bool = False,
     kg: KnowledgeGraph | None = None,
+    ends: Collection[str] = (),
 ) -> str:
     """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
-    `triples` (duplicates dropped) whose entities `node(name)` draws. An edge with a score in
-    `scores` takes its colour and width (hover: the score; a slider filters by it); a `pruned`
-    one is light and dashed. `layered` lays the graph out left to right (nodes may give their
-    `level`). With `kg`, entities link to it (`kg_links`)."""
+    `triples` (duplicates dropped) whose entities `node(name)` draws, in layers from the topic
+    entities in `marks` (or the nodes' own levels). An edge with a score in `scores` takes its
+    colour and width (hover: the score; a slider filters by it). A large graph opens on the paths
+    from the topic entities to `ends` and gold answers, then the best-scored triples. With `kg`,
+    entities link to it (`kg_links`)."""
+    marks = marks or Marks()
     triples = list(dict.fromkeys(triples))
     if not triples:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
-    names = dict.fromkeys(name for head, _, tail in triples for name in (head, tail))
+    names = list(dict.fromkeys(name for head, _, tail in triples for name in (head, tail)))
+    roots = [name for name in names if marks.is_topic(name)]
+    targets = [*ends, *(name for name in names if marks.is_gold(name))]
+    first = opening_triples(triples, roots, targets, scores)
     edges = [
-        _triple_edge(triple, None if scores is None else scores.get(triple), triple in pruned)
+        triple_edge(triple, None if scores is None else scores.get(triple), opening=triple in first)
         for triple in triples
     ]
-    counts = f"{len(triples)} triples, {len(names)} entities"
+    counts = f"{len(triples)} triples, {len(names)} entities" + opening_note(
+        len(first), len(triples)
+    )
     nodes, neighbourhoods = link_to_kg([node(name) for name in names], kg)
     return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
-        nodes, edges, height, layered=layered, marks=marks, neighbourhoods=neighbourhoods
+        nodes, edges, marks=marks, neighbourhoods=neighbourhoods, roots=roots
     )
 
 
-def _triple_edge(triple: StringTriple, score: float | None, pruned: bool) -> VisEdge:
+def opening_note(first: int, total: int) -> str:
+    """` (the graph opens on 15 of them: "show all" above it shows the rest)`, or '' when
+    `first` is all `total`."""
+    if first == total:
+        return ""
+    return f' (the graph opens on {first} of them: "show all" above it shows the rest)'
+
+
+def triple_edge(
+    triple: StringTriple,
+    score: float | None,
+    pruned: bool = False,
+    opening: bool = True,
+    node_id: Callable[[str], str] = str,
+) -> VisEdge:
+    """A triple's edge between the nodes `node_id(head)` and `node_id(tail)`: in its score's colour
+    and width when it has one, light and dashed when `pruned`; hover: the triple and score."""
     head, relation, tail = triple
     title = f"{head} —{relation}→ {tail}" + ("" if score is None else f"\nscore {score:.3f}")
+    ends = node_id(head), node_id(tail)
     if pruned:
-        return VisEdge(
-            head,
-            tail,
-            relation,
-            title + "\npruned",
-            {"color": UNUSED, "dashes": True, "width": 1, "font": {"color": UNUSED}},
-            score,
-        )
-    style = {} if score is None else {"color": score_colour(score), "width": 1 + 4 * score}
-    return VisEdge(head, tail, relation, title, style, score)
+        style = {"color": UNUSED, "dashes": True, "width": 1, "font": {"color": "#9e9e9e"}}
+        return VisEdge(*ends, relation, title + "\npruned", style, score, opening)
+    if score is None:
+        return VisEdge(*ends, relation, title, {"color": TRIPLE}, None, opening)
+    style = {"color": score_colour(score), "width": 1 + 4 * score}
+    return VisEdge(*ends, relation, title, style, score, opening)
 
 
 def node_size(score: float | None) -> float:

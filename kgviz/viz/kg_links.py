@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.viz.network import Neighbourhood, VisEdge, VisNode
+from kgviz.viz.graph_data import Neighbourhood, VisEdge, VisNode
 from kgviz.viz.palette import KG_NEIGHBOUR
 
 MAX_NEIGHBOURS = 25  # KG triples embedded per drawn entity
@@ -65,18 +65,16 @@ def neighbourhood(
     cap: int,
 ) -> Neighbourhood:
     """Up to `cap` triples touching `entity` (drawn as `node`), each relation in turn, with their
-    other ends (one level past `node` in a layered graph) styled as KG neighbours."""
+    other ends styled as KG neighbours."""
     span = kg.adj.span(entity)
     positions = span.start + take_in_turn(kg.adj.relation[span], cap)
-    level = node.style.get("level")
-    style = NEIGHBOUR_STYLE if level is None else {**NEIGHBOUR_STYLE, "level": level + 1}
     nodes: dict[str, VisNode] = {}
     edges: list[VisEdge] = []
     for position in positions.tolist():
         other = int(kg.adj.neighbor[position])
         other_id = neighbour_id(kg.entities[other])
         if other_id not in nodes:
-            nodes[other_id] = _neighbour_node(kg, other, other_id, style)
+            nodes[other_id] = _neighbour_node(kg, other, other_id)
         head, relation, tail = kg.triple_names(int(kg.adj.edge[position]))
         source, target = (node.id, other_id) if kg.adj.forward[position] else (other_id, node.id)
         title = f"{head} —{relation}→ {tail}\nfrom the KG"
@@ -84,12 +82,10 @@ def neighbourhood(
     return Neighbourhood(tuple(nodes.values()), tuple(edges), span.stop - span.start - len(edges))
 
 
-def _neighbour_node(
-    kg: KnowledgeGraph, entity: int, node_id: str, style: dict[str, object]
-) -> VisNode:
+def _neighbour_node(kg: KnowledgeGraph, entity: int, node_id: str) -> VisNode:
     name = kg.entities[entity]
     title = f"{name}\nKG neighbour (not retrieved)\n{degree_text(kg, entity)}"
-    return VisNode(node_id, name, title, style)
+    return VisNode(node_id, name, title, NEIGHBOUR_STYLE)
 
 
 def take_in_turn(relations: np.ndarray, cap: int) -> np.ndarray:

@@ -1,17 +1,19 @@
 """Colours shared by the views, so a pattern element keeps its colour from pattern to subgraph and
-scores (probabilities, gates) read the same in every view."""
+scores (probabilities, gates) read the same in every view. The element palettes hold no grey: grey
+means unknown, unused or merely neighbouring, never a named element."""
 
 from __future__ import annotations
 
 from plotly.colors import sample_colorscale
 
 NODE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-RELATION_COLOURS = ("#d62728", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39")
-UNUSED = "#c7c7c7"
+RELATION_COLOURS = ("#d62728", "#bcbd22", "#7b4173", "#393b79", "#637939", "#8c6d31", "#843c39")
+UNUSED = "#c7c7c7"  # UNKNOWN pattern elements, candidates no subgraph used, pruned edges
 ANSWER = "#d62728"
 EVIDENCE = "#97c2fc"
 TOPIC = "#525252"
 KG_NEIGHBOUR = "#e3e3e3"  # entities shown from the KG, not retrieved
+TRIPLE = "#6f8aa6"  # an evidence triple without a score
 
 
 def node_colour(index: int) -> str:

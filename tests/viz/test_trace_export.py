@@ -69,7 +69,8 @@ OLD_SIMGRAG_TRACE = Path(__file__).parents[1] / "fixtures" / "traces" / "simgrag
 
 
 def test_a_trace_saved_by_an_older_kgviz_still_loads_and_draws():
-    """Record types saved under a module path that has since moved still load."""
+    """Record types saved under a module path that has since moved still load, and a search tree
+    saved before it kept the k-th best and the search order draws without them."""
     trace = Trace.load(OLD_SIMGRAG_TRACE)
     assert list(trace.stages) == ["pattern", "pools", "search", "subgraphs", "generation"]
     pools = trace.stages["pools"]
@@ -82,6 +83,10 @@ def test_a_trace_saved_by_an_older_kgviz_still_loads_and_draws():
     views = stage_views(trace)
     assert list(views) == ["pattern", "pools", "search", "subgraphs", "prompt", "timing"]
     assert not any("no view for" in view for view in views.values() if isinstance(view, str))
+    tree = trace.stages["search"].components[0].tree
+    assert (tree.kth_best, tree.steps) == ([], []) and tree.kth_of(3) is None
+    (bars,) = views["search"].data
+    assert bars.text[3].startswith("✂") and "&gt;" not in bars.text[3]
 
 
 @pytest.mark.slow
@@ -126,7 +131,8 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
 def test_graph_documents_fetch_nothing():
     """pyvis's template links bootstrap from a CDN; kgviz strips it (a page must open offline),
     and `external_scripts` looks inside the frames' documents too."""
-    from kgviz.viz.network import VisEdge, VisNode, network_html
+    from kgviz.viz.graph_data import VisEdge, VisNode
+    from kgviz.viz.network import network_html
 
     graph = network_html([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
     assert external_scripts(graph) == [] and "kgvizFit" in graph

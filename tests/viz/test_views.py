@@ -44,11 +44,12 @@ from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord, SimGR
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 from kgviz.reasoners.simgrag.subgraphs import EdgeMatch, NodeMatch, Subgraph
 from kgviz.reasoners.simgrag.views.pattern import pattern_graph
-from kgviz.reasoners.simgrag.views.pools import pools_figure
+from kgviz.reasoners.simgrag.views.pools import NAMED, pools_figure
 from kgviz.reasoners.simgrag.views.search_tree import (
     LEAF_PX,
     MAX_TREE_PX,
     OUTCOMES,
+    apart,
     search_tree_figure,
     tally,
 )
@@ -59,11 +60,21 @@ from kgviz.trace import LLMCall, Trace
 from kgviz.viz import evidence_graph, prompt_view, stage_views, timing_figure
 from kgviz.viz.escape import plotly_text, vis_text
 from kgviz.viz.evidence_view import node_size
+from kgviz.viz.focus import OPEN_TRIPLES
 from kgviz.viz.kg_links import MAX_NEIGHBOURS
-from kgviz.viz.marks import GOLD, TOPIC_BORDER, Marks
-from kgviz.viz.network import LABEL_CHAR_PX, SPRING_PX
-from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, node_colour, relation_colour, score_colour
+from kgviz.viz.marks import GOLD, STAR, TOPIC_BORDER, Marks
+from kgviz.viz.palette import (
+    ANSWER,
+    NODE_COLOURS,
+    RELATION_COLOURS,
+    TOPIC,
+    UNUSED,
+    node_colour,
+    relation_colour,
+    score_colour,
+)
 from kgviz.viz.ranked_bars import KEPT, LEFT_OUT
+from tests.viz.graph_pages import neighbour_data, srcdocs, vis_data, vis_options
 
 EVIL = "<img src=x onerror=alert(1)>"
 ESCAPED = html.escape(EVIL)
@@ -71,32 +82,6 @@ JANE = 'Jane "J" O\'Doe & <b>Co</b>'
 
 
 # ----------------------------------------------------------------- helpers
-def srcdocs(page: str) -> list[str]:
-    """The documents inside the iframes of an HTML view."""
-    return [html.unescape(doc) for doc in re.findall(r'srcdoc="([^"]*)"', page)]
-
-
-def vis_options(page: str) -> dict:
-    """The vis-network options pyvis wrote into the (single) iframe of a view."""
-    (doc,) = srcdocs(page)
-    return json.loads(re.search(r"var options = (.*);\n", doc).group(1))
-
-
-def neighbour_data(page: str) -> dict:
-    """The KG neighbourhoods embedded for a view's click expansion (node id -> nodes, edges)."""
-    (doc,) = srcdocs(page)
-    found = re.search(r"var kgvizNeighbours = (.*?);</script>", doc)
-    return json.loads(found.group(1)) if found else {}
-
-
-def vis_data(page: str) -> tuple[list[dict], list[dict]]:
-    """The nodes and edges pyvis wrote into the (single) iframe of a view."""
-    (doc,) = srcdocs(page)
-    nodes = re.search(r"nodes = new vis\.DataSet\((.*?)\);\n", doc).group(1)
-    edges = re.search(r"edges = new vis\.DataSet\((.*?)\);\n", doc).group(1)
-    return json.loads(nodes), json.loads(edges)
-
-
 def strings(value) -> list[str]:
     """Every string in a nested figure dict."""
     if isinstance(value, str):
@@ -165,7 +150,7 @@ def simgrag_trace() -> Trace:
     tree = SearchTree(max_nodes=3)
     root = tree.add(-1, 0, -1, 0, 0, -1, 0.0, 0.1)
     tree.add(root, 1, 0, 1, 1, 0, 0.1, 0.1, "in_topk")
-    tree.add(-1, 0, -1, 0, 3, -1, 0.5, 0.6, "pruned_bound", 1)
+    tree.add(-1, 0, -1, 0, 3, -1, 0.5, 0.6, "pruned_bound", 1, 0.1)  # lost against 0.1
     tree.add(-1, 0, -1, 0, 2, -1, 0.7, 0.8, "pruned_bound")  # past the cap: dropped
     search = SearchRecord(
         "optimized", 3, [ComponentSearch(0, (0, 1), (0,), "complete", 2, 1, 0.002, 1, tree)]
@@ -440,6 +425,50 @@ def test_plain_text_survives_each_escaping_layer():
     assert plotly_text("x" * 50, limit=10) == "x" * 9 + "…"
 
 
+def legend_colours(page: str) -> set[str]:
+    """The swatch colours of a view's legends (outside its iframe)."""
+    outside = re.sub(r'srcdoc="[^"]*"', "", page)
+    return set(re.findall(r"(?:background:|dashed )(#[0-9a-f]{6})", outside))
+
+
+def drawn_colours(page: str) -> set[str]:
+    """Every colour a graph paints its nodes (fill and border) and edges in, but the captions
+    heading its sections (their text says what they are)."""
+    nodes, edges = vis_data(page)
+    found = set()
+    for item in [*(n for n in nodes if not n["id"].startswith("section:")), *edges]:
+        colour = item.get("color")
+        parts = colour.values() if isinstance(colour, dict) else [colour]
+        found.update(part for part in parts if isinstance(part, str))
+    return found - {"#ffffff"}
+
+
+@pytest.mark.parametrize(
+    "make, stage",
+    [(simgrag_trace, "pattern"), (simgrag_trace, "subgraphs"), (kaping_trace, "evidence")],
+)
+def test_every_colour_of_a_graph_is_in_its_legend(make, stage):
+    trace = make()
+    trace.gold, trace.topics = [JANE], [EVIL]
+    page = stage_views(trace, hand_kg())[stage]
+    assert drawn_colours(page) <= legend_colours(page)
+
+
+def test_no_named_pattern_element_takes_the_unknown_grey():
+    """A pattern's relations and nodes take palette colours, none of them grey (which means
+    UNKNOWN, unused or neighbouring): seven relations, the third among them."""
+
+    def saturation(colour: str) -> float:
+        red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        return (max(red, green, blue) - min(red, green, blue)) / max(red, green, blue, 1)
+
+    assert all(saturation(c) > 0.3 for c in [*NODE_COLOURS, *RELATION_COLOURS])
+    triples = [[f"film {i}", f"relation {i}", f"person {i}"] for i in range(6)]
+    page = pattern_graph(parse_pattern({"triples": triples}, 6))
+    assert all(edge["color"] != UNUSED for edge in vis_data(page)[1])
+    assert "relation 2: relation 2" in page and relation_colour(2) in legend_colours(page)
+
+
 def test_pattern_graph_styles_named_and_unknown_apart():
     trace = simgrag_trace()
     page = pattern_graph(trace.stages["pattern"])
@@ -457,17 +486,46 @@ def test_pattern_graph_styles_named_and_unknown_apart():
 def test_pools_mark_the_candidates_the_subgraphs_used():
     trace = simgrag_trace()
     figure = pools_figure(trace.stages["pools"], trace.stages["subgraphs"])
-    (points,) = figure.data
-    assert len(points.x) == 4 and list(points.y).count(plotly_text(f"node 0: {EVIL}")) == 2
-    used = [i for i, size in enumerate(points.marker.size) if size > 10]
-    assert [points.hovertext[i].split("<br>")[0] for i in used] == [
-        f"<b>{plotly_text(EVIL)}</b>",
-        "<b>directed_by</b>",
+    node_row, relation_row = figure.data  # a row (trace) per named element, nearest first
+    assert list(node_row.y) == [0, 0] and list(relation_row.y) == [1, 1]
+    assert list(figure.layout.yaxis.ticktext) == [
+        plotly_text(f"node 0: {EVIL}"),
+        "relation 0: directed by",
     ]
-    assert points.marker.color[used[0]] == node_colour(0)
-    assert points.marker.color[used[1]] == relation_colour(0)
-    assert all("used by subgraph #1" in points.hovertext[i] for i in used)
+    for row, name, colour in (
+        (node_row, plotly_text(EVIL), node_colour(0)),
+        (relation_row, "directed_by", relation_colour(0)),
+    ):
+        used = [i for i, c in enumerate(row.marker.color) if c != UNUSED]
+        assert [row.hovertext[i].split("<br>")[0] for i in used] == [f"<b>{name}</b>"]
+        assert row.marker.color[used[0]] == colour and "used by subgraph #1" in row.hovertext[0]
+    names = [(a.text, a.y) for a in figure.layout.annotations]  # every candidate of a small pool
+    assert names == [
+        (plotly_text(EVIL), 0),
+        ("Other", 0),
+        ("directed_by", 1),
+        ("starred_actors", 1),
+    ]
     assert "1 UNKNOWN without a pool" in figure.layout.title.text
+
+
+def test_pools_name_their_nearest_candidates_on_lanes_of_their_own():
+    """A pool of 30 candidates at nearly one distance: its nearest NAMED and the one a subgraph
+    used are named, each on its own lane above the row (no two names share a height), and the
+    row is tall enough for them; the others are unnamed dots."""
+    trace = simgrag_trace()
+    crowd = [Neighbour(10 + i, f"actor {i}", 0.5 + i / 1000, i) for i in range(30)]
+    crowd[20] = Neighbour(0, EVIL, 0.52, 20)  # the entity the subgraph used
+    pools = trace.stages["pools"]
+    pools.nodes[0] = ElementPool("node", 0, EVIL, False, crowd)
+    figure = pools_figure(pools, trace.stages["subgraphs"])
+    row = [a for a in figure.layout.annotations if a.y == 0]
+    assert [a.text for a in row] == [*(f"actor {i}" for i in range(NAMED)), plotly_text(EVIL)]
+    heights = [a.ay for a in row]
+    assert len(set(heights)) == len(heights) and all(a.ax == 0 and a.showarrow for a in row)
+    lowest_lane = -min(heights)  # the highest name stands within its row's share of the plot
+    plot_px = figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
+    assert lowest_lane < plot_px / len(figure.data)
 
 
 def test_search_tree_colours_outcomes_and_sums_up():
@@ -478,7 +536,11 @@ def test_search_tree_colours_outcomes_and_sums_up():
     assert list(bars.y) == [0.5, 0.5, 1.5] and list(bars.width) == [1, 1, 1]
     colours = list(bars.marker.color)
     assert colours == [OUTCOMES[o][1] for o in ("expanded", "in_topk", "pruned_bound")]
-    assert bars.text[1] == plotly_text(JANE) and bars.text[2] == "✂ Other"
+    assert bars.text[1] == plotly_text(JANE) and bars.text[2] == "✂ Other · 0.600 &gt; 0.100"
+    assert (
+        "pruned: bound 0.600 &gt; 0.100, the k-th best GSD found by then (k = 3)"
+        in (bars.hovertext[2])
+    )
     hover = bars.hovertext[1]
     assert "depth 1" in hover and "partial GSD 0.100, bound 0.100" in hover
     assert "pattern edge 0 (directed by) → node 1 (UNKNOWN person 1)" in hover
@@ -487,6 +549,70 @@ def test_search_tree_colours_outcomes_and_sums_up():
     assert "1 expanded" in title and "1 pruned by bound (1 candidates)" in title
     (line,) = [a.text for a in figure.layout.annotations]
     assert "<b>component 0</b>: complete in 2 ms, 1 match(es); 3 of 4 records drawn" in line
+
+
+def test_search_tree_tells_apart_a_bound_and_a_kth_best_that_round_alike():
+    """A bound that lost by less than the shown decimals gets as many more as it takes."""
+    assert apart(0.6, 0.1) == ("0.600", "0.100")
+    assert apart(1.15234, 1.15191) == ("1.1523", "1.1519")
+    assert apart(1.0 + 2e-9, 1.0) == ("1.000000002", "1.000000000")
+
+
+def test_search_tree_stars_and_outlines_gold_answers():
+    trace = simgrag_trace()
+    trace.gold = [JANE]
+    figure = stage_views(trace, hand_kg())["search"]
+    (bars,) = figure.data
+    assert [text.startswith(STAR) for text in bars.text] == [False, True, False]
+    assert bars.text[1] == STAR + plotly_text(JANE) and STAR in bars.hovertext[1]
+    assert list(bars.marker.line.color) == ["#ffffff", GOLD, "#ffffff"]
+    assert list(bars.marker.line.width) == [0.5, 3, 0.5]
+    assert "gold answer (gold outline): 1 step(s)" in figure.layout.title.text
+    trace.gold = ["Nobody"]
+    assert (
+        "no drawn step reaches a gold answer"
+        in stage_views(trace, hand_kg())["search"].layout.title.text
+    )
+    trace.gold = []
+    plain = stage_views(trace, hand_kg())["search"]
+    assert "gold" not in plain.layout.title.text and not any(STAR in t for t in plain.data[0].text)
+
+
+def folded_search() -> tuple[SearchRecord, QueryPattern]:
+    """From Jane (local node 1) the search maps movies (node 0) and then needs a
+    "starred actors" edge from each to a candidate of Tom (node 2): three movies in a row find
+    none, one finds Tom, a last one finds none."""
+    _, pattern = two_component_search()
+    tree = SearchTree(max_nodes=100)
+    tree.steps = [(0, 1, 0), (1, 0, 2)]
+    jane = tree.add(-1, 0, -1, 1, 1, -1, 0.0, 0.2)
+    for entity in (0, 3, 2):
+        tree.add(jane, 1, 0, 0, entity, 0, 0.1, 0.2, "no_candidate")
+    movie = tree.add(jane, 1, 0, 0, 0, 0, 0.1, 0.2)
+    tree.add(movie, 2, 1, 2, 2, 1, 0.2, 0.2, "in_topk")
+    tree.add(jane, 1, 0, 0, 3, 2, 0.1, 0.2, "no_candidate")
+    part = ComponentSearch(0, (0, 1, 2), (0, 1), "complete", 6, 0, 0.001, 1, tree)
+    return SearchRecord("optimized", 1, [part]), pattern
+
+
+def test_runs_of_no_candidate_fold_into_one_row_that_says_why():
+    search, pattern = folded_search()
+    figure = search_tree_figure(search, pattern, hand_kg())
+    (bars,) = figure.data  # Jane, the folded run, the movie, its match, the last dead end
+    assert list(bars.base) == [0, 1, 1, 2, 1] and list(bars.width) == [3, 1, 1, 1, 1]
+    assert bars.text[1] == "✗ 3: no “starred actors” edge to a “Tom”"
+    assert (
+        "no candidate: no KG edge with a relation of the pool of “starred actors” joins each of "
+        "them to a candidate of “Tom”"
+    ) in bars.hovertext[1]
+    assert f"{ESCAPED}, Other, Tom" in bars.hovertext[1]
+    assert bars.text[4] == "Other" and "joins Other to a candidate of “Tom”" in bars.hovertext[4]
+    assert tally([search.components[0].tree]).records["no_candidate"] == 4
+    (line,) = [a.text for a in figure.layout.annotations]
+    assert "4 found no candidate for (UNKNOWN movie 1, starred actors, Tom)" in line
+    search.components[0].tree.steps = []  # saved before trees kept their search order
+    older = search_tree_figure(search, pattern, hand_kg()).data[0]
+    assert older.text[1] == "✗ 3 no candidate" and "no candidate:" not in older.hovertext[1]
 
 
 def test_search_tree_heads_each_depth_with_the_triple_it_binds():
@@ -516,7 +642,7 @@ def test_search_tree_counts_come_from_the_drawn_records():
     search, pattern = two_component_search()
     figure = search_tree_figure(search, pattern, hand_kg())
     counts = tally(part.tree for part in search.components)
-    assert counts.boxes == {
+    assert counts.records == {
         "expanded": 3,
         "no_candidate": 1,
         "pruned_bound": 1,
@@ -655,22 +781,19 @@ def test_score_filter_only_when_edges_have_scores():
         stage_views(gnnrag_trace(), kg)["paths"],
         stage_views(simgrag_trace(), kg)["subgraphs"],
     ):
-        assert "kgviz-min-score" not in srcdocs(unscored)[0]
+        assert 'id="kgviz-min-score"' not in srcdocs(unscored)[0]
         assert all("score" not in edge for edge in vis_data(unscored)[1])
 
 
-def test_edge_lengths_grow_with_their_labels():
-    """In the physics layout a long label rests on a longer edge (not cut to its first letter);
-    the layered layout spaces its columns instead."""
-    _, edges = vis_data(evidence_graph([("A", "acted_in", "B"), ("B", "r", "C"), ("C", "", "A")]))
-    lengths = {edge.get("label", ""): edge.get("length") for edge in edges}
-    assert lengths == {
-        "acted_in": SPRING_PX + 8 * LABEL_CHAR_PX,
-        "r": SPRING_PX + LABEL_CHAR_PX,
-        "": None,
-    }
-    _, layered = vis_data(stage_views(gnnrag_trace())["paths"])
-    assert all("length" not in edge for edge in layered)
+def test_columns_make_room_for_the_edge_labels_between_them():
+    """Nothing moves once drawn (no physics): every node has its place, and a long edge label
+    (not cut to its first letter) pushes the next column further right."""
+    short = vis_data(evidence_graph([("A", "r", "B")]))[0]
+    long = vis_data(evidence_graph([("A", "acted_in_the_film_of", "B")]))[0]
+    assert vis_options(evidence_graph([("A", "r", "B")]))["physics"] == {"enabled": False}
+    gap = {len(nodes): nodes[1]["x"] - nodes[0]["x"] for nodes in (short, long)}
+    assert long[1]["x"] - long[0]["x"] > short[1]["x"] - short[0]["x"] + 100
+    assert all(isinstance(node["y"], float) for node in short + long) and gap
 
 
 def test_prompt_view_marks_answers_and_evidence():
@@ -788,10 +911,9 @@ def test_paths_graph_is_layered_from_topic_entities_to_candidates():
     path = walk(EVIL, [(EVIL, "directed_by", JANE), ("Other", "directed_by", JANE)])
     trace.stages["paths"] = PathRecord([path], [path.text], [], 0)
     page = stage_views(trace)["paths"]
-    hierarchical = vis_options(page)["layout"]["hierarchical"]
-    assert hierarchical["enabled"] and hierarchical["direction"] == "LR"
     nodes, edges = vis_data(page)
-    assert {n["label"]: n["level"] for n in nodes} == {EVIL: 0, JANE: 1, "Other": 2}
+    x = {n["label"]: n["x"] for n in nodes}
+    assert x[EVIL] < x[JANE] < x["Other"]
     assert [(e["from"], e["to"]) for e in edges] == [(EVIL, JANE), ("Other", JANE)]
 
 
@@ -828,8 +950,11 @@ def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
     trace = grag_trace()
     page = stage_views(trace)["description"]
     nodes, edges = vis_data(page)
-    by_label = {n["label"]: n for n in nodes}
-    assert set(by_label) == {EVIL, JANE, "Tom"}  # "Other" kept no edge: not drawn
+    (header,) = [n for n in nodes if n["id"].startswith("section:")]  # "Other" kept no edge
+    assert header["label"] == f"#1 {EVIL}" and header["section"] == "e1"
+    by_label = {n["label"]: n for n in nodes if n is not header}
+    assert set(by_label) == {EVIL, JANE, "Tom"}
+    assert all(n["section"] == "e1" and n["id"] == f"e1:{n['label']}" for n in by_label.values())
     assert by_label[EVIL]["shape"] == "box" and "centre of ego-graph #1" in by_label[EVIL]["title"]
     assert (
         by_label["Tom"]["color"] == score_colour(0.1)
@@ -957,11 +1082,27 @@ def test_ego_graph_views_on_a_real_trace(retrieved_traces):
     )
     kept_points, pruned_points = views["pruning"].data
     assert len(kept_points.x) + len(pruned_points.x) == sum(len(g.edges) for g in pruned)
-    _, drawn = vis_data(views["description"])
-    assert sum(not e.get("dashes") for e in drawn) == len(trace.evidence)
+    nodes, drawn = vis_data(views["description"])
+
+    def triples(dashed: bool) -> set[tuple[str, str, str]]:
+        """The triples of the drawn edges (in any ego-graph's section), kept or soft-pruned."""
+        name = {node["id"]: node["label"] for node in nodes}
+        return {
+            (name[e["from"]], e["label"], name[e["to"]])
+            for e in drawn
+            if bool(e.get("dashes")) == dashed
+        }
+
+    assert triples(dashed=False) == set(trace.evidence)
     drawn_egos = [g for g in pruned if any(e.kept for e in g.edges)]
     faded = {(e.head, e.relation, e.tail) for g in drawn_egos for e in g.edges if not e.kept}
-    assert sum(bool(e.get("dashes")) for e in drawn) == min(len(faded), MAX_PRUNED)
+    assert len(triples(dashed=True)) == min(len(faded), MAX_PRUNED)
+    headers = [n for n in nodes if n["id"].startswith("section:")]  # an ego-graph each
+    assert [h["label"] for h in headers] == [
+        f"#{i} {g.centre}" for i, g in enumerate(pruned, 1) if g in drawn_egos
+    ]
+    at_first = [e for e in drawn if e.get("opening", True) and e["section"] == "e1"]
+    assert 0 < len(at_first) <= OPEN_TRIPLES  # the best ego-graph opens on what matters
 
 
 def write_hostile_kg(folder):
@@ -1127,11 +1268,18 @@ def test_every_entity_graph_marks_gold_answers_and_topic_entities():
 
 def test_charts_star_gold_answers_used_or_not():
     trace = simgrag_trace()
-    figure = pools_figure(trace.stages["pools"], (), Marks.from_names([EVIL]))
-    (points,) = figure.data
-    starred = [i for i, text in enumerate(points.text) if text]
-    assert [points.text[i] for i in starred] == [plotly_text(f"★ {EVIL}")]
-    assert points.marker.line.color[starred[0]] == GOLD
+    pools = trace.stages["pools"]
+    figure = pools_figure(pools, (), Marks.from_names([EVIL, "directed_by"]))
+    starred = [a.text for a in figure.layout.annotations if a.text.startswith("★")]
+    assert starred == [plotly_text(f"★ {EVIL}")]  # entity pools only: no relation is an answer
+    node_row, relation_row = figure.data
+    assert list(node_row.marker.line.color) == [GOLD, "#333"]
+    assert GOLD not in relation_row.marker.line.color
+    node_tick, relation_tick = figure.layout.yaxis.ticktext
+    assert "a gold answer is a candidate here (rank 1)" in node_tick and "gold" not in relation_tick
+    elsewhere = pools_figure(pools, (), Marks.from_names(["Nobody"]))
+    assert "gold answer not in this pool" in elsewhere.layout.yaxis.ticktext[0]
+    assert "no subgraph matched" in figure.layout.title.text
     gnn = gnnrag_trace()
     gnn.gold = ["Tom"]
     figure = stage_views(gnn)["gnn"]

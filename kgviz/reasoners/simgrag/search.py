@@ -179,6 +179,8 @@ class _Search:
         adj = kg.adj
         self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
+        if tree is not None:
+            tree.steps = [(step.edge, step.src, step.dst) for step in self.steps]
         self.start_pool = pools.nodes[self.start]
         # Pool distances by id, for the steps that map a node or match a relation.
         self.node_dist = [
@@ -423,11 +425,13 @@ class _Search:
         partial: float,
         bound: float,
     ) -> None:
-        """Prune the `count` remaining siblings, of which the first (best) one is given."""
+        """Prune the `count` remaining siblings, of which the first (best) one is given; the tree
+        keeps the k-th best GSD they lost against."""
         self.pruned += count
         if self.tree is not None:
+            kth = self.best[-1][0][0]
             self.tree.add(
-                parent, depth, edge, node, entity, row, partial, bound, "pruned_bound", count
+                parent, depth, edge, node, entity, row, partial, bound, "pruned_bound", count, kth
             )
 
 

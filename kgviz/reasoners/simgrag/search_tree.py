@@ -18,8 +18,12 @@ class SearchTree:
     elements, `bound` that plus X+Y (the lower bound). Outcomes: "expanded" (its children were
     tried), "no_candidate" (no KG edge fits), "completed" (a full match), "in_topk" (a completed
     match in the final top-k) and "pruned_bound": `count` sibling candidates (best first, the first
-    one shown) whose bound exceeded the k-th best GSD, left unexpanded. Once `max_nodes` records
-    exist the rest are only counted in `dropped`, so the recorded part is a prefix of the tree.
+    one shown) whose bound exceeded the k-th best GSD, left unexpanded; `kth_best` keeps, for a
+    pruned record, the k-th best GSD it lost against (None for the others; empty in trees saved
+    before it was kept). `steps` is the search order: per depth d >= 1, `(pattern edge, mapped
+    node, far node)`, so a "no_candidate" record at depth d failed step d + 1. Once `max_nodes`
+    records exist the rest are only counted in `dropped`, so the recorded part is a prefix of the
+    tree.
     """
 
     max_nodes: int
@@ -34,6 +38,8 @@ class SearchTree:
     outcome: list[Outcome] = field(default_factory=list)
     count: list[int] = field(default_factory=list)
     dropped: int = 0
+    kth_best: list[float | None] = field(default_factory=list)
+    steps: list[tuple[int, int, int]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -50,6 +56,7 @@ class SearchTree:
         bound: float,
         outcome: Outcome = "expanded",
         count: int = 1,
+        kth_best: float | None = None,
     ) -> int:
         """Append a record and return its id, or -1 (counted in `dropped`) past the cap."""
         if len(self.parent) >= self.max_nodes:
@@ -65,7 +72,17 @@ class SearchTree:
         self.bound.append(bound)
         self.outcome.append(outcome)
         self.count.append(count)
+        self.kth_best.append(kth_best)
         return len(self.parent) - 1
+
+    def kth_of(self, record: int) -> float | None:
+        """The k-th best GSD pruned record `record` lost against (None if not kept)."""
+        return self.kth_best[record] if record < len(self.kth_best) else None
+
+    def step(self, depth: int) -> tuple[int, int, int] | None:
+        """`(pattern edge, mapped node, far node)` of the step matched at `depth` (None for a
+        depth the search order does not have, or a tree saved without it)."""
+        return self.steps[depth - 1] if 1 <= depth <= len(self.steps) else None
 
     def mark(self, node: int, outcome: Outcome) -> None:
         """Set the outcome of record `node` (ignored for -1, a record that was not kept)."""
@@ -86,4 +103,6 @@ class SearchTree:
             "outcome",
             "count",
         )
-        return {"id": list(range(len(self))), **{name: getattr(self, name) for name in names}}
+        columns = {name: getattr(self, name) for name in names}
+        kth = [self.kth_of(record) for record in range(len(self))]
+        return {"id": list(range(len(self))), **columns, "kth_best": kth}

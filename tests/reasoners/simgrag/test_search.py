@@ -323,6 +323,31 @@ def test_tree_cap_keeps_a_prefix(random_kg):
     assert all(columns["parent"][i] == -1 for i in roots)
 
 
+def test_a_tree_keeps_the_kth_best_each_pruning_lost_against_and_the_search_order(random_kg):
+    """The k-th best GSD when a record was pruned: below its bound, and no better than the final
+    k-th best (the top k only improves); the other records keep none. The search order names
+    each depth's pattern edge and the node it maps."""
+    rng = np.random.default_rng(1)
+    ids = rng.choice(random_kg.num_entities, 16, replace=False)
+    pools = SearchPools(
+        ((ids, np.arange(16) / 8), None, None), (([0, 1], [0.0, 0.5]), ([2, 3], [0.25, 0.75]))
+    )
+    pattern = PatternGraph(3, ((0, 1), (1, 2)))
+    result = optimized_topk(random_kg, pattern, pools, record_tree=True, max_tree_nodes=10**6)
+    tree, final = result.tree, result.matches[-1].gsd
+    pruned = [i for i, outcome in enumerate(tree.outcome) if outcome == "pruned_bound"]
+    assert pruned and all(tree.bound[i] > tree.kth_of(i) >= final for i in pruned)
+    assert all(tree.kth_of(i) is None for i in range(len(tree)) if i not in pruned)
+    _, order = search_order(pattern, pools, random_kg.num_entities)
+    assert tree.steps == [(step.edge, step.src, step.dst) for step in order]
+    for record, depth in enumerate(tree.depth):
+        if depth:
+            edge, _, far = tree.step(depth)
+            assert (tree.pattern_edge[record], tree.pattern_node[record]) == (edge, far)
+    assert tree.step(0) is None and tree.step(len(order) + 1) is None
+    assert tree.columns()["kth_best"] == [tree.kth_of(i) for i in range(len(tree))]
+
+
 # ----------------------------------------------------------------- disconnected patterns
 @st.composite
 def two_components(draw):

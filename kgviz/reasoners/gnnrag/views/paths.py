@@ -11,8 +11,8 @@ from kgviz.reasoners.gnnrag.paths import ReasoningPath
 from kgviz.reasoners.gnnrag.records import Augmentation, NodeScore, NodeScores, PathRecord
 from kgviz.viz.escape import esc
 from kgviz.viz.evidence_view import ROOT_STYLE, node_size, triples_graph
+from kgviz.viz.graph_data import VisNode
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import VisNode
 from kgviz.viz.palette import ANSWER, EVIDENCE, TOPIC, score_colour, score_key
 
 
@@ -74,9 +74,9 @@ def paths_graph(
         lambda name: _node(name, known.get(name), name in topic_names, levels.get(name, 0)),
         key,
         note,
-        layered=True,
         marks=marks,
         kg=kg,
+        ends=[path.end for path in paths],
     )
     listed = "".join(f"<li>{esc(line)}</li>" for line in lines)
     return (
@@ -98,10 +98,9 @@ def _levels(paths: Sequence[ReasoningPath]) -> dict[str, int]:
 def _node(name: str, score: NodeScore | None, topic: bool, level: int) -> VisNode:
     """An entity in its column (`level`): a topic, an entity the GNN scored, or another."""
     if topic:
-        return VisNode(name, name, f"{name}\ntopic entity", {**ROOT_STYLE, "level": level})
+        return VisNode(name, name, f"{name}\ntopic entity", ROOT_STYLE, level)
     if score is None:
-        style = {"color": EVIDENCE, "size": node_size(None), "level": level}
-        return VisNode(name, name, name, style)
+        return VisNode(name, name, name, {"color": EVIDENCE, "size": node_size(None)}, level)
     fill = score_colour(score.probability)
     title = f"{name}\nanswer probability {score.probability:.3f}\nPageRank {score.ppr:.4f}" + (
         "\nanswer candidate" if score.candidate else ""
@@ -114,6 +113,6 @@ def _node(name: str, score: NodeScore | None, topic: bool, level: int) -> VisNod
             "color": {"background": fill, "border": ANSWER if score.candidate else fill},
             "borderWidth": 3 if score.candidate else 1,
             "size": node_size(score.probability),
-            "level": level,
         },
+        level,
     )

@@ -27,7 +27,7 @@ VIEWS = ViewTable(
             record, trace.stages.get(SUBGRAPHS) or (), Marks.of(trace)
         ),
         SearchRecord: lambda record, trace, kg: search_tree_figure(
-            record, trace.stages[PATTERN], kg
+            record, trace.stages[PATTERN], kg, Marks.of(trace)
         ),
         Subgraph: lambda record, trace, kg: subgraphs_graph(
             record, Marks.of(trace), kg, trace.stages.get(POOLS)

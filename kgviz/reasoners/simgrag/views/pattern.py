@@ -1,15 +1,18 @@
-"""The SimGRAG pattern graph: named elements filled in their colour, UNKNOWN ones dashed."""
+"""The SimGRAG pattern graph: named elements filled in their colour, UNKNOWN ones dashed, laid out
+in layers along the triples' directions, each edge clear of the nodes it does not join; the
+legend names every element with its colour."""
 
 from __future__ import annotations
 
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.viz.escape import esc
-from kgviz.viz.network import VisEdge, VisNode, legend, network_html
+from kgviz.viz.graph_data import VisEdge, VisNode
+from kgviz.viz.network import legend, network_html
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
 
 
 def pattern_graph(pattern: QueryPattern | None) -> str:
-    """HTML: the pattern graph (pyvis), a legend, and the question phrases and repairs below it."""
+    """HTML: a legend, the pattern graph (pyvis), and the question phrases and repairs below it."""
     if pattern is None:
         return '<p style="font:13px sans-serif">No pattern graph: the LLM reply held none.</p>'
     nodes = [_node(index, node.text, node.is_unknown) for index, node in enumerate(pattern.nodes)]
@@ -20,23 +23,29 @@ def pattern_graph(pattern: QueryPattern | None) -> str:
             e.relation,
             f"relation {index}: {e.relation}" + (" (UNKNOWN)" if e.is_unknown else ""),
             {
-                "color": UNUSED if e.is_unknown else relation_colour(index),
+                "color": _relation_colour(index, e.is_unknown),
                 "dashes": e.is_unknown,
                 "width": 1 if e.is_unknown else 2,
             },
         )
         for index, e in enumerate(pattern.edges)
     ]
-    unknown_entity = "UNKNOWN entity (dashed border in its own colour)"
-    key = legend(
-        [
-            ("named entity or relation (filled in its own colour)", node_colour(0)),
-            (unknown_entity, node_colour(1)),
-            ("UNKNOWN relation (grey, dashed)", UNUSED),
-        ],
-        dashed=[unknown_entity],
-    )
-    return key + network_html(nodes, edges, height=360, layered=True) + _notes(pattern)
+    items = [
+        (f"node {i}: {n.text}" + (" (UNKNOWN, dashed)" if n.is_unknown else ""), node_colour(i))
+        for i, n in enumerate(pattern.nodes)
+    ] + [
+        (
+            f"relation {i}: {e.relation}" + (" (UNKNOWN, grey dashed)" if e.is_unknown else ""),
+            _relation_colour(i, e.is_unknown),
+        )
+        for i, e in enumerate(pattern.edges)
+    ]
+    unknown = [label for (label, _), n in zip(items, pattern.nodes) if n.is_unknown]
+    return legend(items, dashed=unknown) + network_html(nodes, edges) + _notes(pattern)
+
+
+def _relation_colour(index: int, is_unknown: bool) -> str:
+    return UNUSED if is_unknown else relation_colour(index)
 
 
 def _node(index: int, text: str, is_unknown: bool) -> VisNode:

@@ -1,6 +1,8 @@
 """The SimGRAG search tree as an icicle: a row per searched component, a column per depth headed by
 the pattern triple that depth binds, and a box per recorded step, coloured by its outcome and as
-tall as the leaves below it.
+tall as the leaves below it. A run of sibling steps that found no candidate is one box that says
+why; a pruned box gives its bound and the k-th best GSD it lost against; a gold answer's box is
+starred and outlined in gold.
 
 Drag across a tree to zoom into its rows (double-click resets): a label too small to read is
 hidden until its box is tall enough, and every box gives its full text on hover. The slider below
@@ -11,6 +13,7 @@ which stay responsive with thousands of records.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +24,9 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord
 from kgviz.reasoners.simgrag.search_tree import SearchTree
+from kgviz.reasoners.simgrag.views.tree_boxes import Box, boxes, dead_end, entity_name, rows
 from kgviz.viz.escape import plotly_text
+from kgviz.viz.marks import GOLD, STAR, Marks
 
 OUTCOMES = {  # outcome: (legend text, colour)
     "expanded": ("expanded", "#9ecae1"),
@@ -34,7 +39,7 @@ LEAF_PX = 20  # a leaf box fits a line of text
 MIN_TREE_PX = 120
 MAX_TREE_PX = 2400  # a larger tree shares this height: zoom in to read its thinner boxes
 TITLE_PX = 60
-LINE_PX = 44  # a component's two lines, with a gap above
+LINE_PX = 22  # a line of a component's text (2 or 3 lines, then a gap)
 HEADER_PX = 70  # the depth headers (four lines)
 FRAME_CHARS = 130  # label characters across the frame, shared by a tree's depth columns
 HEADER_CHARS = 28  # characters per pattern element in a depth header
@@ -44,14 +49,16 @@ NOT_RECORDED = "The search tree was not recorded (run with record_tree=True)."
 STEPS = 10  # the slider replays the search in this many steps
 HIDDEN = 0.08  # the opacity of a record the replay has not reached
 SLIDER_PX = 90
+FOLDED_NAMES = 8  # entities a folded box names on hover
 
 
 @dataclass(frozen=True)
 class Tally:
-    """Every count the view shows, over the drawn records: boxes per outcome, the candidates the
-    pruned boxes stand for, and the records drawn and recorded (drawn plus dropped by the cap)."""
+    """Every count the view shows, over the drawn records: records per outcome, the candidates
+    the pruned records stand for, and the records drawn and recorded (drawn plus dropped by the
+    cap)."""
 
-    boxes: dict[str, int]
+    records: dict[str, int]
     pruned: int
     drawn: int
     recorded: int
@@ -59,30 +66,48 @@ class Tally:
 
 def tally(trees: Iterable[SearchTree]) -> Tally:
     """The counts of `trees` together."""
-    boxes = dict.fromkeys(OUTCOMES, 0)
+    records = dict.fromkeys(OUTCOMES, 0)
     pruned = drawn = recorded = 0
     for tree in trees:
         for outcome, count in zip(tree.outcome, tree.count):
-            boxes[outcome] += 1
+            records[outcome] += 1
             pruned += count if outcome == "pruned_bound" else 0
         drawn += len(tree)
         recorded += len(tree) + tree.dropped
-    return Tally(boxes, pruned, drawn, recorded)
+    return Tally(records, pruned, drawn, recorded)
+
+
+@dataclass(frozen=True)
+class TreeContext:
+    """What a tree's labels and hovers read: its component, the pattern, the KG's names, the
+    gold marks and the k the search kept."""
+
+    part: ComponentSearch
+    pattern: QueryPattern
+    kg: KnowledgeGraph | None
+    marks: Marks
+    k: int
 
 
 def search_tree_figure(
-    search: SearchRecord, pattern: QueryPattern, kg: KnowledgeGraph | None = None
+    search: SearchRecord,
+    pattern: QueryPattern,
+    kg: KnowledgeGraph | None = None,
+    marks: Marks | None = None,
 ) -> go.Figure:
-    """The recorded search tree of each component; entity and triple names need `kg`."""
+    """The recorded search tree of each component; entity and triple names (and so gold marks
+    of `marks`) need `kg`."""
+    marks = marks or Marks()
     figure = go.Figure()
-    rows = [(part, _tree_px(part.tree)) for part in search.components]
-    empty = not any(px for _, px in rows)
-    total = sum(LINE_PX + (HEADER_PX + px if px else 0) for _, px in rows) + empty * LINE_PX
+    rows = [(p, _component_line(p, pattern), _tree_px(p.tree)) for p in search.components]
+    empty = not any(px for *_, px in rows)
+    total = sum(_text_px(text) + (HEADER_PX + px if px else 0) for _, text, px in rows)
+    total += empty * 2 * LINE_PX
     top = drawn = 0
-    for part, px in rows:
-        top += LINE_PX
+    for part, text, px in rows:
+        top += _text_px(text)
         figure.add_annotation(
-            text=_component_line(part),
+            text=text,
             x=0,
             y=1 - top / total,
             xref="paper",
@@ -96,7 +121,8 @@ def search_tree_figure(
             top += HEADER_PX
             drawn += 1
             domain = [1 - (top + px) / total, 1 - top / total]
-            _add_tree(figure, part, part.tree, pattern, kg, str(drawn) if drawn > 1 else "", domain)
+            context = TreeContext(part, pattern, kg, marks, search.width)
+            _add_tree(figure, part.tree, context, str(drawn) if drawn > 1 else "", domain)
             top += px
     if empty:
         figure.add_annotation(
@@ -110,9 +136,16 @@ def search_tree_figure(
             showarrow=False,
         )
         figure.update_layout(xaxis={"visible": False}, yaxis={"visible": False})
-    steps = _step_slider([p.tree for p in search.components if p.tree is not None and len(p.tree)])
+    steps = _step_slider(
+        [boxes(p.tree) for p in search.components if p.tree is not None and len(p.tree)]
+    )
     figure.update_layout(
-        title={"text": _title(search), "x": 0.01, "xanchor": "left", "font": {"size": 13}},
+        title={
+            "text": _title(search, _gold_note(search, kg, marks)),
+            "x": 0.01,
+            "xanchor": "left",
+            "font": {"size": 13},
+        },
         margin={"l": 5, "r": 5, "t": TITLE_PX, "b": SLIDER_PX if steps else 5},
         height=TITLE_PX + total + (SLIDER_PX if steps else 5),
         uniformtext={"minsize": MIN_TEXT_SIZE, "mode": "hide"},
@@ -122,10 +155,15 @@ def search_tree_figure(
     return figure
 
 
-def _step_slider(trees: list[SearchTree]) -> list[dict[str, Any]]:
-    """A slider that replays the search: at step s only the first s/STEPS of the records (in
-    the order the search made them, component after component) are opaque."""
-    total = sum(len(tree) for tree in trees)
+def _text_px(text: str) -> int:
+    """The height of a component's lines of text, with a gap above them."""
+    return LINE_PX * (text.count("<br>") + 2)
+
+
+def _step_slider(trees: list[list[Box]]) -> list[dict[str, Any]]:
+    """A slider that replays the search: at step s only the boxes of the first s/STEPS of the
+    records (in the order the search made them, component after component) are opaque."""
+    total = sum(box.records[-1] + 1 for tree in trees for box in tree[-1:])
     if total < 2:
         return []
     steps = []
@@ -133,8 +171,8 @@ def _step_slider(trees: list[SearchTree]) -> list[dict[str, Any]]:
         shown = math.ceil(total * step / STEPS)
         opacities, before = [], 0
         for tree in trees:
-            opacities.append([1.0 if before + i < shown else HIDDEN for i in range(len(tree))])
-            before += len(tree)
+            opacities.append([1.0 if before + box.first < shown else HIDDEN for box in tree])
+            before += tree[-1].records[-1] + 1
         steps.append(
             {
                 "label": f"{shown}",
@@ -157,55 +195,36 @@ def _tree_px(tree: SearchTree | None) -> int:
     """The height of a tree's boxes: a line per leaf, within bounds (0 if nothing is drawn)."""
     if tree is None or not len(tree):
         return 0
-    leaves = _rows(tree)[2]
+    leaves = rows(boxes(tree))[2]
     return min(max(LEAF_PX * leaves, MIN_TREE_PX), MAX_TREE_PX)
 
 
-def _rows(tree: SearchTree) -> tuple[list[int], list[int], int]:
-    """Each record's first leaf row and its number of leaves (a record's children share its rows
-    in record order), and the number of leaves of the whole tree."""
-    span = [0] * len(tree)
-    for record in reversed(range(len(tree))):  # a record's children follow it
-        span[record] = max(span[record], 1)
-        if tree.parent[record] >= 0:
-            span[tree.parent[record]] += span[record]
-    first, free, leaves = [0] * len(tree), [0] * len(tree), 0
-    for record, parent in enumerate(tree.parent):
-        if parent < 0:
-            first[record], leaves = leaves, leaves + span[record]
-        else:
-            first[record], free[parent] = free[parent], free[parent] + span[record]
-        free[record] = first[record]
-    return first, span, leaves
-
-
 def _add_tree(
-    figure: go.Figure,
-    part: ComponentSearch,
-    tree: SearchTree,
-    pattern: QueryPattern,
-    kg: KnowledgeGraph | None,
-    axis: str,
-    domain: list[float],
+    figure: go.Figure, tree: SearchTree, context: TreeContext, axis: str, domain: list[float]
 ) -> None:
     """Draw `tree` as bars on axes `x{axis}`/`y{axis}` in the vertical `domain`, a column per
     depth, headed by what it binds."""
-    first, span, leaves = _rows(tree)
-    headers = _depth_headers(tree, part, pattern)
+    drawn = boxes(tree)
+    first, span, leaves = rows(drawn)
+    headers = _depth_headers(tree, context.part, context.pattern)
     chars = max(12, FRAME_CHARS // len(headers))
+    gold = [_is_gold(tree, box, context) for box in drawn]
     figure.add_trace(
         go.Bar(
             orientation="h",
-            base=tree.depth,
-            x=[1] * len(tree),
+            base=[tree.depth[box.first] for box in drawn],
+            x=[1] * len(drawn),
             y=[row + size / 2 for row, size in zip(first, span)],
             width=span,
-            text=[_label(tree, record, kg, chars) for record in range(len(tree))],
-            hovertext=[_hover(tree, record, part, pattern, kg) for record in range(len(tree))],
+            text=[_label(tree, box, context, chars) for box in drawn],
+            hovertext=[_hover(tree, box, context) for box in drawn],
             hoverinfo="text",
             marker={
-                "color": [OUTCOMES[outcome][1] for outcome in tree.outcome],
-                "line": {"width": 0.5, "color": "#ffffff"},
+                "color": [OUTCOMES[tree.outcome[box.first]][1] for box in drawn],
+                "line": {
+                    "width": [3 if is_gold else 0.5 for is_gold in gold],
+                    "color": [GOLD if is_gold else "#ffffff" for is_gold in gold],
+                },
             },
             textposition="inside",
             insidetextanchor="start",
@@ -270,8 +289,8 @@ def _depth_header(depth: int, edge: int, node: int, pattern: QueryPattern) -> st
     return f"depth {depth}<br>({name(triple.head)},<br>{relation},<br>{name(triple.tail)})"
 
 
-def _title(search: SearchRecord) -> str:
-    """The algorithm and what is drawn, then the outcome key with its counts."""
+def _title(search: SearchRecord, gold: str) -> str:
+    """The algorithm and what is drawn, then the outcome key with its counts and the gold note."""
     head = f"Search tree ({plotly_text(search.algorithm)})"
     trees = [part.tree for part in search.components if part.tree is not None]
     if not trees:
@@ -281,11 +300,31 @@ def _title(search: SearchRecord) -> str:
         f'<span style="color:{OUTCOMES[outcome][1]}">■</span> {text}'
         for outcome, text in _outcome_texts(counts)
     )
-    return f"{head}: {_drawn(counts)}<br>{key}"
+    return f"{head}: {_drawn(counts)}<br>{key}{gold}"
 
 
-def _component_line(part: ComponentSearch) -> str:
-    """How the search of a component went, and the counts of its drawn tree."""
+def _gold_note(search: SearchRecord, kg: KnowledgeGraph | None, marks: Marks) -> str:
+    """The gold key and how many boxes reach a gold answer, or that none does ('' without gold
+    answers or names)."""
+    if not marks.gold or kg is None:
+        return ""
+    reached = sum(
+        marks.is_gold(kg.entities[entity])
+        for part in search.components
+        if part.tree is not None
+        for entity in part.tree.entity
+    )
+    if not reached:
+        return "  ·  no drawn step reaches a gold answer"
+    return (
+        f'  ·  <span style="color:{GOLD}">{STAR.strip()}</span> gold answer '
+        f"(gold outline): {reached} step(s)"
+    )
+
+
+def _component_line(part: ComponentSearch, pattern: QueryPattern) -> str:
+    """How the search of a component went, the counts of its drawn tree, and where steps found
+    no candidate."""
     text = (
         f"<b>component {part.component}</b>: {part.status.replace('_', ' ')} in "
         f"{part.elapsed_s * 1000:.0f} ms, {part.matches} match(es)"
@@ -297,7 +336,28 @@ def _component_line(part: ComponentSearch) -> str:
         )
     counts = tally([part.tree])
     outcomes = ", ".join(text for _, text in _outcome_texts(counts))
-    return f"{text}; {_drawn(counts)}<br>{outcomes}"
+    return f"{text}; {_drawn(counts)}<br>{outcomes}{_failed_steps(part.tree, part, pattern)}"
+
+
+def _failed_steps(tree: SearchTree, part: ComponentSearch, pattern: QueryPattern) -> str:
+    """`<br>525 found no candidate for (a, r, b); …`, per pattern triple the dead ends failed
+    ('' without dead ends, or a search order)."""
+    failed = Counter(
+        tree.step(depth + 1)
+        for depth, outcome in zip(tree.depth, tree.outcome)
+        if outcome == "no_candidate"
+    )
+    notes = [
+        f"{count:,} found no candidate for {_triple_text(pattern, part.pattern_edges[step[0]])}"
+        for step, count in failed.most_common()
+        if step is not None
+    ]
+    return "<br>" + "; ".join(notes) if notes else ""
+
+
+def _triple_text(pattern: QueryPattern, edge: int) -> str:
+    head, relation, tail = pattern.triples()[edge]
+    return plotly_text(f"({head}, {relation}, {tail})")
 
 
 def _drawn(counts: Tally) -> str:
@@ -307,39 +367,73 @@ def _drawn(counts: Tally) -> str:
 
 
 def _outcome_texts(counts: Tally) -> list[tuple[str, str]]:
-    """`(outcome, "<boxes> <outcome text>")`, the pruned boxes with the candidates they cut."""
+    """`(outcome, "<records> <outcome text>")`, the pruned ones with the candidates they cut."""
     texts = []
     for outcome, (text, _) in OUTCOMES.items():
-        line = f"{counts.boxes[outcome]:,} {text}"
+        line = f"{counts.records[outcome]:,} {text}"
         if outcome == "pruned_bound":
             line += f" ({counts.pruned:,} candidates)"
         texts.append((outcome, line))
     return texts
 
 
-def _entity(kg: KnowledgeGraph | None, entity: int) -> str:
-    return kg.entities[entity] if kg is not None else f"entity {entity}"
+def _gold_record(tree: SearchTree, record: int, context: TreeContext) -> bool:
+    """Whether `record` maps a gold answer (known by name, so with the KG only)."""
+    kg = context.kg
+    return kg is not None and context.marks.is_gold(kg.entities[tree.entity[record]])
 
 
-def _label(tree: SearchTree, record: int, kg: KnowledgeGraph | None, chars: int) -> str:
-    name = plotly_text(_entity(kg, tree.entity[record]), chars)
-    if tree.outcome[record] == "pruned_bound":
-        return f"✂ {name} +{tree.count[record] - 1}" if tree.count[record] > 1 else f"✂ {name}"
-    return name
+def _starred(tree: SearchTree, record: int, context: TreeContext, chars: int | None = None) -> str:
+    """The entity of `record` as plotly text (cut to `chars`), starred when it is gold."""
+    name = plotly_text(entity_name(context.kg, tree.entity[record]), chars)
+    return STAR + name if _gold_record(tree, record, context) else name
 
 
-def _hover(
-    tree: SearchTree,
-    record: int,
-    part: ComponentSearch,
-    pattern: QueryPattern,
-    kg: KnowledgeGraph | None,
-) -> str:
+def _is_gold(tree: SearchTree, box: Box, context: TreeContext) -> bool:
+    return any(_gold_record(tree, record, context) for record in box.records)
+
+
+def _label(tree: SearchTree, box: Box, context: TreeContext, chars: int) -> str:
+    """A box's text: its entity (starred if gold), a pruned one with its bound against the k-th
+    best, a folded run with its size and why it found no candidate."""
+    record = box.first
+    if len(box.records) > 1:
+        why = dead_end(tree, box, context.part, context.pattern, context.kg)
+        text = f"✗ {len(box.records)}: {why[0]}" if why else f"✗ {len(box.records)} no candidate"
+        return plotly_text(text, chars)
+    label = _starred(tree, record, context, chars)
+    if tree.outcome[record] != "pruned_bound":
+        return label
+    more = f" +{tree.count[record] - 1}" if tree.count[record] > 1 else ""
+    kth = tree.kth_of(record)
+    if kth is None:
+        return f"✂ {label}{more}"
+    bound, best = apart(tree.bound[record], kth)
+    return f"✂ {label}{more} · {bound} &gt; {best}"
+
+
+def apart(a: float, b: float) -> tuple[str, str]:
+    """`a` and `b` with 3 decimals, or as many more (up to 9) as it takes to tell them apart."""
+    for digits in range(3, 10):
+        shown = f"{a:.{digits}f}", f"{b:.{digits}f}"
+        if shown[0] != shown[1]:
+            return shown
+    return f"{a:.3e}", f"{b:.3e}"
+
+
+def _hover(tree: SearchTree, box: Box, context: TreeContext) -> str:
+    """Everything about a box: the entity (entities of a folded run), outcome, the pattern
+    element and triple it maps, its GSD and bound, and why it was pruned or found nothing."""
+    record, part, pattern, kg = box.first, context.part, context.pattern, context.kg
     node = part.pattern_nodes[tree.pattern_node[record]]
-    lines = [
-        f"<b>{plotly_text(_entity(kg, tree.entity[record]))}</b>",
-        f"{OUTCOMES[tree.outcome[record]][0]}, depth {tree.depth[record]}",
-    ]
+    if len(box.records) > 1:
+        names = [_starred(tree, record, context) for record in box.records]
+        shown = ", ".join(names[:FOLDED_NAMES])
+        more = f" and {len(names) - FOLDED_NAMES:,} more" if len(names) > FOLDED_NAMES else ""
+        lines = [f"<b>{len(names):,} steps that found no candidate</b>", f"{shown}{more}"]
+    else:
+        lines = [f"<b>{_starred(tree, record, context)}</b>"]
+    lines.append(f"{OUTCOMES[tree.outcome[record]][0]}, depth {tree.depth[record]}")
     if tree.pattern_edge[record] < 0:
         lines.append(f"start: pattern node {node} ({plotly_text(pattern.nodes[node].text)})")
     else:
@@ -348,9 +442,29 @@ def _hover(
             f"pattern edge {edge} ({plotly_text(pattern.edges[edge].relation)}) "
             f"→ node {node} ({plotly_text(pattern.nodes[node].text)})"
         )
-        if kg is not None:
+        if kg is not None and len(box.records) == 1:
             lines.append("triple: " + plotly_text(", ".join(kg.triple_names(tree.triple[record]))))
     lines.append(f"partial GSD {tree.partial_gsd[record]:.3f}, bound {tree.bound[record]:.3f}")
+    lines.extend(_verdict(tree, box, context))
+    return "<br>".join(lines)
+
+
+def _verdict(tree: SearchTree, box: Box, context: TreeContext) -> list[str]:
+    """Why a pruned box was cut (with its costlier siblings), or a dead end found nothing."""
+    record = box.first
+    if tree.outcome[record] == "no_candidate":
+        why = dead_end(tree, box, context.part, context.pattern, context.kg)
+        return [f"no candidate: {plotly_text(why[1])}"] if why else []
+    if tree.outcome[record] != "pruned_bound":
+        return []
+    lines = []
+    kth = tree.kth_of(record)
+    if kth is not None:
+        bound, best = apart(tree.bound[record], kth)
+        lines.append(
+            f"pruned: bound {bound} &gt; {best}, the k-th best GSD found by then "
+            f"(k = {context.k}), so no completion could enter the top k"
+        )
     if tree.count[record] > 1:
         lines.append(f"pruned with {tree.count[record] - 1:,} costlier sibling(s)")
-    return "<br>".join(lines)
+    return lines

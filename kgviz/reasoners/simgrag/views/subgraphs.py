@@ -1,5 +1,6 @@
-"""SimGRAG's top-k subgraphs (pyvis), each node and triple coloured by the pattern element it
-matched; given the KG, linked to it (`kg_links`): degrees on hover, neighbours on click."""
+"""SimGRAG's top-k subgraphs (pyvis), one section per match laid out like the pattern, each node
+and triple coloured by the pattern element it matched; given the KG, linked to it (`kg_links`):
+degrees on hover, neighbours on click."""
 
 from __future__ import annotations
 
@@ -8,16 +9,13 @@ from collections.abc import Sequence
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.pools import PatternPools
 from kgviz.reasoners.simgrag.subgraphs import NodeMatch, Subgraph
+from kgviz.viz.graph_data import Neighbourhood, Section, VisEdge, VisNode, prefixed
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import Neighbourhood, VisEdge, VisNode, legend, network_html
+from kgviz.viz.network import legend, network_html
 from kgviz.viz.palette import node_colour, relation_colour
 
-HEADER_STYLE = {
-    "shape": "box",
-    "color": {"background": "#ffffff", "border": "#555555"},
-    "font": {"face": "monospace"},
-}
+OPEN_MATCHES = 3  # the best matches are shown when the graph opens; a checkbox shows the others
 
 
 def subgraphs_graph(
@@ -26,40 +24,48 @@ def subgraphs_graph(
     kg: KnowledgeGraph | None = None,
     pools: PatternPools | None = None,
 ) -> str:
-    """HTML: each subgraph apart under a `#rank · GSD` box; nodes and edges in the colour of the
-    pattern node or relation they matched, with the pattern text and distance (and with `pools`,
-    the candidate-pool rank) on hover; gold answers and topic entities in `marks` get their
-    border. With `kg`, entities link to it (`kg_links`), neighbours staying in their subgraph."""
+    """HTML: each subgraph in its own section under a `#rank · GSD` box (the best
+    `OPEN_MATCHES` shown at first, a checkbox each); nodes and edges in the colour of the pattern
+    node or relation they matched, with the pattern text and distance (and with `pools`, the
+    candidate-pool rank) on hover; gold answers and topic entities in `marks` get their border.
+    With `kg`, entities link to it (`kg_links`), neighbours staying in their subgraph."""
     if not subgraphs:
         return '<p style="font:13px sans-serif">No subgraph matched the pattern.</p>'
     nodes: list[VisNode] = []
     edges: list[VisEdge] = []
+    sections: list[Section] = []
     neighbourhoods: dict[str, Neighbourhood] = {}
     elements: dict[str, str] = {}
-    for graph in subgraphs:
+    for number, graph in enumerate(subgraphs):
         prefix = f"s{graph.rank}"
+        node_id = prefixed(prefix)
+        sections.append(
+            Section(
+                prefix,
+                f"#{graph.rank} · GSD {graph.gsd:.3f}",
+                f"subgraph #{graph.rank}, {components_text(graph.components)}",
+                number < OPEN_MATCHES,
+            )
+        )
         for match in graph.nodes:
             elements.setdefault(
                 f"node {match.pattern_node}: {match.text}", node_colour(match.pattern_node)
             )
-        linked, around = _subgraph_nodes(graph, prefix, kg, pools)
+        linked, around = link_to_kg(
+            [_match_node(prefix, match, pools) for match in graph.nodes],
+            kg,
+            node_id,
+        )
         nodes.extend(linked)
         neighbourhoods.update(around)
-        edges.append(
-            VisEdge(
-                prefix,
-                f"{prefix}:{graph.nodes[0].name}",
-                style={"dashes": True, "arrows": "", "color": "#bbbbbb"},
-            )
-        )
         for edge in graph.edges:
             colour = relation_colour(edge.pattern_edge)
             elements.setdefault(f"relation {edge.pattern_edge}: {edge.relation}", colour)
             head, relation, tail = edge.names
             edges.append(
                 VisEdge(
-                    f"{prefix}:{head}",
-                    f"{prefix}:{tail}",
+                    node_id(head),
+                    node_id(tail),
                     relation,
                     f"{head} —{relation}→ {tail}\n← pattern relation {edge.pattern_edge}: "
                     f"{edge.relation}\ndistance {edge.distance:.3f}",
@@ -67,27 +73,8 @@ def subgraphs_graph(
                 )
             )
     return legend(elements.items()) + network_html(
-        nodes, edges, marks=marks, neighbourhoods=neighbourhoods
+        nodes, edges, marks=marks, neighbourhoods=neighbourhoods, sections=sections
     )
-
-
-def _subgraph_nodes(
-    graph: Subgraph, prefix: str, kg: KnowledgeGraph | None, pools: PatternPools | None
-) -> tuple[list[VisNode], dict[str, Neighbourhood]]:
-    """A subgraph's `#rank · GSD` box and entities (ids under `prefix`), linked to `kg` with
-    their neighbours under `prefix` too, so each subgraph expands apart."""
-    header = VisNode(
-        prefix,
-        f"#{graph.rank} · GSD {graph.gsd:.3f}",
-        f"subgraph #{graph.rank}, {components_text(graph.components)}",
-        HEADER_STYLE,
-    )
-    entities, neighbourhoods = link_to_kg(
-        [_match_node(prefix, match, pools) for match in graph.nodes],
-        kg,
-        lambda name: f"{prefix}:{name}",
-    )
-    return [header, *entities], neighbourhoods
 
 
 def _match_node(prefix: str, match: NodeMatch, pools: PatternPools | None) -> VisNode:
@@ -100,7 +87,7 @@ def _match_node(prefix: str, match: NodeMatch, pools: PatternPools | None) -> Vi
     if pools is not None:
         title += f"\n{pool_text(pools, match)}"
     style = {"color": node_colour(match.pattern_node), "size": 16}
-    return VisNode(f"{prefix}:{match.name}", match.name, title, style)
+    return VisNode(prefixed(prefix)(match.name), match.name, title, style, section=prefix)
 
 
 def pool_text(pools: PatternPools, match: NodeMatch) -> str:

@@ -1,0 +1,151 @@
+"""Where a graph view's nodes stand and how its edges run: each section laid out in layers apart
+(`layout`), the sections side by side in rows under their header boxes, every edge routed
+(`edge_routes`), and the height of the frame that shows the part the graph opens on."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from kgviz.viz.edge_routes import route_edges
+from kgviz.viz.graph_data import Section, VisEdge, VisNode
+from kgviz.viz.layout import (
+    Footprint,
+    Point,
+    footprint,
+    layered_positions,
+    levels_along,
+    levels_from,
+)
+
+ROW_WIDTH = 1500  # sections wrap to a new row past this width (canvas units)
+SECTION_GAP = 140
+HEADER_GAP = 24  # between a header box and its section
+FIT_SCALE = 0.9  # the frame is as tall as the opening part at this scale...
+MIN_CANVAS_PX, MAX_CANVAS_PX = 220, 620  # ...within these bounds
+PAD_PX = 30
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Each node's centre, each edge's bend (`edge_routes`), the canvas height in pixels."""
+
+    positions: dict[str, Point]
+    bends: list[float]
+    canvas_px: int
+
+
+def place(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str] = (),
+    sections: Sequence[Section] = (),
+) -> Placement:
+    """Lay out `nodes` (the sections' header boxes among them) and route `edges`: levels from the
+    nodes' own, else from `roots` in each section, else along the edges."""
+    footprints = {node.id: footprint(node.label, node.style) for node in nodes}
+    headers = {section.key: section.header_id for section in sections}
+    opening = opening_nodes(nodes, edges, roots, headers.values())
+    blocks = []
+    for key in dict.fromkeys([*headers, *(node.section for node in nodes)]):
+        members = [n for n in nodes if n.section == key and n.id != headers.get(key)]
+        laid = _section_positions(members, edges, roots, footprints, opening)
+        blocks.append((headers.get(key), laid))
+    positions = _arranged(blocks, footprints)
+    bends = route_edges([(e.source, e.target) for e in edges], positions, footprints)
+    shown = {s.header_id for s in sections if s.open} | {
+        n.id for n in nodes if n.id in opening and (not n.section or _is_open(n.section, sections))
+    }
+    return Placement(positions, bends, _canvas_px({n: positions[n] for n in shown}, footprints))
+
+
+def opening_nodes(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str],
+    headers: Collection[str],
+) -> set[str]:
+    """The nodes the graph opens on: those of an opening edge, roots, headers and lone nodes."""
+    linked = {end for edge in edges for end in (edge.source, edge.target)}
+    return (
+        {end for edge in edges if edge.opening for end in (edge.source, edge.target)}
+        | {node.id for node in nodes if node.id not in linked}
+        | (set(roots) & {node.id for node in nodes})
+        | set(headers)
+    )
+
+
+def _is_open(key: str, sections: Sequence[Section]) -> bool:
+    return next((section.open for section in sections if section.key == key), True)
+
+
+def _section_positions(
+    members: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str],
+    footprints: Mapping[str, Footprint],
+    opening: Collection[str],
+) -> dict[str, Point]:
+    """One section's layered layout (`layout.layered_positions`)."""
+    ids = [node.id for node in members]
+    inside = set(ids)
+    links = [e for e in edges if e.source in inside and e.target in inside]
+    pairs = [(e.source, e.target) for e in links]
+    given = {node.id: node.level for node in members if node.level is not None}
+    if len(given) == len(ids):
+        levels: Mapping[str, int] = given
+    elif inside & set(roots):
+        levels = levels_from(ids, pairs, inside & set(roots))
+    else:
+        levels = levels_along(ids, pairs)
+    return layered_positions(
+        ids,
+        pairs,
+        footprints,
+        levels,
+        [e.label for e in links],
+        [node for node in ids if node not in opening],
+    )
+
+
+def _arranged(
+    blocks: Sequence[tuple[str | None, dict[str, Point]]], footprints: Mapping[str, Footprint]
+) -> dict[str, Point]:
+    """The sections' layouts moved into rows, left to right, each under its header box."""
+    placed: dict[str, Point] = {}
+    x = y = row_height = 0.0
+    for header, positions in blocks:
+        left, top, right, bottom = _extent(positions, footprints)
+        head = footprints[header] if header else None
+        head_height = head.above + head.below + HEADER_GAP if head else 0.0
+        width = max(right - left, 2 * head.half_width if head else 0.0)
+        if x > 0 and x + width > ROW_WIDTH:
+            x, y, row_height = 0.0, y + row_height + SECTION_GAP, 0.0
+        if header and head:
+            placed[header] = (x + head.half_width, y + head.above)
+        for node, (px, py) in positions.items():
+            placed[node] = (px - left + x, py - top + y + head_height)
+        x += width + SECTION_GAP
+        row_height = max(row_height, bottom - top + head_height)
+    return placed
+
+
+def _extent(
+    positions: Mapping[str, Point], footprints: Mapping[str, Footprint]
+) -> tuple[float, float, float, float]:
+    """Left, top, right and bottom of the footprints at `positions` (zeros when empty)."""
+    if not positions:
+        return 0.0, 0.0, 0.0, 0.0
+    return (
+        min(x - footprints[n].half_width for n, (x, _) in positions.items()),
+        min(y - footprints[n].above for n, (_, y) in positions.items()),
+        max(x + footprints[n].half_width for n, (x, _) in positions.items()),
+        max(y + footprints[n].below for n, (_, y) in positions.items()),
+    )
+
+
+def _canvas_px(positions: Mapping[str, Point], footprints: Mapping[str, Footprint]) -> int:
+    """A canvas as tall as the nodes at `positions` at `FIT_SCALE`, within bounds."""
+    _, top, _, bottom = _extent(positions, footprints)
+    wanted = (bottom - top) * FIT_SCALE + 2 * PAD_PX
+    return round(min(max(wanted, MIN_CANVAS_PX), MAX_CANVAS_PX))
