@@ -97,9 +97,10 @@ class Step:
 def search_order(
     pattern: PatternGraph, pools: SearchPools, num_entities: int
 ) -> tuple[int, tuple[Step, ...]]:
-    """Algorithm 1, lines 1-3: the start node with the fewest candidates, edges in DFS order."""
+    """Algorithm 1, lines 1-3: the start node with the fewest candidates (the first of those
+    tied), edges in DFS order."""
     sizes = [num_entities if pool is None else len(pool) for pool in pools.nodes]
-    start = min(range(pattern.num_nodes), key=lambda v: (sizes[v], v))
+    start = sizes.index(min(sizes))
     return start, _steps_from(pattern, start)
 
 
@@ -128,19 +129,33 @@ def _steps_from(pattern: PatternGraph, start: int) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _remaining_bounds(pools: SearchPools, steps: tuple[Step, ...]) -> list[float]:
+# A pool as Python lists, ids and distances in greedy order; None when unknown.
+Listed = tuple[list[int], list[float]] | None
+
+
+def _listed(pool: SearchPool | None) -> Listed:
+    """A pool's columns as Python lists: the one numpy step of a search's preparation (numpy
+    calls are slow the first time, with cold caches, as a question's search starts)."""
+    return None if pool is None else (pool.ids.tolist(), pool.distances.tolist())
+
+
+def _distances(listed: Listed) -> dict[int, float] | None:
+    return None if listed is None else dict(zip(*listed))
+
+
+def _least(listed: Listed) -> float:
+    """The smallest distance (0 for an unknown or empty pool; an empty one admits no match)."""
+    return listed[1][0] if listed is not None and listed[1] else 0.0
+
+
+def _remaining_bounds(nodes: list[Listed], relations: list[Listed], steps: tuple[Step, ...]):
     """`rest[i]` = X + Y once the start node and the first `i` steps are matched: the minimum
     distances of the nodes the later steps map and of their relations."""
     terms: list[float] = []
     for step in steps:
-        node, relation = pools.nodes[step.dst], pools.relations[step.edge]
-        terms.append(node.min_distance if step.new and node is not None else 0.0)
-        terms.append(0.0 if relation is None else relation.min_distance)
+        terms.append(_least(nodes[step.dst]) if step.new else 0.0)
+        terms.append(_least(relations[step.edge]))
     return [math.fsum(terms[2 * i :]) for i in range(len(steps) + 1)]
-
-
-def _distances(pool: SearchPool) -> dict[int, float]:
-    return dict(zip(pool.ids.tolist(), pool.distances.tolist()))
 
 
 class _Stop(Exception):
@@ -181,15 +196,14 @@ class _Search:
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
         if tree is not None:
             tree.steps = [(step.edge, step.src, step.dst) for step in self.steps]
-        self.start_pool = pools.nodes[self.start]
+        nodes = [_listed(p) for p in pools.nodes]
+        relations = [_listed(p) for p in pools.relations]
+        self.start_pool = nodes[self.start]
         # Pool distances by id, for the steps that map a node or match a relation.
-        self.node_dist = [
-            None if p is None or v == self.start else _distances(p)
-            for v, p in enumerate(pools.nodes)
-        ]
-        self.rel_dist = [None if p is None else _distances(p) for p in pools.relations]
+        self.node_dist = [None if v == self.start else _distances(p) for v, p in enumerate(nodes)]
+        self.rel_dist = [_distances(p) for p in relations]
         self.hub_tables: dict[int, tuple[np.ndarray | None, np.ndarray | None, np.ndarray]] = {}
-        self.rest = _remaining_bounds(pools, self.steps)
+        self.rest = _remaining_bounds(nodes, relations, self.steps)
         self.ent = [-1] * pattern.num_nodes
         self.node_d = [0.0] * pattern.num_nodes
         self.erow = [-1] * len(pattern.edges)
@@ -222,8 +236,8 @@ class _Search:
             total = self.num_entities
             candidates: Iterable[tuple[int, float]] = ((e, 0.0) for e in range(total))
         else:
-            total = len(pool)
-            candidates = zip(pool.ids.tolist(), pool.distances.tolist())
+            total = len(pool[0])
+            candidates = zip(*pool)
         rest = self.rest[0]
         for index, (entity, dist) in enumerate(candidates):
             bound = dist + rest
@@ -267,7 +281,7 @@ class _Search:
         """How many half-edges of the mapped `src` fit step `step`, and those candidates (in
         greedy order when pruning)."""
         head = self.ent[step.src]
-        lo, hi = int(self.ptr[head]), int(self.ptr[head + 1])
+        lo, hi = self.ptr[head : head + 2].tolist()
         if hi - lo > SMALL_DEGREE:
             return self._hub_candidates(step, lo, hi)
         found = self._small_candidates(step, lo, hi)

@@ -7,7 +7,7 @@ texts) from the recorded `PatternPools` (`pools.py`, the named candidates the tr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -63,11 +63,14 @@ class SearchPool:
     """The search's candidates of one known pattern element: KG ids and their (L2) distances.
 
     Normalised on creation: duplicate ids keep their smallest distance, and the pool is sorted by
-    `(distance, id)`, which is the greedy order the optimized search uses.
+    `(distance, id)`, which is the greedy order the optimized search uses. `id_range` is the
+    smallest and largest id ((0, -1) when empty), read off the sort by id on the way, so range
+    checks need no pass over the ids.
     """
 
     ids: np.ndarray
     distances: np.ndarray
+    id_range: tuple[int, int] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         ids = np.asarray(self.ids, dtype=np.int64).ravel()
@@ -81,17 +84,13 @@ class SearchPool:
         first = np.ones(len(ids), dtype=bool)
         first[1:] = ids[1:] != ids[:-1]
         ids, dists = ids[first], dists[first]
+        object.__setattr__(self, "id_range", (int(ids[0]), int(ids[-1])) if len(ids) else (0, -1))
         order = np.lexsort((ids, dists))
         object.__setattr__(self, "ids", ids[order])
         object.__setattr__(self, "distances", dists[order])
 
     def __len__(self) -> int:
         return len(self.ids)
-
-    @property
-    def min_distance(self) -> float:
-        """The smallest distance (0 for an empty pool, which admits no match anyway)."""
-        return float(self.distances[0]) if len(self.ids) else 0.0
 
 
 PoolLike = SearchPool | tuple[Sequence[int] | np.ndarray, Sequence[float] | np.ndarray] | None
@@ -126,6 +125,5 @@ class SearchPools:
             ("relation", self.relations, num_relations),
         ):
             for pool in pools:
-                ids = np.zeros(0) if pool is None else pool.ids
-                if len(ids) and (ids.min() < 0 or ids.max() >= bound):
+                if pool is not None and (pool.id_range[0] < 0 or pool.id_range[1] >= bound):
                     raise ValueError(f"{kind} pool has ids outside 0..{bound - 1}")
