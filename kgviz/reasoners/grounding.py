@@ -165,18 +165,22 @@ def kg_name_spans(names: EntityNames, question: str, max_ngram: int = 12) -> lis
     return spans
 
 
-def unnamed_runs(names: EntityNames, question: str) -> list[str]:
-    """The question's name-like runs that no single KG name covers, as text: "Top Gun:
-    Maverick" is one name to check even though "Top Gun" and "Maverick" are KG names."""
+def named_runs(names: EntityNames, question: str) -> tuple[list[str], list[str]]:
+    """The question's name-like runs as text: those a single KG name covers (that name's text),
+    and those none covers ("Top Gun: Maverick" is one name to check even though "Top Gun" and
+    "Maverick" are KG names)."""
     matches = list(TOKEN.finditer(question))
     spans = kg_name_spans(names, question)
-    texts: list[str] = []
+    covered: list[str] = []
+    uncovered: list[str] = []
     for start, end in name_runs(question):
         named = [i for i in range(start, end) if _name_like(matches[i].group())]
-        if any(s <= named[0] and named[-1] < e for s, e in spans):
-            continue
-        texts.append(question[matches[start].start() : matches[end - 1].end()])
-    return texts
+        cover = next(((s, e) for s, e in spans if s <= named[0] and named[-1] < e), None)
+        if cover is not None:
+            covered.append(question[matches[cover[0]].start() : matches[cover[1] - 1].end()])
+        else:
+            uncovered.append(question[matches[start].start() : matches[end - 1].end()])
+    return covered, uncovered
 
 
 def check_texts(
@@ -246,7 +250,8 @@ def question_grounding(
     plain = re.sub(r"[\[\]]", "", question)
     grounding = Grounding()
     grounding.add(check_texts(index, names, list(dict.fromkeys(given)), "given"))
-    grounding.add(check_texts(index, names, unnamed_runs(names, plain), "name"))
+    covered, uncovered = named_runs(names, plain)
+    grounding.add(check_texts(index, names, uncovered + covered, "name"))
     if linking is not None:  # what the linker found beyond those (first come, first kept)
         grounding.add(
             linked_mention(entity) for entity in linking.entities if entity.method != "given"

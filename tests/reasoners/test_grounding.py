@@ -13,7 +13,7 @@ import pytest
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.grounding import GROUNDING, name_runs, question_grounding, unnamed_runs
+from kgviz.reasoners.grounding import GROUNDING, name_runs, named_runs, question_grounding
 from kgviz.reasoners.linking import entity_names, link_entities
 from kgviz.reasoners.registry import make_reasoner
 
@@ -42,8 +42,8 @@ def test_name_runs_keep_titles_whole():
 
 def test_a_run_two_kg_names_cover_is_still_one_name(demo):
     names = entity_names(demo)
-    assert unnamed_runs(names, "who directed Forrest Gump") == []
-    assert unnamed_runs(names, "who directed Forrest Gump Returns") == ["Forrest Gump Returns"]
+    assert named_runs(names, "who directed Forrest Gump") == (["Forrest Gump"], [])
+    assert named_runs(names, "who directed Forrest Gump Returns") == ([], ["Forrest Gump Returns"])
 
 
 @pytest.mark.parametrize(

@@ -242,8 +242,8 @@ def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
         {
             "phrases": [],
             "triples": [
-                ["Forrest Gump", "directed by", "Heat"],
-                ["Heat", "directed by", "Forrest Gump"],
+                ["Forrest Gump", "directed by", "Tom Hanks"],
+                ["Tom Hanks", "directed by", "Forrest Gump"],
             ],
         }
     )
