@@ -28,15 +28,17 @@ def answer_html(run: Run) -> str:
             verdict += (
                 f"<br><b>failed at</b>: {esc(outcome.miss.stage)} ({esc(outcome.miss.reason)})"
             )
+    banner = grounding_banner(run)
+    said = outcome.grounding.warning() if banner and outcome.grounding else None
     warnings = "".join(
         f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
         for w in outcome.warnings
-        if not (outcome.grounding and w.endswith(outcome.grounding.warning()))
+        if not (said and w.endswith(said))  # the banner says it
     )
     answer = "(abstained: no answer)" if trace.abstained else trace.answer
     return (
         f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-        f"{grounding_banner(run)}"
+        f"{banner}"
         f"<b>Answer</b>: {esc(answer)}<br><b>committed answers</b>: {esc(found)}"
         f"{verdict}{warnings}</div>"
     )

@@ -547,7 +547,7 @@ def test_a_dataset_with_a_graph_per_question_runs_and_draws_that_graph(
     own = app.controls.session().dataset.question_graph(app.controls.example())
     triples = {own.triple_names(edge) for edge in range(own.num_triples)}
     assert trace.evidence and set(map(tuple, trace.evidence)) <= triples
-    assert panel.stages.titles == ("linking", "gnn", "paths", "prompt", "timing")
+    assert panel.stages.titles == ("linking", "grounding", "gnn", "paths", "prompt", "timing")
     assert "no checkpoint trained on webqsp" in panel.answer.value  # the MetaQA fallback, said
     app.ask("what language do they speak in atlantis")  # typed: no graph of its own
     assert "gives each question its own graph" in app.controls.status.value
