@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,18 @@ def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("KGVIZ_CACHE", str(cache))
     return cache
+
+
+@pytest.fixture
+def delivered():
+    """`delivered(downloads, label) -> (file name, text)`: click the lab's download button
+    `label` and read back the file its script hands the browser."""
+
+    def click(downloads, label: str) -> tuple[str, str]:
+        downloads.buttons[label].click()
+        (output,) = downloads.delivery.outputs
+        script = output["data"]["application/javascript"]
+        file = json.loads(re.match(r"const file = (.*);\n", script).group(1))
+        return file["name"], base64.b64decode(file["data"]).decode("utf-8")
+
+    return click
