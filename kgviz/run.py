@@ -4,6 +4,7 @@ question, when). `Session.ask` makes one; every front end shows, scores and stor
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from kgviz.datasets.base import QARecord
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.scoring.outcome import Outcome, judge
 from kgviz.trace import StringTriple, Trace
+from kgviz.version import code_version
 
 EDIT = "edit"  # the stage of a regenerated run that records its evidence edit
 
@@ -24,6 +26,28 @@ class EvidenceEdit:
 
     def as_json(self) -> dict[str, list[list[str]]]:
         return {"dropped": [list(t) for t in self.dropped], "added": [list(t) for t in self.added]}
+
+
+# What names and judges a run in an export (a page, the compare CSV), in this order.
+FACTS = (
+    "dataset",
+    "question",
+    "method",
+    "options",
+    "LLM",
+    "gold",
+    "committed answers",
+    "hits@1",
+    "hit",
+    "F1",
+    "date",
+    "kgviz",
+)
+
+
+def options_text(options: Mapping[str, Any]) -> str:
+    """`k=3, algorithm=optimized`, or `defaults`."""
+    return ", ".join(f"{key}={value}" for key, value in options.items()) or "defaults"
 
 
 @dataclass
@@ -46,7 +70,30 @@ class Run:
 
     def options_text(self) -> str:
         """`k=3, algorithm=optimized`, or `defaults`."""
-        return ", ".join(f"{key}={value}" for key, value in self.options.items()) or "defaults"
+        return options_text(self.options)
+
+    def facts(self) -> dict[str, str]:
+        """The `FACTS` of this run as text: the scores are empty without gold answers; the date
+        is when it finished."""
+        score = self.outcome.score
+        scores = (
+            ("", "", "")
+            if score is None
+            else (f"{score.hit1:d}", f"{score.hit:d}", f"{score.f1:.2f}")
+        )
+        values = (
+            self.trace.dataset,
+            self.trace.question,
+            self.method,
+            self.options_text(),
+            self.llm,
+            ", ".join(self.outcome.gold),
+            ", ".join(self.trace.answers),
+            *scores,
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(self.finished)),
+            code_version(),
+        )
+        return dict(zip(FACTS, values, strict=True))
 
     def to_json(self) -> dict[str, Any]:
         """The contract JSON of `kgviz ask --json`: the trace's, plus the options, the

@@ -4,7 +4,10 @@ use it say so)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -116,3 +119,18 @@ def fault_server() -> Iterator[Callable[[Callable[[int, str], Reply]], FaultServ
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def delivered():
+    """`delivered(downloads, label) -> (file name, text)`: click the lab's download button
+    `label` and read back the file its script hands the browser."""
+
+    def click(downloads, label: str) -> tuple[str, str]:
+        downloads.buttons[label].click()
+        (output,) = downloads.delivery.outputs
+        script = output["data"]["application/javascript"]
+        file = json.loads(re.match(r"const file = (.*);\n", script).group(1))
+        return file["name"], base64.b64decode(file["data"]).decode("utf-8")
+
+    return click

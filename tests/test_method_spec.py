@@ -7,7 +7,6 @@ the demo KG, the CLI, the lab's widgets, the evaluation runner and the views."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
@@ -109,20 +108,18 @@ def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):
     assert panel.trace is not None and panel.trace.answers == ["Robert Zemeckis"]
     views = stage_views(panel.trace)
     assert "<li>Robert Zemeckis</li>" in views["neighbours"]
-    assert "neighbours" in panel.stages.titles
+    assert "neighbours" in panel.view.stages.titles
 
 
-def test_the_labs_download_of_a_toy_run_loads_back(toy, tmp_path):
+def test_the_labs_download_of_a_toy_run_loads_back(toy, tmp_path, delivered):
     """The lab's trace download of a plugin method's run names the plugin's record type; with
     the method registered, `Trace.load` rebuilds it and its view draws it again."""
     lab = Lab("demo", "local", "off", method="toy", ollama=[])
     lab.ask(QUESTION)
-    (data,) = re.findall(
-        r'download="kgviz-toy-\d+\.json" href="data:application/json;charset=utf-8;base64,([^"]+)"',
-        lab.ask_panel.downloads.value,
-    )
+    name, text = delivered(lab.ask_panel.view.downloads, "trace (JSON)")
+    assert re.fullmatch(r"kgviz-toy-\d+\.json", name)
     saved = tmp_path / "toy.json"
-    saved.write_bytes(base64.b64decode(data))
+    saved.write_text(text)
     assert "kgviz_toy.records:" in saved.read_text()
     loaded = Trace.load(saved)
     trace = lab.ask_panel.trace

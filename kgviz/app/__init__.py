@@ -15,6 +15,7 @@ from kgviz.app.ask import AskPanel
 from kgviz.app.compare import ComparePanel
 from kgviz.app.controls import Controls, SessionFactory
 from kgviz.app.history import HistoryPanel
+from kgviz.app.render import LAB_STYLE
 from kgviz.llm.cache import CacheMode
 from kgviz.session import Session, open_session
 
@@ -40,7 +41,8 @@ class Lab(widgets.VBox):
         self.panels = widgets.Tab(
             [self.ask_panel, self.compare_panel, self.history], titles=("Ask", "Compare", "History")
         )
-        super().__init__([self.controls, self.panels])
+        super().__init__([widgets.HTML(LAB_STYLE), self.controls, self.panels])
+        self.add_class("kgviz-lab")
 
     def ask(self, question: str | None = None, background: bool = False) -> None:
         self.ask_panel.ask(question, background)

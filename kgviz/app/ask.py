@@ -1,4 +1,5 @@
-"""The ask panel: pick a method and its parameters, ask, and watch each stage appear as a tab."""
+"""The ask panel: pick a method and its parameters, ask, and watch each stage appear as a tab
+(kept, and updated in place, as the run goes on)."""
 
 from __future__ import annotations
 
@@ -8,26 +9,18 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
+from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.params import ParamForm
-from kgviz.app.render import (
-    append_tabs,
-    clear_tabs,
-    empty_tabs,
-    message,
-    replace_tabs,
-    selected_title,
-    view_widget,
-)
-from kgviz.app.run_view import run_downloads
+from kgviz.app.render import Progress, message
+from kgviz.app.run_view import RunView, run_details
 from kgviz.errors import KgvizError
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.grounding import GROUNDING
 from kgviz.reasoners.registry import method_label, method_names, method_spec, reasoner_class
-from kgviz.run import Run
+from kgviz.run import Run, options_text
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
-from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
 
 
@@ -73,7 +66,8 @@ def run_status(run: Run) -> str:
 
 
 class AskPanel(widgets.VBox):
-    """Method picker, generated parameter form, Ask button, progress lines, answer, stage tabs."""
+    """Method picker, generated parameter form, Ask button, then the run: progress lines, the
+    reply as it is written, the answer, downloads and stage tabs (`RunView`)."""
 
     def __init__(self, controls: Controls, method: str = "simgrag") -> None:
         self.controls = controls
@@ -88,28 +82,23 @@ class AskPanel(widgets.VBox):
         self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
         stop_on(self.stop)
         self.clock = Stopwatch()
-        self.downloads = widgets.HTML()
         self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
-        self.header = widgets.HTML()  # which question, method, options and LLM the results are
-        self.progress = widgets.HTML()
+        self.progress = Progress()
         self.live = LiveReply()  # the reply being written, while it is written
-        self.answer = widgets.HTML()
-        self.stages = empty_tabs()
+        self.view = RunView([self.progress], self.live)
         self.trace: Trace | None = None
+        self._drawn: set[str] = set()  # the stages of the run going on drawn so far
         self._forms: dict[str, ParamForm] = {}
         self._forms_lock = threading.Lock()  # a run's thread and a method switch may race
         self.method.observe(lambda _: self._build_params(), "value")
+        self.method.observe(lambda _: self.check_inputs(), "value")
+        controls.on_inputs(self.check_inputs)
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__(
             [
                 widgets.HBox([self.method, self.button, self.stop, self.clock]),
                 self.params,
-                self.header,
-                self.progress,
-                self.live,
-                self.answer,
-                self.downloads,
-                self.stages,
+                self.view,
             ]
         )
         self.add_class("kgviz-ask")  # for styling and browser tests
@@ -137,19 +126,18 @@ class AskPanel(widgets.VBox):
     def _build_params(self) -> None:
         self.params.children = [self.form]
 
+    def check_inputs(self) -> None:
+        """Grey the results out while the question, dataset, LLM or method differ from theirs."""
+        self.view.check(self.controls.inputs(self.method.value))
+
     def ask(self, question: str | None = None, background: bool = False) -> None:
-        """Run the chosen method on `question` (default: the question box), adding a tab per
-        stage as it finishes; `background` runs it in a thread (what the button does)."""
+        """Run the chosen method on `question` (default: the question box), showing each stage
+        in its tab as it finishes; `background` runs it in a thread (what the button does)."""
         if question is not None:
             self.controls.question.value = question
-        run_guarded(self._run, self.controls.status, [self.button], background, self.stop)
+        self.controls.run(self._run, [self.button], background, self.stop)
 
     def _run(self) -> None:
-        self.progress.value = self.answer.value = self.header.value = ""  # no stale results
-        self.downloads.value = ""
-        viewed = selected_title(self.stages)  # the tab to show again once the run is done
-        clear_tabs(self.stages)
-        self.trace = None
         question = self.controls.question.value.strip()
         if not question:
             raise KgvizError("type a question first")
@@ -157,67 +145,56 @@ class AskPanel(widgets.VBox):
         method = self.method.value  # read once: the picker may change while this runs
         overrides = self.form_of(method).overrides()
         record = self.controls.example()
-        options = ", ".join(f"{key}={value}" for key, value in overrides.items()) or "defaults"
-        self.header.value = message(
-            f"{method} ({options}) · {session.dataset.name} · {session.llm}\n{question}"
+        self.view.inputs = self.controls.inputs(method)
+        self.trace, self._drawn = None, set()
+        self.progress.clear()
+        self.view.start(
+            question,
+            run_details(method, options_text(overrides), session.dataset.name, session.llm),
         )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()
         session.warm_up(reasoner_class(method).retrieves)  # apart from the run and its clock
         loaded = time.monotonic() - started
         if loaded >= 0.5:
-            self.progress.value = message(f"models loaded in {loaded:.1f} s (not part of the run)")
+            self.progress.add(f"models loaded in {loaded:.1f} s (not part of the run)")
         self.controls.status.value = message(
             f"{method} on {session.dataset.name}, {session.llm_reason}: running …"
         )
         kg = session.question_context(record).kg  # the question's own graph where it has one
-        with self.clock, streaming_to(self.live.add, self.live.start):
-            run = session.ask(
-                method,
-                record or question,
-                overrides,
-                listener=lambda name, trace: self._stage_done(name, trace, kg),
-                recording=True,
-            )
-        self.live.clear()
+        try:
+            with self.clock, streaming_to(self.live.add, self.live.start):
+                run = session.ask(
+                    method,
+                    record or question,
+                    overrides,
+                    listener=lambda name, trace: self._stage_done(name, trace, kg),
+                    recording=True,
+                )
+        except Exception:
+            self.view.abandon()
+            raise
+        finally:
+            self.live.clear()
         self.trace = run.trace
-        replace_tabs(
-            self.stages,
-            {
-                name: view_widget(view)  # redrawn: later stages inform earlier
-                for name, view in stage_views(run.trace, run.kg).items()
-            },
-            viewed,
-        )
-        self.answer.value = answer_html(run)
-        self.downloads.value = run_downloads(run)
+        self.view.finish(run)
+        self.check_inputs()  # they may have changed while it ran
         self.on_run(run)
         self.controls.status.value = run_status(run)
 
-    def _stage_done(self, name: str, trace: Trace, kg) -> None:
-        self.progress.value += message(f"stage {name} done in {trace.timings[name]:.2f} s")
+    def _stage_done(self, name: str, trace: Trace, kg: KnowledgeGraph | None) -> None:
+        self.progress.add(f"stage {name} done in {trace.timings[name]:.2f} s")
         grounding = trace.stages.get(GROUNDING) if name == GROUNDING else None
         if grounding is not None and not grounding.grounded:  # said before any answer
             self.controls.status.value = message(
                 f"{trace.method}: not grounded in this KG: {grounding.warning()}", "warning"
             )
-        shown = set(self.stages.titles)
-        if any(stage not in shown for stage in trace.stages):
-            self._show(
+        if set(trace.stages) - self._drawn:  # a stage recorded since: draw the new view(s)
+            self._drawn = set(trace.stages)
+            self.view.show_stages(
                 {
                     stage: view
                     for stage, view in stage_views(trace, kg).items()
                     if stage in trace.stages
                 }
             )
-
-    def _show(self, views: dict[str, object]) -> None:
-        """Add a tab for each view not shown yet, keeping the ones already there."""
-        append_tabs(
-            self.stages,
-            {
-                name: view_widget(view)
-                for name, view in views.items()
-                if name not in self.stages.titles
-            },
-        )

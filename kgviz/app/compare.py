@@ -8,13 +8,24 @@ from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 
-from kgviz.app.controls import Controls, Stopwatch, run_guarded, stop_on
-from kgviz.app.render import append_tabs, clear_tabs, empty_tabs, message
-from kgviz.app.run_view import download_link, run_view
+from kgviz.app.controls import Controls, Stopwatch, stop_on
+from kgviz.app.downloads import DownloadFile, Downloads
+from kgviz.app.headed import Headed
+from kgviz.app.render import (
+    STALE,
+    Progress,
+    close_tree,
+    drop_stale,
+    empty_tabs,
+    mark_stale,
+    message,
+    update_tabs,
+)
+from kgviz.app.run_view import RunView
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.reasoners.registry import method_label, method_names
-from kgviz.run import Run
+from kgviz.run import FACTS, Run
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
@@ -56,12 +67,20 @@ def comparison_row(run: Run) -> tuple[str, ...]:
     )
 
 
-def comparison_csv(rows: Sequence[Sequence[str]]) -> str:
-    """The rows under `COLUMNS` as CSV (a spreadsheet opens it)."""
+# The compare CSV: what names and judges each run (`FACTS`), then the table's other columns.
+CSV_ONLY = ("answer", "evidence triples", "prompt tokens", "latency (s)")
+CSV_COLUMNS = (*FACTS, *CSV_ONLY)
+
+
+def comparison_csv(runs: Sequence[Run]) -> str:
+    """One row per run under `CSV_COLUMNS` (a spreadsheet opens it): the question, dataset, gold,
+    LLM, options, date and kgviz version travel with every row."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    writer.writerows(rows)
+    writer.writerow(CSV_COLUMNS)
+    for run in runs:
+        cells = dict(zip(COLUMNS, comparison_row(run), strict=True))
+        writer.writerow([*run.facts().values(), *(cells[name] for name in CSV_ONLY)])
     return out.getvalue()
 
 
@@ -88,7 +107,9 @@ def comparison_table(rows: Sequence[Sequence[str]]) -> str:
 
 
 class ComparePanel(widgets.VBox):
-    """Method checkboxes, a Compare button, the results table and each method's evidence graph."""
+    """Method checkboxes, a Compare button, then the results: a heading naming the question,
+    dataset and LLM, the table, its CSV download, each method's evidence graph and the stages of
+    one method's run (`drill`)."""
 
     def __init__(
         self,
@@ -113,28 +134,34 @@ class ComparePanel(widgets.VBox):
         self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
         stop_on(self.stop)
         self.clock = Stopwatch()
-        self.progress = widgets.HTML()
+        self.progress = Progress()
         self.table = widgets.HTML()
-        self.downloads = widgets.HTML()
+        self.downloads = Downloads()
         self.graphs = empty_tabs()
         self.drill = widgets.ToggleButtons(options=[], description="stages of", value=None)
         self.detail = widgets.Box(layout=widgets.Layout(width="100%"))
-        self.traces: dict[str, Trace] = {}
         self.runs: dict[str, Run] = {}
         self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
         self.button.on_click(lambda _: self.compare(background=True))
         self.drill.observe(lambda _: self.show_stages(self.drill.value), "value")
+        controls.on_inputs(self.check_inputs)
+        self.results = Headed(
+            [self.progress, self.table, self.downloads, self.graphs, self.drill, self.detail],
+            "no comparison yet: type a question and press Compare",
+            "Compare",
+        )
+        self.results.add_class("kgviz-compare-results")
         super().__init__(
             [
                 widgets.HBox([*self.checks.values(), self.button, self.stop, self.clock]),
-                self.progress,
-                self.table,
-                self.downloads,
-                self.graphs,
-                self.drill,
-                self.detail,
+                self.results,
             ]
         )
+
+    @property
+    def traces(self) -> dict[str, Trace]:
+        """Each compared method's trace."""
+        return {method: run.trace for method, run in self.runs.items()}
 
     def selected(self) -> list[str]:
         return [name for name, check in self.checks.items() if check.value]
@@ -144,11 +171,17 @@ class ComparePanel(widgets.VBox):
         updating the table and evidence tabs as each finishes."""
         if question is not None:
             self.controls.question.value = question
-        run_guarded(self._run, self.controls.status, [self.button], background, self.stop)
+        self.controls.run(self._run, [self.button], background, self.stop)
 
     def show_stages(self, method: str | None) -> None:
         """Show every stage of `method`'s run below the table (None: close it)."""
-        self.detail.children = [run_view(self.runs[method])] if method in self.runs else []
+        for shown in self.detail.children:
+            close_tree(shown)
+        self.detail.children = [RunView.of(self.runs[method])] if method in self.runs else []
+
+    def check_inputs(self) -> None:
+        """Grey the results out while the question, dataset or LLM differ from theirs."""
+        self.results.check(self.controls.inputs())
 
     def _run(self) -> None:
         question = self.controls.question.value.strip()
@@ -157,39 +190,48 @@ class ComparePanel(widgets.VBox):
             raise KgvizError("type a question and tick at least one method")
         session = self.controls.session()
         record = self.controls.example()
-        self.traces, self.runs = {}, {}
-        self.progress.value = self.table.value = self.downloads.value = ""
-        self.drill.options, self.detail.children = [], []
-        clear_tabs(self.graphs)
+        self.results.inputs = self.controls.inputs()
+        self.results.title(question, f"dataset {session.dataset.name} · LLM {session.llm}")
+        self.runs = {}
+        self.progress.clear()
+        self.table.add_class(STALE)  # until this comparison's first row replaces it
+        self.downloads.offer([])
+        self.show_stages(None)
+        self.drill.options = []
+        mark_stale(self.graphs)
         self.controls.status.value = message("compare: loading the models (once) …")
         session.warm_up()
-        with self.clock:
-            for method in methods:
-                self._run_one(session, method, question, record)
-        rows = self._rows()
-        self.downloads.value = (
-            '<div style="font:13px sans-serif">download: '
-            + download_link("table (CSV)", "kgviz-compare.csv", comparison_csv(rows), "text/csv")
-            + "</div>"
+        try:
+            with self.clock:
+                for method in methods:
+                    self._run_one(session, method, question, record)
+        finally:
+            drop_stale(self.graphs)
+            if not self.runs:  # nothing replaced the previous table
+                self.table.value = ""
+                self.table.remove_class(STALE)
+        runs = list(self.runs.values())
+        self.downloads.offer(
+            [
+                DownloadFile(
+                    "table (CSV)", "kgviz-compare.csv", "text/csv", lambda: comparison_csv(runs)
+                )
+            ]
         )
-        self.drill.options = [(method_label(m), m) for m in self.traces]
+        self.drill.options = [(method_label(m), m) for m in self.runs]
         self.drill.value = None
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")
-
-    def _rows(self) -> list[tuple[str, ...]]:
-        """The table rows of the runs so far."""
-        return [comparison_row(run) for run in self.runs.values()]
 
     def _run_one(
         self, session: Session, method: str, question: str, record: QARecord | None
     ) -> None:
         self.controls.status.value = message(f"compare: running {method} …")
         run = session.ask(method, record or question, self.options_for(method), recording=True)
-        self.traces[method] = run.trace
         self.runs[method] = run
         self.on_run(run)
-        self.progress.value += message(f"{method} done in {run.trace.timings['total']:.1f} s")
-        self.table.value = comparison_table(self._rows())
+        self.progress.add(f"{method} done in {run.trace.timings['total']:.1f} s")
+        self.table.value = comparison_table([comparison_row(run) for run in self.runs.values()])
+        self.table.remove_class(STALE)
         trace = run.trace
         graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
-        append_tabs(self.graphs, {method: widgets.HTML(graph)})
+        update_tabs(self.graphs, {method: graph})

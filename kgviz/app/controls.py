@@ -1,5 +1,5 @@
-"""What the ask and compare panels share: dataset, LLM, question (with examples), sessions, and
-running work in the background with errors shown as a message."""
+"""What the ask and compare panels share: dataset, LLM, question (with examples), sessions, the
+inputs a result answers, and running work in the background with errors shown as a message."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from typing import Self
 
 import ipywidgets as widgets
@@ -17,6 +18,7 @@ from kgviz.datasets import QARecord, dataset_names, get_dataset
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
 from kgviz.llm.deadline import allow_requests, cancel_requests
+from kgviz.llm.errors import LLMCancelled
 from kgviz.session import Session, open_session
 
 SessionFactory = Callable[[str, str, CacheMode], Session]
@@ -25,13 +27,30 @@ log = logging.getLogger(__name__)
 
 
 def available_datasets(extra: str) -> list[str]:
-    """Registered datasets whose KB files are present, plus `extra` (e.g. a `custom:` folder)."""
-    names = [
-        name
-        for name in dataset_names()
-        if all(path.is_file() for path in get_dataset(name).kb_files)
-    ]
+    """Registered datasets whose KB files and at least one question split are present (a dataset
+    with a graph per question has no KB files: its splits are its data), plus `extra` (e.g. a
+    `custom:` folder)."""
+    names = []
+    for name in dataset_names():
+        data = get_dataset(name)
+        if all(path.is_file() for path in data.kb_files) and data.available_splits():
+            names.append(name)
     return names if extra in names else [extra, *names]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a result answers: the question, dataset and LLM spec, and (for the Ask panel) the
+    method."""
+
+    question: str
+    dataset: str
+    llm: str
+    method: str = ""
+
+    def changed(self, now: Inputs) -> list[str]:
+        """The names of the inputs that differ in `now`."""
+        return [f.name for f in fields(self) if getattr(self, f.name) != getattr(now, f.name)]
 
 
 def example_records(dataset: str) -> list[QARecord]:
@@ -79,8 +98,10 @@ class Controls(widgets.VBox):
             layout=widgets.Layout(width="720px"),
         )
         self.gold = widgets.HTML()
-        self.status = widgets.HTML()
+        self.status = widgets.HTML(layout=widgets.Layout(min_height="2.6em"))
         self.status.add_class("kgviz-status")
+        self.running = threading.Event()  # a run is under way (its status is not to be cleared)
+        self.on_inputs(self._clear_status)  # first: what a new dataset's examples say stays
         self.dataset.observe(lambda _: self.load_examples(), "value")
         self.question.observe(lambda _: self._show_gold(), "value")
         super().__init__(
@@ -128,6 +149,38 @@ class Controls(widgets.VBox):
         record = self.example()
         self.gold.value = message(f"gold: {', '.join(record.answers)}") if record else ""
 
+    def inputs(self, method: str = "") -> Inputs:
+        """The inputs as they are now (with `method`, the Ask panel's)."""
+        return Inputs(self.question.value.strip(), self.dataset.value, self.llm.spec, method)
+
+    def on_inputs(self, callback: Callable[[], None]) -> None:
+        """Call `callback` whenever the question, dataset or LLM changes."""
+        for widget in (self.question, self.dataset, *self.llm.inputs):
+            widget.observe(lambda _: callback(), "value")
+
+    def _clear_status(self) -> None:
+        """A status about other inputs goes when they change (a run's own stays until it ends)."""
+        if not self.running.is_set():
+            self.status.value = ""
+
+    def run(
+        self,
+        work: Callable[[], None],
+        buttons: Sequence[widgets.Button] = (),
+        background: bool = False,
+        stop: widgets.Button | None = None,
+    ) -> None:
+        """`run_guarded(work, ...)` with the status line, marked as running meanwhile."""
+
+        def marked() -> None:
+            self.running.set()
+            try:
+                work()
+            finally:
+                self.running.clear()
+
+        run_guarded(marked, self.status, buttons, background, stop)
+
     def session(self) -> Session:
         """The session for the chosen dataset and LLM, opened once and then reused."""
         key = (self.dataset.value, self.llm.spec)
@@ -146,11 +199,14 @@ def run_guarded(
 ) -> None:
     """Run `work` with `buttons` disabled; a failure becomes a one-line message in `status`
     (a KgvizError as it is; anything else with its type, the traceback going to the log).
-    `stop` is enabled meanwhile: pressing it cancels the LLM requests of the run (see `stop_on`)."""
+    `stop` is enabled meanwhile: pressing it cancels the LLM requests of the run (see `stop_on`),
+    and the run ends as "stopped" (neutral: the user asked for it)."""
 
     def guarded() -> None:
         try:
             work()
+        except LLMCancelled:
+            status.value = message("stopped")
         except KgvizError as error:
             status.value = message(f"error: {error}", "error")
         except Exception as error:  # a worker thread has nowhere else to report

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from kgviz.app.render import message
-from kgviz.app.run_view import run_label, run_view
+from kgviz.app.render import close_tree, message
+from kgviz.app.run_view import RunView, run_label
 from kgviz.run import Run
 
 
@@ -45,7 +45,7 @@ class HistoryPanel(widgets.VBox):
         if not runs:
             self.note.value = message("select a run to open", "error")
             return
-        self.shown.children = [run_view(runs[0])]
+        self._show([RunView.of(runs[0])])
 
     def side_by_side(self, first: int | None = None, second: int | None = None) -> None:
         """Show two runs next to each other (`first` and `second`, else the two selected)."""
@@ -56,7 +56,13 @@ class HistoryPanel(widgets.VBox):
         if len(runs) != 2:
             self.note.value = message("select exactly two runs to see them side by side", "error")
             return
-        columns = [run_view(run) for run in runs]
+        columns = [RunView.of(run) for run in runs]
         for column in columns:
             column.layout = widgets.Layout(width="50%", overflow="auto")
-        self.shown.children = [widgets.HBox(columns, layout=widgets.Layout(width="100%"))]
+        self._show([widgets.HBox(columns, layout=widgets.Layout(width="100%"))])
+
+    def _show(self, shown: list[widgets.Widget]) -> None:
+        """Show `shown` in place of the run(s) shown before (closed)."""
+        for widget in self.shown.children:
+            close_tree(widget)
+        self.shown.children = shown

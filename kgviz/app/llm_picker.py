@@ -59,6 +59,11 @@ class LLMPicker(widgets.HBox):
         self.url.layout.display = self.model.layout.display = shown
 
     @property
+    def inputs(self) -> tuple[widgets.ValueWidget, ...]:
+        """The widgets whose values make up the spec."""
+        return (self.backend, self.url, self.model)
+
+    @property
     def spec(self) -> str:
         """The `--llm` spec of the current choice (see `kgviz.llm.select.SPEC_HELP`)."""
         if self.backend.value == OPENAI:

@@ -1,4 +1,5 @@
-"""Parameter widgets generated from a method's config dataclass (one widget per field)."""
+"""Parameter widgets generated from a method's config dataclass: one widget per field, its label
+wide enough for the longest name and its help written under it."""
 
 from __future__ import annotations
 
@@ -11,16 +12,36 @@ from typing import Any, Literal
 import ipywidgets as widgets
 
 from kgviz.reasoners.base import option_help
+from kgviz.viz.escape import esc
 
-STYLE = {"description_width": "110px"}
-LAYOUT = widgets.Layout(width="230px")
+# A label's width per character of the longest field name (13px sans-serif), so none is cut.
+EM_PER_CHAR = 0.62
+INPUT_WIDTH = "140px"
 # The counts offered beside a named choice such as "auto" (a field typed `int | Literal[...]`).
 COUNT_CHOICES = (10, 30, 50, 100, 200)
 
 
-def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | None:
-    """The widget editing one field, or None for a type the form cannot edit."""
-    options = {"description": name, "style": STYLE, "layout": LAYOUT}
+def label_width(names: list[str]) -> str:
+    """A label width (CSS) that holds the longest of `names`."""
+    return f"{max(map(len, names), default=0) * EM_PER_CHAR + 0.6:.1f}em"
+
+
+def help_line(text: str) -> widgets.HTML:
+    """A field's help, written under it (escaped)."""
+    return widgets.HTML(
+        f'<div class="kgviz-help" style="font:11px/1.3 sans-serif;color:#666;'
+        f'margin:0 0 6px 4px">{esc(text)}</div>'
+    )
+
+
+def _field_widget(name: str, hint: Any, default: Any, label: str) -> widgets.ValueWidget | None:
+    """The widget editing one field (its label `label` wide), or None for a type the form
+    cannot edit."""
+    options = {
+        "description": name,
+        "style": {"description_width": label},
+        "layout": widgets.Layout(width=f"calc({label} + {INPUT_WIDTH})"),
+    }
     args = typing.get_args(hint)
     if typing.get_origin(hint) is Literal:
         return widgets.Dropdown(options=list(args), value=default, **options)
@@ -44,30 +65,39 @@ def _field_widget(name: str, hint: Any, default: Any) -> widgets.ValueWidget | N
         return None
     if kind is widgets.Checkbox:
         options["indent"] = False
+        options["layout"] = widgets.Layout(width="auto")
     return kind(value=default, **options)
 
 
 class ParamForm(widgets.GridBox):
-    """The editable fields of `config_class`, laid out in a grid; `overrides()` is what changed.
-    `recording` options (the method spec's, which make a run record what its views draw) are
-    the form's defaults: the lab asks with them."""
+    """The editable fields of `config_class`, each with its help under it, laid out in a grid;
+    `overrides()` is what changed. `recording` options (the method spec's, which make a run
+    record what its views draw) are the form's defaults: the lab asks with them."""
 
     def __init__(self, config_class: type, recording: Mapping[str, Any] | None = None) -> None:
         hints = typing.get_type_hints(config_class)
+        items = [
+            f for f in dataclasses.fields(config_class) if f.default is not dataclasses.MISSING
+        ]
+        label = label_width([item.name for item in items])
         self.defaults: dict[str, Any] = {}
         self.fields: dict[str, widgets.ValueWidget] = {}
-        for item in dataclasses.fields(config_class):
-            if item.default is dataclasses.MISSING:
-                continue
+        cells = []
+        for item in items:
             default = (recording or {}).get(item.name, item.default)
-            widget = _field_widget(item.name, hints[item.name], default)
+            widget = _field_widget(item.name, hints[item.name], default, label)
             if widget is not None:
                 widget.tooltip = option_help(item) or None
                 self.defaults[item.name] = default
                 self.fields[item.name] = widget
+                cells.append(widgets.VBox([widget, help_line(option_help(item))]))
         super().__init__(
-            children=list(self.fields.values()),
-            layout=widgets.Layout(grid_template_columns="repeat(3, 240px)"),
+            children=cells,
+            layout=widgets.Layout(
+                width="100%",
+                grid_template_columns=f"repeat(auto-fill, minmax(calc({label} + 180px), 1fr))",
+                grid_gap="0 12px",
+            ),
         )
 
     def values(self) -> dict[str, Any]:

@@ -1,57 +1,64 @@
-"""Views as widgets: HTML strings in an HTML widget, plotly figures as plotly mime output."""
+"""Views as widgets (HTML strings in an HTML widget, plotly figures as plotly mime output), tabs
+of views updated in place, and status lines."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
 import plotly.io as pio
 
 from kgviz.viz.escape import esc
+from kgviz.viz.view_table import ViewOutput
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+# A page (or a whole result) that no longer answers the inputs shown above it: greyed out.
+STALE = "kgviz-stale"
+# The lab's own CSS, shown once by the app (an HTML widget may hold a <style> element).
+LAB_STYLE = f"<style>.{STALE}{{opacity:.4;transition:opacity .2s}}</style>"
 
 
-def figure_output(figure: go.Figure) -> widgets.Output:
-    """An Output holding the figure as plotly's mime bundle (no renderer, safe from any thread)."""
-    output = widgets.Output()
-    output.outputs = (
-        {
-            "output_type": "display_data",
-            "metadata": {},
-            "data": {
-                PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)),
-                "text/plain": "plotly figure",
-            },
+def figure_bundle(figure: go.Figure) -> dict[str, object]:
+    """The display_data output of a figure as plotly's mime bundle."""
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {
+            PLOTLY_MIME: json.loads(pio.to_json(figure, validate=False)),
+            "text/plain": "plotly figure",
         },
-    )
-    return output
+    }
 
 
-def view_widget(view: object) -> widgets.Widget:
-    """The widget showing one view (a plotly figure or an HTML string)."""
-    if isinstance(view, go.Figure):
-        return figure_output(view)
-    if isinstance(view, str):
-        return widgets.HTML(view)
-    raise TypeError(f"cannot show a view of type {type(view).__name__}")
+def view_widget(view: ViewOutput) -> widgets.Widget:
+    """The widget showing one view (a plotly figure in an Output, safe from any thread; an HTML
+    string in an HTML widget)."""
+    widget: widgets.Widget = widgets.Output() if isinstance(view, go.Figure) else widgets.HTML()
+    if not show_view(widget, view):
+        raise TypeError(f"cannot show a view of type {type(view).__name__}")
+    return widget
+
+
+def show_view(widget: widgets.Widget, view: ViewOutput) -> bool:
+    """Put `view` into `widget` when its content differs (an unchanged view leaves the widget,
+    and what the user did in it, alone); False when the widget cannot show this kind of view."""
+    if isinstance(view, go.Figure) and isinstance(widget, widgets.Output):
+        bundle = figure_bundle(view)
+        if widget.outputs != (bundle,):
+            widget.outputs = (bundle,)
+        return True
+    if isinstance(view, str) and isinstance(widget, widgets.HTML):
+        if widget.value != view:
+            widget.value = view
+        return True
+    return False
 
 
 def empty_tabs() -> widgets.Tab:
     """A Tab that stays hidden until pages are added."""
     return widgets.Tab(layout=widgets.Layout(display="none"))
-
-
-def append_tabs(tab: widgets.Tab, pages: dict[str, widgets.Widget]) -> None:
-    """Add `pages` (title -> widget) after the tabs already there; each page gets the CSS class
-    `kgviz-tab-<title>` (for styling and browser tests)."""
-    titles = tab.titles  # read first: assigning children pads the titles with blanks
-    for title, page in pages.items():
-        page.add_class(f"kgviz-tab-{title}")
-    tab.children = (*tab.children, *pages.values())
-    tab.titles = (*titles, *pages)
-    tab.layout.display = "flex" if tab.children else "none"
 
 
 def selected_title(tab: widgets.Tab) -> str | None:
@@ -60,23 +67,88 @@ def selected_title(tab: widgets.Tab) -> str | None:
     return tab.titles[index] if index is not None and index < len(tab.titles) else None
 
 
-def replace_tabs(
-    tab: widgets.Tab, pages: dict[str, widgets.Widget], selected: str | None = None
-) -> None:
-    """Show exactly `pages`, redrawn (a later stage can change what an earlier tab shows), then
-    select the page titled `selected` (default: the one selected now) when there is one."""
-    selected = selected or selected_title(tab)
-    clear_tabs(tab)
-    append_tabs(tab, pages)
-    if selected in pages:
-        tab.selected_index = list(pages).index(selected)
+def update_tabs(tab: widgets.Tab, views: Mapping[str, ViewOutput], complete: bool = False) -> None:
+    """Show `views` (title -> view) in place: a page already there keeps its widget, given new
+    content only when its view changed (a graph keeps its zoom, pan and expanded neighbours), and
+    is no longer stale; a new view gets a page (CSS class `kgviz-tab-<title>`) after the others.
+    `complete`: `views` is all the tab shows, in its order (other pages are closed)."""
+    pages = dict(zip(tab.titles, tab.children, strict=True))
+    for title, view in views.items():
+        page = pages.get(title)
+        if page is None or not show_view(page, view):
+            pages[title] = view_widget(view)
+            pages[title].add_class(f"kgviz-tab-{title}")
+        pages[title].remove_class(STALE)
+    if complete:
+        pages = {title: pages[title] for title in views}
+    _set_pages(tab, pages)
 
 
-def clear_tabs(tab: widgets.Tab) -> None:
-    """Remove every page (the selection first, so that no index points past the new end)."""
-    tab.selected_index = None
-    tab.children, tab.titles = (), ()
-    tab.layout.display = "none"
+def mark_stale(tab: widgets.Tab) -> None:
+    """Grey out every page: a run has begun whose views will replace them."""
+    for page in tab.children:
+        page.add_class(STALE)
+
+
+def drop_stale(tab: widgets.Tab) -> None:
+    """Close the pages no view replaced (a run ended before reaching their stages)."""
+    pages = zip(tab.titles, tab.children, strict=True)
+    _set_pages(tab, {title: page for title, page in pages if STALE not in page._dom_classes})
+
+
+def _set_pages(tab: widgets.Tab, pages: Mapping[str, widgets.Widget]) -> None:
+    """Make `pages` the tab's pages, keeping the selected one selected (by title) where it
+    stays, and close the pages left out; an unchanged list changes nothing (the front end keeps
+    every view it drew)."""
+    selected = selected_title(tab)
+    titles, children = tuple(pages), tuple(pages.values())
+    left_out = [page for page in tab.children if page not in children]
+    if children != tab.children:
+        if tab.selected_index is not None and tab.selected_index >= len(children):
+            tab.selected_index = None  # first, so that no index points past the new end
+        tab.children = children
+    if titles != tab.titles:
+        tab.titles = titles
+    if selected in pages and tab.selected_index != titles.index(selected):
+        tab.selected_index = titles.index(selected)
+    tab.layout.display = "flex" if children else "none"
+    for page in left_out:
+        page.close()
+
+
+def close_tree(widget: widgets.Widget) -> None:
+    """Close `widget` and every widget inside it (the front end lets go of their views)."""
+    for child in getattr(widget, "children", ()):
+        close_tree(child)
+    widget.close()
+
+
+class Progress(widgets.HTML):
+    """One line per finished stage (escaped), in a box `LINES` lines high scrolled to the
+    newest, so that lines added during a run move nothing below."""
+
+    LINES = 4
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.clear()
+
+    def clear(self) -> None:
+        self.lines = []
+        self._draw()
+
+    def add(self, text: str) -> None:
+        self.lines.append(text)
+        self._draw()
+
+    def _draw(self) -> None:
+        lines = "".join(f"<div>{esc(line)}</div>" for line in self.lines)
+        self.value = (
+            f'<div class="kgviz-progress" style="font:13px/18px sans-serif;color:#555;'
+            f"height:{18 * self.LINES}px;overflow:auto;display:flex;"
+            f'flex-direction:column-reverse"><div>{lines}</div></div>'
+        )
 
 
 def message(text: str, kind: str = "info") -> str:

@@ -1,23 +1,30 @@
-"""One finished run as the lab shows it: what was asked, the answer box, every stage's tab and
-download links (the trace, a self-contained page, the evidence graph). The Ask panel, the
-history and the compare panel's drill-down all draw a run this way."""
+"""One run as the lab shows it: a heading (question, then method, options, dataset and LLM), the
+answer box in a slot of fixed height (so that nothing below moves when the answer arrives),
+download buttons (the trace, a self-contained page, the evidence graph) and a tab per stage view,
+updated in place. The Ask panel fills one as a run goes; the history and the compare panel's
+drill-down show finished runs in one."""
 
 from __future__ import annotations
 
-import base64
 import json
 import time
+from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
 
-from kgviz.app.render import empty_tabs, message, replace_tabs, view_widget
+from kgviz.app.downloads import DownloadFile, Downloads
+from kgviz.app.headed import Headed
+from kgviz.app.render import drop_stale, empty_tabs, mark_stale, update_tabs
 from kgviz.reasoners.registry import method_label
 from kgviz.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
-from kgviz.viz.escape import esc
 from kgviz.viz.export import evidence_graphml, evidence_json
 from kgviz.viz.page import run_page
+from kgviz.viz.view_table import ViewOutput
+
+# The answer box's height: reserved before the answer comes, scrolled within past it.
+ANSWER_HEIGHT = "14em"
 
 
 def run_label(run: Run) -> str:
@@ -29,64 +36,92 @@ def run_label(run: Run) -> str:
     )
 
 
-def run_header(run: Run) -> str:
-    return message(
-        f"{method_label(run.method)} ({run.options_text()}) · {run.trace.dataset} · "
-        f"{run.llm}\n{run.trace.question}"
-    )
+def run_details(method: str, options: str, dataset: str, llm: str) -> str:
+    """`simgrag (k=3) · dataset demo · LLM llamacpp:qwen…`: the line under a run's question."""
+    return f"{method_label(method)} ({options}) · dataset {dataset} · LLM {llm}"
 
 
-def download_link(label: str, filename: str, text: str, mime: str) -> str:
-    """An HTML link that saves `text` as `filename` (a data URI: works offline, no server)."""
-    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
-    return (
-        f'<a class="kgviz-download" download="{esc(filename)}" '
-        f'href="data:{esc(mime)};charset=utf-8;base64,{data}" '
-        f'style="margin-right:12px">{esc(label)}</a>'
-    )
-
-
-def run_downloads(run: Run) -> str:
-    """Links to the run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view,
-    offline) and evidence graph (GraphML and node-link JSON)."""
+def run_files(run: Run) -> list[DownloadFile]:
+    """The run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view, offline) and
+    evidence graph (GraphML and node-link JSON), each built when asked for."""
     stem = f"kgviz-{run.method}-{time.strftime('%H%M%S', time.localtime(run.finished))}"
-    links = [
-        download_link(
-            "trace (JSON)", f"{stem}.json", json.dumps(run.trace.saved()), "application/json"
+    files = [
+        DownloadFile(
+            "trace (JSON)",
+            f"{stem}.json",
+            "application/json",
+            lambda: json.dumps(run.trace.saved()),
         ),
-        download_link("page (HTML)", f"{stem}.html", run_page(run), "text/html"),
+        DownloadFile("page (HTML)", f"{stem}.html", "text/html", lambda: run_page(run)),
     ]
     if run.trace.evidence:
-        links += [
-            download_link(
+        files += [
+            DownloadFile(
                 "evidence (GraphML)",
                 f"{stem}-evidence.graphml",
-                evidence_graphml(run.trace),
                 "application/xml",
+                lambda: evidence_graphml(run.trace),
             ),
-            download_link(
+            DownloadFile(
                 "evidence (JSON)",
                 f"{stem}-evidence.json",
-                evidence_json(run.trace),
                 "application/json",
+                lambda: evidence_json(run.trace),
             ),
         ]
-    return f'<div style="font:13px sans-serif;margin:4px 0">download: {"".join(links)}</div>'
+    return files
 
 
-def run_view(run: Run) -> widgets.VBox:
-    """The whole run: header, answer box, download links and a tab per stage view."""
-    tabs = empty_tabs()
-    replace_tabs(
-        tabs, {name: view_widget(view) for name, view in stage_views(run.trace, run.kg).items()}
-    )
-    box = widgets.VBox(
-        [
-            widgets.HTML(run_header(run)),
-            widgets.HTML(answer_html(run)),
-            widgets.HTML(run_downloads(run)),
-            tabs,
-        ]
-    )
-    box.add_class("kgviz-run")
-    return box
+class RunView(Headed):
+    """The heading, then the run: `before` (e.g. progress lines), the answer slot (with `live`,
+    the reply being written, above the answer), downloads and stage tabs."""
+
+    def __init__(
+        self, before: Sequence[widgets.Widget] = (), live: widgets.Widget | None = None
+    ) -> None:
+        self.answer = widgets.HTML()
+        slot = widgets.VBox(
+            [*([live] if live is not None else []), self.answer],
+            layout=widgets.Layout(height=ANSWER_HEIGHT, overflow="auto"),
+        )
+        slot.add_class("kgviz-answer-slot")
+        self.downloads = Downloads()
+        self.stages = empty_tabs()
+        super().__init__(
+            [*before, slot, self.downloads, self.stages],
+            "no run yet: type a question and press Ask",
+            "Ask",
+        )
+        self.add_class("kgviz-run")
+
+    @classmethod
+    def of(cls, run: Run) -> RunView:
+        """A view of a finished run."""
+        view = cls()
+        view.finish(run)
+        return view
+
+    def start(self, question: str, details: str) -> None:
+        """A run of `question` (`details`: `run_details`) begins: the previous run's answer and
+        downloads go, its stage pages are greyed until this run's views replace them."""
+        self.title(question, details)
+        self.answer.value = ""
+        self.downloads.offer([])
+        mark_stale(self.stages)
+
+    def show_stages(self, views: Mapping[str, ViewOutput]) -> None:
+        """Show the views of the stages finished so far (pages updated in place)."""
+        update_tabs(self.stages, views)
+
+    def finish(self, run: Run) -> None:
+        """Show the finished run: its answer, downloads and every stage view (a later stage can
+        change what an earlier one shows; unchanged pages stay as they are)."""
+        details = run_details(run.method, run.options_text(), run.trace.dataset, run.llm)
+        self.title(run.trace.question, details)
+        self.answer.value = answer_html(run)
+        self.downloads.offer(run_files(run))
+        update_tabs(self.stages, stage_views(run.trace, run.kg), complete=True)
+
+    def abandon(self) -> None:
+        """The run failed: keep the stages it finished, close the previous run's pages."""
+        drop_stale(self.stages)

@@ -36,6 +36,21 @@ from kgviz.reasoners.answers import NameLookup, listed_names
 from kgviz.trace import StringTriple, Trace
 
 T = TypeVar("T")
+BORROWED_CHECKPOINT = ": no checkpoint trained on "
+
+
+def borrowed_checkpoint_note(method: str, dataset: str, trained: str) -> str:
+    """What a run says when `method` runs on `dataset` with a checkpoint trained on another."""
+    return (
+        f"{method}{BORROWED_CHECKPOINT}{dataset}; using the one trained on {trained} "
+        f"(train one with `kgviz train {method} --dataset {dataset}`)"
+    )
+
+
+def is_borrowed_checkpoint_note(warning: str) -> bool:
+    """Whether a trace warning is `borrowed_checkpoint_note`'s: information that holds for every
+    question of the dataset, rather than about one run."""
+    return BORROWED_CHECKPOINT in warning and "; using the one trained on " in warning
 
 
 class ReasonerContext:
@@ -154,7 +169,7 @@ SEEDS: Bounds = (0, 2**32 - 1)
 
 
 def option(default: T, help: str, range: Bounds | None = None) -> T:
-    """A config field with its help text (shown by `kgviz methods` and the lab's tooltips) and,
+    """A config field with its help text (shown by `kgviz methods` and under the lab's widget) and,
     for a number, the `range` it must lie in, both ends included (checked when a reasoner is
     built, and shown with the help)."""
     metadata: dict[str, Any] = {"help": help}
@@ -339,10 +354,7 @@ class Reasoner(ABC, Generic[FoundT]):
         trace.checkpoint = f"{folder} (trained on {trained})"
         dataset = self.context.dataset.name
         if dataset_key(trained) != dataset_key(dataset):
-            trace.warnings.append(
-                f"{self.name}: no checkpoint trained on {dataset}; using the one trained on "
-                f"{trained} (train one with `kgviz train {self.name} --dataset {dataset}`)"
-            )
+            trace.warnings.append(borrowed_checkpoint_note(self.name, dataset, trained))
 
     @staticmethod
     def listed_answers(reply: str, names: NameLookup) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgviz.datasets.base import QARecord
+from kgviz.reasoners.base import is_borrowed_checkpoint_note
 from kgviz.reasoners.grounding import GROUNDING, Grounding
 from kgviz.scoring.attribution import Miss, failed_stage
 from kgviz.scoring.metrics import AnswerScore, evidence_recall, score_trace
@@ -32,6 +33,17 @@ class Outcome:
     def grounded(self) -> bool | None:
         """Whether what the question names is in the KG (None where nothing was checked)."""
         return None if self.grounding is None else self.grounding.grounded
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The warnings that are information holding for every question of the dataset (a
+        checkpoint trained on another dataset): worth saying once, not with each run."""
+        return tuple(w for w in self.warnings if is_borrowed_checkpoint_note(w))
+
+    @property
+    def run_warnings(self) -> tuple[str, ...]:
+        """The warnings about this run itself: all but the notes."""
+        return tuple(w for w in self.warnings if not is_borrowed_checkpoint_note(w))
 
     @property
     def judged(self) -> bool:

@@ -6,11 +6,16 @@ from __future__ import annotations
 from kgviz.run import Run
 from kgviz.viz.escape import esc
 
+# A reply longer than this shows its first lines, the rest folded behind "show all".
+FOLD_LINES = 4
+FOLD_CHARS = 400
+
 
 def answer_html(run: Run) -> str:
-    """The answer, the answers it committed to and, with gold answers: the verdict (hits@1, the
-    first committed answer is gold) with hit and F1 beside it, whether a gold answer reached the
-    evidence, and for a miss the stage that failed and why; then the run's warnings."""
+    """The answer (a long one folded), the answers it committed to and, with gold answers: the
+    verdict (hits@1, the first committed answer is gold) with hit and F1 beside it, whether a gold
+    answer reached the evidence, and for a miss the stage that failed and why; then the run's
+    warnings, and its notes (information that holds for every question) in grey."""
     trace, outcome = run.trace, run.outcome
     found = ", ".join(trace.answers) or "(none)"
     verdict = ""
@@ -32,15 +37,32 @@ def answer_html(run: Run) -> str:
     said = outcome.grounding.warning() if banner and outcome.grounding else None
     warnings = "".join(
         f'<br><span style="color:#a06000">warning: {esc(w)}</span>'
-        for w in outcome.warnings
+        for w in outcome.run_warnings
         if not (said and w.endswith(said))  # the banner says it
     )
+    notes = "".join(f'<br><span style="color:#555">note: {esc(n)}</span>' for n in outcome.notes)
     answer = "(abstained: no answer)" if trace.abstained else trace.answer
     return (
         f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
         f"{banner}"
-        f"<b>Answer</b>: {esc(answer)}<br><b>committed answers</b>: {esc(found)}"
-        f"{verdict}{warnings}</div>"
+        f"<b>Answer</b>: {folded(answer)}<b>committed answers</b>: {esc(found)}"
+        f"{verdict}{warnings}{notes}</div>"
+    )
+
+
+def folded(text: str) -> str:
+    """`text` escaped and ended by a line break; past `FOLD_LINES` lines or `FOLD_CHARS`
+    characters, its start and a "show all" that unfolds the whole (kept line by line)."""
+    lines = text.strip().splitlines()
+    head = "\n".join(lines[:FOLD_LINES])[:FOLD_CHARS]
+    if head == text.strip():
+        return f"{esc(text)}<br>"
+    return (
+        f'<span style="white-space:pre-wrap">{esc(head)}</span> …'
+        f'<details class="kgviz-fold"><summary>show all ({len(lines)} lines, '
+        f"{len(text)} characters)</summary>"
+        f'<div style="white-space:pre-wrap;max-height:20em;overflow:auto">{esc(text)}</div>'
+        f"</details>"
     )
 
 

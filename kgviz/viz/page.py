@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import html
 import re
-import time
+from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
 from kgviz.reasoners.registry import method_label
 from kgviz.run import Run
-from kgviz.version import code_version
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
@@ -23,6 +22,8 @@ STYLE = (
     "body{font-family:sans-serif;margin:1.5em;max-width:1100px}"
     "section{margin:1.2em 0;border-top:1px solid #ddd}h2{font-size:1.1em}"
     ".answer{font-size:1.05em;background:#f6f8fa;padding:.6em;border-radius:4px}"
+    "table.facts{border-collapse:collapse;font-size:13px;margin:.5em 0}"
+    "table.facts th{text-align:left;color:#555;font-weight:normal;padding:1px 12px 1px 0}"
 )
 
 
@@ -38,13 +39,12 @@ def external_scripts(page: str) -> list[str]:
 
 
 def run_sections(run: Run, plotly_js: bool = True) -> str:
-    """The question, the answer box and each stage view of `run` as HTML sections (plotly.js
-    inlined with the first figure when `plotly_js`)."""
+    """What names and judges `run` (its facts), the answer box and each stage view as HTML
+    sections (plotly.js inlined with the first figure when `plotly_js`)."""
     trace = run.trace
     parts = [
         f"<h1>{esc(method_label(trace.method))}</h1>",
-        f'<p class="context">{esc(run_context(run))}</p>',
-        f"<p><b>Question</b>: {esc(trace.question)}</p>",
+        facts_table(run.facts()),
         answer_html(run),
     ]
     for name, view in stage_views(trace, run.kg).items():
@@ -57,13 +57,14 @@ def run_sections(run: Run, plotly_js: bool = True) -> str:
     return "".join(parts)
 
 
-def run_context(run: Run) -> str:
-    """`dataset demo · llamacpp:qwen… · options k=3 · 2026-11-26 21:04 · kgviz 0.1.0`"""
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished))
-    return (
-        f"dataset {run.trace.dataset} · {run.llm} · options {run.options_text()} · {when} · "
-        f"kgviz {code_version()}"
+def facts_table(facts: Mapping[str, str]) -> str:
+    """A two-column table of facts (name, value), every cell escaped; empty values left out."""
+    rows = "".join(
+        f"<tr><th>{esc(name)}</th><td>{esc(value)}</td></tr>"
+        for name, value in facts.items()
+        if value
     )
+    return f'<table class="facts">{rows}</table>'
 
 
 def run_page(run: Run) -> str:

@@ -13,8 +13,8 @@ the answer line for a hostile reply (the model does not echo the hostile name it
 
 from __future__ import annotations
 
-import base64
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -33,17 +33,20 @@ from kgviz.app.ask import AskPanel
 from kgviz.app.compare import COLUMNS, comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
-from kgviz.app.render import PLOTLY_MIME
+from kgviz.app.render import PLOTLY_MIME, STALE, message
+from kgviz.app.run_view import RunView
 from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
+from kgviz.reasoners.base import option_help
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
 from kgviz.reasoners.spec import MethodSpec
-from kgviz.run import judged_run
+from kgviz.run import FACTS, judged_run
 from kgviz.scoring.metrics import score_trace
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
+from kgviz.viz.page import external_scripts
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
 FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis
@@ -54,6 +57,15 @@ NO_SERVER = "127.0.0.1:9"  # the discard port: no Ollama server answers there
 def make_lab(demo_sessions, llm=None, **options) -> Lab:
     """The app on the demo; `llm` defaults to the real offline model."""
     return Lab("demo", "auto", "off", session_factory=demo_sessions(llm), ollama=[], **options)
+
+
+SIMGRAG_TABS = ("pattern", "pools", "grounding", "search", "subgraphs", "prompt", "timing")
+
+
+def page(panel: AskPanel, title: str) -> widgets.Widget:
+    """The Ask panel's stage page titled `title`."""
+    stages = panel.view.stages
+    return stages.children[stages.titles.index(title)]
 
 
 def texts(tab: widgets.Tab) -> str:
@@ -69,8 +81,8 @@ def assert_ran_on_the_model(trace) -> None:
 def assert_shows_answer(panel: AskPanel, gold) -> None:
     """The answer panel shows the (escaped) answer of the run's trace and, with gold answers, the
     verdict hit@1 gives that answer; with none, no verdict."""
-    trace, shown = panel.trace, panel.answer.value
-    assert trace is not None and f"<b>Answer</b>: {esc(trace.answer)}<br>" in shown
+    trace, shown = panel.trace, panel.view.answer.value
+    assert trace is not None and "<b>Answer</b>: " in shown and esc(trace.answer) in shown
     assert f"<b>committed answers</b>: {esc(', '.join(trace.answers) or '(none)')}" in shown
     verdicts = {verdict for verdict in ("correct", "wrong") if f">{verdict}</b>" in shown}
     if gold is None:
@@ -87,6 +99,7 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
 def test_params_follow_the_config_dataclass():
     form = ParamForm(SimGRAGConfig, {"record_tree": True})  # SimGRAG's recording options
     assert set(form.fields) == {
+        "on_ungrounded",
         "k",
         "k_nodes",
         "k_relations",
@@ -99,7 +112,6 @@ def test_params_follow_the_config_dataclass():
         "task",
         "relation_hint",
         "reask_lost_topics",
-        "on_ungrounded",
     }
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
@@ -111,6 +123,24 @@ def test_params_follow_the_config_dataclass():
     form.fields["algorithm"].value = "algorithm1"
     form.fields["record_tree"].value = False
     assert form.overrides() == {"k": 5, "algorithm": "algorithm1", "record_tree": False}
+
+
+@pytest.mark.parametrize("method", registry.method_names())
+def test_every_option_shows_its_help_under_it_and_its_whole_label(method):
+    """Help is written under each field (not only a tooltip), and every label is wide enough
+    for the longest name of the form (0.62 em per character of 13px sans-serif)."""
+    config = registry.reasoner_class(method).config_class
+    form = ParamForm(config)
+    helps = {f.name: option_help(f) for f in dataclasses.fields(config)}
+    longest = max(len(name) for name in form.fields)
+    for cell in form.children:
+        widget, line = cell.children
+        name = widget.description
+        assert helps[name] and esc(helps[name]) in line.value and "kgviz-help" in line.value
+        if not isinstance(widget, widgets.Checkbox):  # a checkbox's label runs beside it
+            width = float(widget.style.description_width.removesuffix("em"))
+            assert width >= longest * 0.62
+    assert len(form.children) == len(form.fields)
 
 
 @dataclass
@@ -158,19 +188,19 @@ def test_ask_shows_each_stage_progress_answer_and_gold(demo_sessions):
     assert "answered in" in app.controls.status.value and panel.button.disabled is False
     assert trace.method == "simgrag" and trace.question == QUESTION
     assert_ran_on_the_model(trace)
-    assert panel.stages.titles == ("pattern", "pools", "search", "subgraphs", "prompt", "timing")
-    assert len(panel.stages.children) == 6
+    assert panel.view.stages.titles == SIMGRAG_TABS
+    assert len(panel.view.stages.children) == len(SIMGRAG_TABS)
     assert {"pattern", "pools", "search", "generation", "total"} <= set(trace.timings)
-    for stage in trace.timings:  # one progress line per stage, as each finished
-        assert panel.progress.value.count(f"stage {stage} done in") == 1
+    for stage in trace.timings:  # a progress line each time a stage finished (grounding: twice)
+        assert panel.progress.value.count(f"stage {stage} done in") == 1 + (stage == "grounding")
     assert_shows_answer(panel, gold)
-    search = panel.stages.children[2].outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    search = page(panel, "search").outputs[0]["data"]["application/vnd.plotly.v1+json"]
     trees = [part.tree for part in trace.stages["search"].components if part.tree is not None]
     assert trees  # the app asks for the tree to be recorded
     bars = [data for data in search["data"] if data["type"] == "bar"]  # a box per search step
     assert sum(len(data["base"]) for data in bars) == sum(len(tree) for tree in trees)
-    assert "srcdoc" in panel.stages.children[0].value  # the pattern graph (pyvis in an iframe)
-    prompt = panel.stages.children[4].value  # every LLM call of the run, from the real model
+    assert "srcdoc" in page(panel, "pattern").value  # the pattern graph (pyvis in an iframe)
+    prompt = page(panel, "prompt").value  # every LLM call of the run, from the real model
     assert "<b>Question:</b>" in prompt and prompt.count("<details open>") == len(trace.llm_calls)
     assert all(f"<b>{call.stage}</b> · llamacpp:{call.model}" in prompt for call in trace.llm_calls)
 
@@ -182,7 +212,7 @@ def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(demo_se
     first = app.ask_panel.trace
     app.ask("who directed the films Tom Hanks starred in?")
     assert app.ask_panel.trace is not first and app.controls.gold.value == ""
-    assert len(app.ask_panel.stages.children) == 6
+    assert app.ask_panel.view.stages.titles == SIMGRAG_TABS
     assert app.ask_panel.progress.value.count("stage total done in") == 1
     assert_shows_answer(app.ask_panel, None)
 
@@ -192,14 +222,14 @@ def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(demo_se
     "method, tabs",
     [
         ("llm-only", ("prompt", "timing")),
-        ("kaping", ("linking", "triples", "evidence", "prompt", "timing")),
+        ("kaping", ("linking", "grounding", "triples", "evidence", "prompt", "timing")),
     ],
 )
 def test_other_methods_render_their_stages(demo_sessions, method, tabs):
     app = make_lab(demo_sessions, method=method)
     app.ask(FORREST)
     trace = app.ask_panel.trace
-    assert trace.method == method and app.ask_panel.stages.titles == tabs
+    assert trace.method == method and app.ask_panel.view.stages.titles == tabs
     assert_ran_on_the_model(trace)
     assert_shows_answer(app.ask_panel, app.controls.example().answers)
     assert score_trace(trace, ["Robert Zemeckis"]).hit1  # the model answers this one rightly
@@ -209,17 +239,20 @@ def test_other_methods_render_their_stages(demo_sessions, method, tabs):
 @pytest.mark.parametrize(
     "method, tabs",
     [
-        ("subgraphrag", ("linking", "scoring", "evidence", "prompt", "timing")),
-        ("gnnrag", ("linking", "gnn", "paths", "prompt", "timing")),
-        ("grag", ("linking", "ego_graphs", "pruning", "description", "prompt", "timing")),
+        ("subgraphrag", ("linking", "grounding", "scoring", "evidence", "prompt", "timing")),
+        ("gnnrag", ("linking", "grounding", "gnn", "paths", "prompt", "timing")),
+        (
+            "grag",
+            ("linking", "grounding", "ego_graphs", "pruning", "description", "prompt", "timing"),
+        ),
     ],
 )
 def test_scored_methods_get_their_own_tabs(demo_sessions, method, tabs):
     app = make_lab(demo_sessions, method=method)
     app.ask(FORREST)
     trace = app.ask_panel.trace
-    assert trace.method == method and app.ask_panel.stages.titles == tabs
-    assert "no view for" not in texts(app.ask_panel.stages)
+    assert trace.method == method and app.ask_panel.view.stages.titles == tabs
+    assert "no view for" not in texts(app.ask_panel.view.stages)
     assert_ran_on_the_model(trace)
     assert_shows_answer(app.ask_panel, app.controls.example().answers)
 
@@ -231,7 +264,7 @@ def test_errors_are_messages_not_tracebacks(demo_sessions):
     assert "type a question first" in app.controls.status.value
     app.ask(FORREST)
     assert "error: no Ollama server at http://127.0.0.1:9" in app.controls.status.value
-    assert app.ask_panel.answer.value == "" and app.ask_panel.trace is None
+    assert app.ask_panel.view.answer.value == "" and app.ask_panel.trace is None
     app.ask_panel.method.value = "simgrag"
     app.ask_panel.form.fields["k"].value = 0
     app.ask(QUESTION)
@@ -248,7 +281,9 @@ def test_the_ask_button_runs_in_the_background(demo_sessions):
     while "answered in" not in app.controls.status.value and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "answered in" in app.controls.status.value
-    assert app.ask_panel.stages.titles[0] == "pattern" and app.ask_panel.button.disabled is False
+    assert (
+        app.ask_panel.view.stages.titles[0] == "pattern" and app.ask_panel.button.disabled is False
+    )
     assert_shows_answer(app.ask_panel, app.controls.example().answers)
 
 
@@ -259,6 +294,8 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
     panel = app.compare_panel
     gold = app.controls.example().answers
     assert app.panels.selected_index == 1
+    head = panel.results.heading.value  # the table is headed by what it answers
+    assert f"<b>{QUESTION}</b>" in head and "dataset demo · LLM llamacpp:" in head
     assert set(panel.traces) == {"simgrag", "kaping", "llm-only"}
     assert set(panel.graphs.titles) == {"simgrag", "kaping", "llm-only"}
     assert panel.table.value.count("<tr>") == 4  # the header and one row per method
@@ -330,12 +367,17 @@ def test_hostile_names_stay_text_in_the_app(demo_sessions, tmp_path: Path):
     assert_ran_on_the_model(ask.trace)
     assert_shows_answer(ask, (HOSTILE,))  # the verdict line shows the gold, escaped
     assert any(HOSTILE in triple for triple in ask.trace.evidence)  # kaping found it
-    for html in (ask.answer.value, controls.gold.value):
+    assert "<b>who directed Big</b>" in ask.view.heading.value
+    assert "<b>who directed Big</b>" in app.compare_panel.results.heading.value
+    for html in (ask.view.answer.value, controls.gold.value):
         assert "<img" not in html and escaped in html
     assert "<img" not in table.value
     for trace in app.compare_panel.traces.values():
         assert f">{esc(trace.answer)}</div></td>" in table.value
-    for tab in (app.ask_panel.stages, app.compare_panel.graphs):  # pyvis data is \u-escaped too
+    for tab in (
+        app.ask_panel.view.stages,
+        app.compare_panel.graphs,
+    ):  # pyvis data is \u-escaped too
         assert "<img" not in texts(tab) and "onerror=alert(1)" in texts(tab)
     # the model need not echo the name, so rendering a hostile reply is checked on its own
     reply = Trace(method="kaping", question="q", answer=HOSTILE, answers=[HOSTILE], gold=[HOSTILE])
@@ -399,25 +441,58 @@ def test_compare_row_scores_the_first_committed_answer():
 
 
 @pytest.mark.slow
-def test_asking_again_redraws_tabs_and_names_what_it_shows(demo_sessions):
-    """A later stage's results reach earlier tabs (the pools tab marks the candidates used), a
-    second Ask from a later tab raises no TraitError, and nothing stale survives a failed Ask."""
+def test_asking_again_updates_tabs_in_place_and_names_what_it_shows(demo_sessions):
+    """A later stage's results reach earlier tabs (the pools tab marks the candidates used); a
+    second Ask keeps every page's widget (a view that did not change is not sent again) and the
+    tab selected; a failed Ask leaves the last results, greyed out and still named."""
     app = make_lab(demo_sessions)
     app.controls.question.value = FORREST
     app.ask()
     panel = app.ask_panel
-    pools = panel.stages.children[panel.stages.titles.index("pools")]
+    stages = panel.view.stages
     final = stage_views(panel.trace, app.controls.session().dataset.kg)["pools"]
-    assert pools.outputs[0]["data"][PLOTLY_MIME] == json.loads(pio.to_json(final, validate=False))
-    assert "simgrag (defaults)" in panel.header.value and FORREST in panel.header.value
-    panel.stages.selected_index = len(panel.stages.titles) - 1  # the last tab
+    assert page(panel, "pools").outputs[0]["data"][PLOTLY_MIME] == json.loads(
+        pio.to_json(final, validate=False)
+    )
+    head = panel.view.heading.value
+    assert f"<b>{FORREST}</b>" in head and "simgrag (defaults) · dataset demo · LLM " in head
+    pages = dict(zip(stages.titles, stages.children, strict=True))
+    sent: list[str] = []
+    for title, widget in pages.items():
+        widget.observe(lambda change, title=title: sent.append(title), ["value", "outputs"])
+    stages.selected_index = len(stages.titles) - 1  # the last tab
     app.ask()
-    assert panel.stages.selected_index == len(panel.stages.titles) - 1 and panel.trace is not None
+    assert dict(zip(stages.titles, stages.children, strict=True)) == pages  # the same widgets
+    assert "pattern" not in sent and "subgraphs" not in sent  # their views did not change
+    assert stages.selected_index == len(stages.titles) - 1 and panel.trace is not None
+    assert not any(STALE in widget._dom_classes for widget in stages.children)
     app.controls.question.value = ""
     app.ask()
     assert "type a question first" in app.controls.status.value
-    assert panel.trace is None and not panel.stages.children
-    assert panel.answer.value == panel.header.value == ""
+    assert STALE in panel.view.body._dom_classes and f"<b>{FORREST}</b>" in panel.view.heading.value
+    assert "not for the current question" in panel.view.heading.value
+
+
+@pytest.mark.slow
+def test_changing_an_input_greys_the_results_out_and_clears_the_status(demo_sessions):
+    app = make_lab(demo_sessions, method="kaping", methods=["kaping"])
+    app.controls.question.value = FORREST
+    app.ask()
+    app.compare()
+    view, results = app.ask_panel.view, app.compare_panel.results
+    assert "compared 1 methods" in app.controls.status.value
+    assert STALE not in view.body._dom_classes and STALE not in results.body._dom_classes
+    app.controls.question.value = "who directed Big"
+    assert app.controls.status.value == ""  # it spoke of the runs before
+    for shown in (view, results):
+        assert STALE in shown.body._dom_classes and "current question" in shown.heading.value
+    app.controls.question.value = FORREST  # back to what the results answer
+    assert STALE not in view.body._dom_classes and STALE not in results.body._dom_classes
+    app.ask_panel.method.value = "llm-only"  # the Ask panel's results name their method
+    assert "current method" in view.heading.value and STALE not in results.body._dom_classes
+    app.ask_panel.method.value = "kaping"
+    app.controls.llm.backend.value = "openai"
+    assert "current llm" in view.heading.value and "current llm" in results.heading.value
 
 
 @pytest.mark.slow
@@ -457,48 +532,64 @@ def test_history_keeps_every_run_and_shows_two_variants_side_by_side(demo_sessio
     (pair,) = history.shown.children
     left, right = pair.children
     for column, run in zip((left, right), history.runs[:2], strict=True):
-        assert "kgviz-run" in column._dom_classes
-        _header, answer, _downloads, tabs = column.children
-        assert esc(run.trace.answer) in answer.value and "triples" in tabs.titles
-    assert "top_k=3" in right.children[0].value and "defaults" in left.children[0].value
+        assert isinstance(column, RunView) and "kgviz-run" in column._dom_classes
+        assert esc(run.trace.answer) in column.answer.value and "triples" in column.stages.titles
+    assert "top_k=3" in right.heading.value and "defaults" in left.heading.value
     history.reopen(3)
-    assert history.shown.children[0].children[3].titles[-1] == "timing"
+    (shown,) = history.shown.children
+    assert shown.stages.titles[-1] == "timing" and left.comm is None  # the pair was closed
 
 
-def test_runs_download_as_trace_page_graph_and_csv(demo_sessions, tmp_path):
+def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_path, delivered):
+    """Nothing is embedded before a button is clicked; a click hands the browser that one file
+    (the trace loads back, the page names the run's context, the CSV has a row per method with
+    the question, dataset, gold, LLM, options, date and version)."""
     app = make_lab(demo_sessions, methods=["kaping", "gnnrag"])
     app.controls.question.value = FORREST
     app.ask_panel.method.value = "kaping"
     app.ask()
-    links = dict(
-        re.findall(
-            r'download="([^"]+)" href="data:[^;]+;charset=utf-8;base64,([^"]+)"',
-            app.ask_panel.downloads.value,
-        )
-    )
-    files = {
-        name.rsplit("-", 1)[-1] if "evidence" in name else name.rsplit(".", 1)[-1]: value
-        for name, value in links.items()
+    downloads = app.ask_panel.view.downloads
+    assert downloads.delivery.outputs == ()  # no file travels before it is asked for
+    assert set(downloads.buttons) == {
+        "trace (JSON)",
+        "page (HTML)",
+        "evidence (GraphML)",
+        "evidence (JSON)",
     }
-    assert set(files) == {"json", "html", "evidence.graphml", "evidence.json"}
+    name, text = delivered(downloads, "trace (JSON)")
+    assert re.fullmatch(r"kgviz-kaping-\d{6}\.json", name)
     saved = tmp_path / "trace.json"
-    saved.write_bytes(base64.b64decode(files["json"]))
+    saved.write_text(text)
     trace = app.ask_panel.trace
     assert Trace.load(saved).answers == trace.answers and Trace.load(saved).gold == trace.gold
-    graph = nx.parse_graphml(base64.b64decode(files["evidence.graphml"]).decode())
+    name, text = delivered(downloads, "evidence (GraphML)")
+    graph = nx.parse_graphml(text)
+    assert name.endswith("-evidence.graphml")
     assert {(h, t) for h, _, t in trace.evidence} == set(graph.edges())
     assert graph.nodes["Robert Zemeckis"]["gold"] is True
-    assert "<script src=" not in base64.b64decode(files["html"]).decode()
+    assert json.loads(delivered(downloads, "evidence (JSON)")[1])["links"]
+    name, html = delivered(downloads, "page (HTML)")
+    assert name.endswith(".html") and external_scripts(html) == []
+    run = app.history.runs[-1]
+    for fact, value in run.facts().items():  # dataset, question, gold, verdict, LLM, options …
+        if value:
+            assert f"<tr><th>{esc(fact)}</th><td>{esc(value)}</td></tr>" in html
     app.compare()
-    (csv_link,) = re.findall(r'base64,([^"]+)"', app.compare_panel.downloads.value)
-    rows = list(csv.reader(io.StringIO(base64.b64decode(csv_link).decode())))
-    assert rows[0] == list(COLUMNS) and [row[0] for row in rows[1:]] == ["kaping", "gnnrag"]
+    name, text = delivered(app.compare_panel.downloads, "table (CSV)")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert name == "kgviz-compare.csv" and [row["method"] for row in rows] == ["kaping", "gnnrag"]
+    for row, run in zip(rows, app.history.runs[-2:], strict=True):
+        assert {key: row[key] for key in FACTS} == run.facts()
+        assert row["question"] == FORREST and row["dataset"] == "demo"
+        assert row["gold"] == "Robert Zemeckis" and row["LLM"].startswith("llamacpp:")
+        assert row["options"] == "defaults" and row["kgviz"] and row["date"]
+        assert row["F1"] == f"{run.outcome.score.f1:.2f}"
     app.compare_panel.show_stages("gnnrag")  # a compare row opened into its stage tabs
     (detail,) = app.compare_panel.detail.children
-    assert "paths" in detail.children[3].titles and "gnn" in detail.children[3].titles
+    assert "paths" in detail.stages.titles and "gnn" in detail.stages.titles
 
 
-def test_stop_ends_a_run_at_once_and_the_next_run_works(demo_sessions):
+def test_stop_ends_a_run_at_once_as_stopped_and_the_next_run_works(demo_sessions):
     app = make_lab(demo_sessions)
     ask = app.ask_panel
     ask.method.value = "llm-only"
@@ -507,7 +598,7 @@ def test_stop_ends_a_run_at_once_and_the_next_run_works(demo_sessions):
     wait_for(lambda: not ask.stop.disabled)
     ask.stop.click()
     wait_for(lambda: not ask.button.disabled)
-    assert "cancelled" in app.controls.status.value and ask.trace is None
+    assert app.controls.status.value == message("stopped") and ask.trace is None  # not an error
     assert ask.stop.disabled and "took" in ask.clock.value
     app.controls.question.value = FORREST
     ask.ask()
@@ -547,7 +638,9 @@ def test_a_dataset_with_a_graph_per_question_runs_and_draws_that_graph(
     own = app.controls.session().dataset.question_graph(app.controls.example())
     triples = {own.triple_names(edge) for edge in range(own.num_triples)}
     assert trace.evidence and set(map(tuple, trace.evidence)) <= triples
-    assert panel.stages.titles == ("linking", "grounding", "gnn", "paths", "prompt", "timing")
-    assert "no checkpoint trained on webqsp" in panel.answer.value  # the MetaQA fallback, said
+    assert panel.view.stages.titles == ("linking", "grounding", "gnn", "paths", "prompt", "timing")
+    shown = panel.view.answer.value  # the MetaQA fallback, said as a note (not a warning)
+    assert "note: gnnrag: no checkpoint trained on webqsp" in shown
+    assert "warning: gnnrag: no checkpoint" not in shown
     app.ask("what language do they speak in atlantis")  # typed: no graph of its own
     assert "gives each question its own graph" in app.controls.status.value

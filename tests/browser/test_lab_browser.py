@@ -4,12 +4,17 @@ Runs every cell of `notebooks/01_quickstart.ipynb` (a copy, so autosave cannot t
 types a question into the app, clicks Ask, checks what the pattern graph (pyvis iframe), search
 tree (plotly) and subgraph views rendered, then runs the compare panel. A second test asks with
 each of the six methods and then compares all six, and checks that every graph of every tab lies
-inside its frame, read from vis-network's own node positions. Screenshots go to the test's tmp
-folder and to `artifacts/screenshots/`.
+inside its frame, read from vis-network's own node positions. A third checks that the lab holds
+still: a graph zoomed while the run goes on keeps its zoom when the run ends and the tabs do not
+move when the answer arrives; changing the question greys the results out; a question naming what
+the KG lacks says so; the compare table is headed by its question; a download button saves the
+page it builds. Screenshots go to the test's tmp folder and to `artifacts/screenshots/`.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -21,6 +26,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -218,6 +224,13 @@ def show_tab(page, title: str) -> None:
     tab.click()
 
 
+def pick_method(page, label: str) -> None:
+    """Choose `label` in the Ask panel's method picker and wait for its form (the kernel has
+    switched)."""
+    page.locator(".widget-dropdown", has_text="method").locator("select").select_option(label=label)
+    page.locator(f".kgviz-params-{label.split()[0]}").wait_for()
+
+
 @pytest.fixture
 def quickstart(jupyterlab: str, tmp_path: Path) -> Iterator[tuple[object, list[Path]]]:
     """A Chromium page with the quickstart run in JupyterLab (a cold run loads the model and
@@ -242,7 +255,8 @@ def test_quickstart_app_in_chromium(quickstart) -> None:
     page, shots = quickstart
     ask = page.locator(".widget-button", has_text=exact("Ask"))
     printed = page.locator(".jp-OutputArea-output", has_text="answer: ").first
-    answer = re.search(r"answer: (.+)", printed.inner_text()).group(1).strip()
+    # its text, shown or not: JupyterLab stops rendering cells scrolled far out of view
+    answer = re.search(r"answer: (.+)", printed.text_content()).group(1).strip()
     screenshot(page, "1-notebook-ran", shots)
 
     page.locator('input[placeholder^="type a question"]').fill(QUESTION)
@@ -290,12 +304,10 @@ def test_every_graph_of_every_method_fits_its_frame(quickstart) -> None:
 
     page, shots = quickstart
     page.locator('input[placeholder^="type a question"]').fill(QUESTION)
-    picker = page.locator(".widget-dropdown", has_text="method").locator("select")
     status = page.locator(".kgviz-status")
     for number, method in enumerate(METHODS, start=1):
         name = method.split()[0]
-        picker.select_option(label=method)
-        page.locator(f".kgviz-params-{name}").wait_for()  # the kernel has switched
+        pick_method(page, method)
         page.locator(".widget-button", has_text=exact("Ask")).click()
         done = re.compile(rf"^\s*{re.escape(name)} answered in")
         expect(status).to_have_text(done, timeout=600 * SECOND)
@@ -360,3 +372,125 @@ def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
             screenshot(page, "9-exported-search-tree", shots)
         finally:
             browser.close()
+
+
+ZORBLAX = "who directed the movies that Zorblax Quintavius acted in"  # no such actor in the KG
+# In a pyvis iframe: vis-network's zoom, and whether this window is the one a mark was left in.
+ZOOM_STATE = "() => ({scale: network.getScale(), marked: window.kgvizMarked === true})"
+
+
+def top_within(page, selector: str, container: str) -> float:
+    """The y of `selector` relative to `container` (both in the viewport: scrolling cancels)."""
+    inner = page.locator(selector).first.bounding_box()
+    outer = page.locator(container).first.bounding_box()
+    return inner["y"] - outer["y"]
+
+
+def zoom_graph(page, selector: str) -> dict:
+    """Zoom into the vis-network in the iframe at `selector` with the mouse wheel, as a user
+    would, and leave a mark in its window; returns the zoom state."""
+    frame = page.locator(selector).first.element_handle().content_frame()
+    before = frame.evaluate(ZOOM_STATE)["scale"]
+    box = page.locator(selector).first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(3):
+        page.mouse.wheel(0, -200)
+        time.sleep(0.2)
+    frame.evaluate("() => { window.kgvizMarked = true; }")
+    state = frame.evaluate(ZOOM_STATE)
+    assert state["scale"] > before * 1.2, (before, state)
+    return state
+
+
+@contextmanager
+def shot_on_failure(page, name: str, shots: list[Path]) -> Iterator[None]:
+    """A screenshot named `name` when the block fails (what the user would have seen)."""
+    try:
+        yield
+    except BaseException:
+        screenshot(page, f"failed-{name}", shots)
+        raise
+
+
+def test_the_lab_holds_still_and_says_what_it_shows(quickstart, tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page, shots = quickstart
+    status = page.locator(".kgviz-status")
+    box = page.locator('input[placeholder^="type a question"]')
+    ask = page.locator(".widget-button", has_text=exact("Ask"))
+    # GNN-RAG draws its paths before its one LLM call; a question of its own (not in the reply
+    # cache; lower-case letters, which name nothing) keeps the model busy during the zoom
+    pick_method(page, "gnnrag")
+    stamp = "".join(chr(ord("a") + int(digit)) for digit in time.strftime("%H%M%S"))
+    box.fill(f"{QUESTION} ({stamp})")
+    ask.click()
+    paths = ".kgviz-tab-paths iframe"
+    with shot_on_failure(page, "zoom", shots):
+        page.locator(paths).wait_for(state="attached", timeout=600 * SECOND)
+        show_tab(page, "paths")
+        page.locator(".kgviz-tab-paths").scroll_into_view_if_needed()
+        assert_graph_fits(page, paths)
+        tabs_before = top_within(page, ".kgviz-ask .widget-tab", ".kgviz-ask")
+        zoomed = zoom_graph(page, paths)
+        if not page.locator(".kgviz-ask .widget-button", has_text=exact("Stop")).is_enabled():
+            pytest.fail(f"the run ended before the zoom could be checked: {status.inner_text()}")
+        screenshot(page, "10-zoomed-while-running", shots)
+        expect(status).to_contain_text("answered in", timeout=600 * SECOND)
+        expect(page.locator(".kgviz-answer")).to_contain_text("Answer")
+        tabs_after = top_within(page, ".kgviz-ask .widget-tab", ".kgviz-ask")
+        assert tabs_after == pytest.approx(tabs_before, abs=1)  # the answer took its kept space
+        frame = page.locator(paths).first.element_handle().content_frame()
+        assert frame.evaluate(ZOOM_STATE) == zoomed  # the same graph, still zoomed: not redrawn
+        page.locator(".kgviz-ask .kgviz-heading").first.evaluate("e => e.scrollIntoView()")
+        screenshot(page, "11-still-zoomed-after-the-run", shots)
+
+    with page.expect_download() as download:  # built on click, saved through the browser
+        page.locator(".kgviz-ask .widget-button", has_text="page (HTML)").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    html = saved.read_text(encoding="utf-8")
+    assert saved.suffix == ".html" and "<th>dataset</th><td>demo</td>" in html
+    assert "<th>LLM</th><td>llamacpp:" in html and "kgviz-answer" in html
+
+    box.fill("who directed Big")
+    results = page.locator(".kgviz-ask .kgviz-result").first  # the run below its heading
+    expect(results).to_have_class(re.compile("kgviz-stale"))
+    expect(page.locator(".kgviz-ask .kgviz-heading").first).to_contain_text(
+        "not for the current question"
+    )
+    expect(results).to_have_css("opacity", "0.4")  # once its fade has run
+    expect(status).to_have_text("")  # it spoke of the previous question
+    page.locator(".kgviz-ask .kgviz-heading").first.scroll_into_view_if_needed()
+    screenshot(page, "12-greyed-after-the-question-changed", shots)
+
+    pick_method(page, "kaping")
+    box.fill(ZORBLAX)
+    ask.click()
+    with shot_on_failure(page, "not-grounded", shots):
+        expect(status).to_contain_text("not grounded in this KG", timeout=600 * SECOND)
+        expect(status).to_contain_text("answered in", timeout=600 * SECOND)
+        banner = page.locator(".kgviz-answer .kgviz-ungrounded")
+        expect(banner).to_contain_text("Not grounded in this KG")
+        expect(banner).to_contain_text("Zorblax Quintavius")
+    page.locator(".kgviz-answer").scroll_into_view_if_needed()
+    screenshot(page, "13-not-grounded", shots)
+
+    box.fill(QUESTION)
+    show_tab(page, "Compare")
+    page.locator(".widget-button:visible", has_text=exact("Compare")).click()
+    table = page.locator("table.kgviz-compare")
+    with shot_on_failure(page, "compare", shots):
+        expect(table.locator("tr")).to_have_count(4, timeout=900 * SECOND)
+    head = page.locator(".kgviz-compare-results .kgviz-heading").first
+    expect(head.locator("b")).to_have_text(QUESTION)
+    expect(head).to_contain_text("dataset demo · LLM llamacpp:")
+    head_box, table_box = head.bounding_box(), table.bounding_box()
+    assert head_box["y"] + head_box["height"] <= table_box["y"]  # above the table
+    with page.expect_download() as download:
+        page.locator(".widget-button:visible", has_text="table (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+    assert [row["question"] for row in rows] == [QUESTION] * 3
+    assert {row["method"] for row in rows} == {"simgrag", "kaping", "llm-only"}
+    head.scroll_into_view_if_needed()
+    screenshot(page, "14-compare-headed-by-its-question", shots)

@@ -121,6 +121,7 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
     assert list(stage_views(Trace.load(saved))) == [
         "pattern",
         "pools",
+        "grounding",
         "search",
         "subgraphs",
         "prompt",

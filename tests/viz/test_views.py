@@ -1180,7 +1180,15 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
     traces, kg = demo_traces
     trace = traces["simgrag"]
     views = stage_views(trace, kg)
-    assert list(views) == ["pattern", "pools", "search", "subgraphs", "prompt", "timing"]
+    assert list(views) == [
+        "pattern",
+        "pools",
+        "grounding",
+        "search",
+        "subgraphs",
+        "prompt",
+        "timing",
+    ]
     pattern = trace.stages["pattern"]
     nodes, _ = vis_data(views["pattern"])
     assert [n["label"] for n in nodes] == [n.text for n in pattern.nodes]
@@ -1206,7 +1214,7 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
 def test_baseline_views_on_real_traces(demo_traces):
     traces, kg = demo_traces
     kaping = stage_views(traces["kaping"], kg)
-    assert list(kaping) == ["linking", "triples", "evidence", "prompt", "timing"]
+    assert list(kaping) == ["linking", "grounding", "triples", "evidence", "prompt", "timing"]
     ranking = traces["kaping"].stages["triples"]
     (bars,) = kaping["triples"].data
     assert len(bars.x) == min(30, len(ranking.candidates))
