@@ -195,7 +195,7 @@ def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
         record.question, record.topic_entities
     )
     shown = trace.to_json()
-    expected = ["linking", "subgraph", "gnn", "candidates", "paths"]
+    expected = ["linking", "grounding", "subgraph", "gnn", "candidates", "paths"]
     assert list(trace.stages) == expected + (["augmentation"] if augment_with else [])
     assert {"retrieval", "subgraph", "gnn", "paths", "generation", "total"} <= set(shown["timings"])
     sizes: SubgraphRecord = trace.stages["subgraph"]

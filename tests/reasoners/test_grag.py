@@ -243,7 +243,7 @@ def test_grag_trace_on_demo(tmp_cache, local_llm):
     assert {"retrieval", "ego_graphs", "pruning", "description", "generation", "total"} <= set(
         shown["timings"]
     )
-    assert list(trace.stages) == ["linking", "ego_graphs", "pruning", "description"]
+    assert list(trace.stages) == ["linking", "grounding", "ego_graphs", "pruning", "description"]
     retrieval: EgoRetrieval = trace.stages["ego_graphs"]
     scores = [r.score for r in retrieval.retrieved]
     assert 0 < len(scores) <= GRAGConfig.top_n and scores == sorted(scores, reverse=True)

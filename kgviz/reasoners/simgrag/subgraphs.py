@@ -4,6 +4,7 @@ maps to which KG element at what distance; and the evidence (their triples, best
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -109,16 +110,55 @@ def evidence(subgraphs: Sequence[Subgraph]) -> list[StringTriple]:
 
 
 def edited(found: Sequence[Subgraph], evidence: Sequence[StringTriple]) -> list[Subgraph]:
-    """`found` cut to the triples `evidence` keeps (subgraphs left empty dropped), then the
-    triples `evidence` adds as one more subgraph, ranked last."""
+    """`found` cut to the triples `evidence` keeps; a triple `evidence` adds in place of a removed
+    one (same head and relation, or same relation and tail) takes its place in its subgraph and
+    mapping, the other added triples form one more subgraph, ranked last (with no mapping);
+    subgraphs left empty are dropped."""
     kept = set(evidence)
-    cut = [
-        dataclasses.replace(graph, triples=[t for t in graph.triples if t in kept])
-        for graph in found
-    ]
-    cut = [graph for graph in cut if graph.triples]
     known = {t for graph in found for t in graph.triples}
     added = [t for t in evidence if t not in known]
+    cut: list[Subgraph] = []
+    for graph in found:
+        swaps: dict[StringTriple, StringTriple] = {}
+        for triple in graph.triples:
+            substitute = next((t for t in added if _replaces(t, triple)), None)
+            if triple not in kept and substitute is not None:
+                added.remove(substitute)
+                swaps[triple] = substitute
+        triples = [swaps.get(t, t) for t in graph.triples if t in kept or t in swaps]
+        if triples:
+            cut.append(_remapped(graph, triples, kept, swaps))
     if added:
         cut.append(Subgraph(len(cut) + 1, (), 0.0, added, [], []))
     return cut
+
+
+def _remapped(
+    graph: Subgraph,
+    triples: list[StringTriple],
+    kept: set[StringTriple],
+    swaps: dict[StringTriple, StringTriple],
+) -> Subgraph:
+    """`graph` with `triples`: its edge matches cut to them, a swapped triple's match naming the
+    new triple (no KG row), a node match for each entity a swap brings in, none for an entity
+    no triple names any more."""
+    edges = [
+        dataclasses.replace(e, triple=-1, names=swaps[e.names]) if e.names in swaps else e
+        for e in graph.edges
+        if e.names in kept or e.names in swaps
+    ]
+    nodes = list(graph.nodes)
+    for old, new in swaps.items():
+        end = 0 if old[0] != new[0] else 2  # the end that changed
+        match = next((m for m in graph.nodes if m.name == old[end]), None)
+        if match is not None:
+            nodes.append(dataclasses.replace(match, entity=-1, name=new[end], distance=math.nan))
+    named = {name for head, _, tail in triples for name in (head, tail)}
+    nodes = [m for m in nodes if m.name in named]
+    return dataclasses.replace(graph, triples=triples, nodes=nodes, edges=edges)
+
+
+def _replaces(new: StringTriple, old: StringTriple) -> bool:
+    """Whether `new` says something else in the place of `old`: the same head and relation, or
+    the same relation and tail."""
+    return new[1] == old[1] and (new[0] == old[0] or new[2] == old[2])
