@@ -1,10 +1,11 @@
 """The Runs tab: every kept run (this session's and earlier ones) in a table. Tick one to open
 it in its stage tabs, tag and annotate it and try a what-if on its evidence; tick two to see
-them side by side under their answer and evidence diff."""
+them side by side under their answer and evidence diff; leave each evidence triple out in turn
+to see which ones the answer rests on."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 
@@ -15,9 +16,10 @@ from kgviz.app.run_table import RunTable
 from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
 from kgviz.errors import KgvizError
+from kgviz.leave_one_out import Probe, leave_one_out
 from kgviz.run import Run
 from kgviz.run_diff import diff_runs
-from kgviz.viz.diff_view import run_diff_html
+from kgviz.viz.diff_view import probes_html, run_diff_html
 from kgviz.viz.escape import esc
 
 NAMES = ("A", "B")  # the two runs side by side, first ticked first
@@ -45,6 +47,7 @@ class RunsPanel(widgets.VBox):
         self.kept.on_change = self.refresh
         self.save.on_click(lambda _: self.annotate())
         self.what_if.button.on_click(lambda _: self.regenerate(background=True))
+        self.what_if.leave_out.on_click(lambda _: self.leave_one_out(background=True))
         super().__init__([self.table, self.said, self.shown])
         self.add_class("kgviz-runs")
         self.refresh()
@@ -102,13 +105,27 @@ class RunsPanel(widgets.VBox):
     def regenerate(self, background: bool = False) -> None:
         """Answer the ticked run's question again on its evidence as edited in what-if (this
         lab's LLM), keep the new run with its parent and edit, and show both side by side."""
-        self.controls.run(self._regenerate, [self.what_if.button], background)
+        self._start(self._regenerate, background)
 
-    def _regenerate(self) -> None:
+    def leave_one_out(self, background: bool = False) -> None:
+        """Regenerate the ticked run once without each triple `what_if.left_out()` names,
+        keeping each new run (parent and edit) and listing the triples that change the
+        answer as they are found; Stop ends it (the probes done stay)."""
+        self._start(self._leave_one_out, background)
+
+    def _start(self, work: Callable[[], None], background: bool) -> None:
+        """`work` with the what-if buttons disabled and its Stop enabled meanwhile."""
+        buttons = [self.what_if.button, self.what_if.leave_out]
+        self.controls.run(work, buttons, background, self.what_if.stop)
+
+    def _ticked_run(self) -> tuple[str, Run]:
         if len(self.table.ticked) != 1:
             raise KgvizError("tick the one run to regenerate")
-        parent_id = self.table.ticked[0]
-        parent = self.kept.run(parent_id)
+        run_id = self.table.ticked[0]
+        return run_id, self.kept.run(run_id)
+
+    def _regenerate(self) -> None:
+        parent_id, parent = self._ticked_run()
         dropped, added = self.what_if.edit()
         session = self.controls.session(parent.trace.dataset)
         self.controls.status.value = message(f"regenerating {parent_id} with {session.llm} …")
@@ -121,6 +138,29 @@ class RunsPanel(widgets.VBox):
         self.table.select([parent_id, entry.id])
         before, after = (", ".join(r.trace.answers) or "(none)" for r in (parent, run))
         self.controls.status.value = message(f"regenerated: {before} → {after}", "ok")
+
+    def _leave_one_out(self) -> None:
+        parent_id, parent = self._ticked_run()
+        triples = self.what_if.left_out()
+        if not triples:
+            raise KgvizError("the run has no evidence to leave out")
+        session = self.controls.session(parent.trace.dataset)
+        probes: list[Probe] = []
+
+        def heard(probe: Probe) -> None:
+            probes.append(probe)
+            self.kept.keep(probe.run, parent_id)
+            self.what_if.probes.value = probes_html(probes, len(triples))
+            self.controls.status.value = message(
+                f"leave one out: {len(probes)} of {len(triples)} done …"
+            )
+
+        self.what_if.probes.value = probes_html([], len(triples))
+        leave_one_out(session, parent, triples, heard)
+        changed = sum(probe.changed for probe in probes)
+        self.controls.status.value = message(
+            f"leave one out: the answer changed without {changed} of {len(triples)} triples", "ok"
+        )
 
     def _show_one(self, run_id: str) -> None:
         run = self.kept.run(run_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kgviz.leave_one_out import Probe
 from kgviz.run import EvidenceEdit
 from kgviz.run_diff import RunDiff, Split
 from kgviz.viz.escape import esc
@@ -77,3 +78,25 @@ def edit_html(edit: EvidenceEdit) -> str:
         '<div class="kgviz-edit" style="font:13px sans-serif"><b>evidence edited</b> '
         f"(the answer was generated again from it): {''.join(lines)}</div>"
     )
+
+
+def probes_html(probes: Sequence[Probe], planned: int) -> str:
+    """Leave one out so far (`planned` probes in all): a summary naming the triples without
+    which the answer changes, then a row per probe (the changed ones marked)."""
+    changed = [probe for probe in probes if probe.changed]
+    summary = (
+        f"<b>leave one out</b>: {len(probes)} of {planned} triples left out; the answer changed "
+        f"without {len(changed)}"
+        + ("".join(f"<div><b>{esc(_item(p.triple))}</b></div>" for p in changed) or ".")
+    )
+    rows = [
+        (
+            _item(probe.triple),
+            _value(list(probe.run.trace.answers)),
+            "changed" if probe.changed else "same",
+            _value(None if probe.run.outcome.score is None else probe.run.outcome.score.hit1),
+        )
+        for probe in probes
+    ]
+    table = _table(("left out", "answers without it", "answer", "hits@1"), rows) if rows else ""
+    return f'<div class="kgviz-leave-one-out" style="font:13px sans-serif">{summary}{table}</div>'

@@ -153,6 +153,44 @@ def test_what_if_regenerates_on_edited_evidence_and_shows_the_change(demo_sessio
     assert esc(f"regenerated: {before} → {after}") in app.controls.status.value
 
 
+def test_leave_one_out_says_what_it_will_cost_then_finds_the_triples_that_matter(
+    demo_sessions, tmp_path
+):
+    store = RunStore(tmp_path / "runs")
+    app = make_lab(demo_sessions, store=store)
+    ask(app, "simgrag")
+    (parent,) = store.entries()
+    app.runs.table.select([parent.id])
+    what_if = app.runs.what_if
+    run = app.kept.run(parent.id)
+    each = run.trace.llm_calls[-1].latency_s
+    assert f"{len(run.trace.evidence)} regenerations" in what_if.estimate.value
+    other = next(t for t in run.trace.evidence if t != DIRECTOR)
+    what_if.drop.value = tuple(what_if.evidence.index(t) for t in (DIRECTOR, other))
+    what_if.limit.value = 1
+    assert "1 regeneration (the first 1 of 2 triples)" in what_if.estimate.value
+    assert f"of about {each:.1f} s each" in what_if.estimate.value
+    what_if.limit.value = 2
+    app.runs.leave_one_out()
+    children = store.entries()[1:]
+    assert [child.parent for child in children] == [parent.id, parent.id]
+    left_out = sorted((DIRECTOR, other), key=what_if.evidence.index)
+    assert [child.edit for child in children] == [
+        {"dropped": [list(t)], "added": []} for t in left_out
+    ]
+    shown = what_if.probes.value
+    assert "2 of 2 triples left out" in shown
+    changed = 0
+    for child, triple in zip(children, left_out, strict=True):
+        answers = store.load(child.id).trace.answers
+        differs = {a.casefold() for a in answers} != {a.casefold() for a in run.trace.answers}
+        changed += differs
+        row = f"<td {CELL}>{esc(' | '.join(triple))}</td><td {CELL}>{esc(', '.join(answers))}"
+        assert f"{row}</td><td {CELL}>{'changed' if differs else 'same'}</td>" in shown
+    assert f"the answer changed without {changed}" in shown
+    assert f"changed without {changed} of 2 triples" in app.controls.status.value
+
+
 def test_a_what_if_without_a_change_or_with_a_bad_line_says_so(demo_sessions, tmp_path):
     """Both fail before any LLM call: the status says what to fix, nothing is kept."""
     store = RunStore(tmp_path / "runs")
@@ -187,3 +225,8 @@ def test_runs_kept_on_disk_open_without_a_session(tmp_path: Path):
     app.runs.table.select([entry.id])
     assert app.kept.run(entry.id).kg is None
     assert isinstance(app.runs.shown.children[1], RunView)
+    bare = store.save(judged_run(Trace(method="llm-only", question="q", answer="t")))
+    app.runs.refresh()
+    app.runs.table.select([bare.id])
+    app.runs.leave_one_out()  # fails before any session is opened
+    assert "the run has no evidence to leave out" in app.controls.status.value
