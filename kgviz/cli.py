@@ -264,14 +264,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ runs
-def parse_triple(text: str) -> tuple[str, str, str]:
-    """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
-    parts = [part.strip() for part in text.split("|")]
-    if len(parts) != 3 or not all(parts):
-        raise KgvizError(f"bad triple {text!r}: expected 'head | relation | tail'")
-    return parts[0], parts[1], parts[2]
-
-
 def llm_spec_of(identity: str) -> str:
     """The `--llm` spec that runs the LLM a run names (`llamacpp:M` is `local:M`)."""
     backend, _, model = identity.partition(":")
@@ -285,7 +277,7 @@ def llm_spec_of(identity: str) -> str:
 def cmd_regenerate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from kgviz.run import judged_run
+    from kgviz.run import judged_run, parse_triple
     from kgviz.run_store import RunStore
     from kgviz.session import open_session
     from kgviz.trace import Trace

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgviz.datasets.base import QARecord
+from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.scoring.outcome import Outcome, judge
 from kgviz.trace import StringTriple, Trace
@@ -26,6 +27,14 @@ class EvidenceEdit:
 
     def as_json(self) -> dict[str, list[list[str]]]:
         return {"dropped": [list(t) for t in self.dropped], "added": [list(t) for t in self.added]}
+
+
+def parse_triple(text: str) -> StringTriple:
+    """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
+    parts = [part.strip() for part in text.split("|")]
+    if len(parts) != 3 or not all(parts):
+        raise KgvizError(f"bad triple {text!r}: expected 'head | relation | tail'")
+    return parts[0], parts[1], parts[2]
 
 
 # What names and judges a run in an export (a page, the compare CSV), in this order.

@@ -1,5 +1,6 @@
 """The interactive lab (ipywidgets): ask one method and watch its stages, compare several, and
-reopen any run made since the lab opened (History).
+find every kept run again in the Runs tab (the run store: this session's runs and earlier ones),
+to open, compare, annotate or regenerate on edited evidence.
 
 `lab()` returns the whole app; `compare()` the same app opened on its compare panel. The app only
 arranges: methods compute, traces record, `kgviz.viz` draws.
@@ -7,6 +8,7 @@ arranges: methods compute, traces record, `kgviz.viz` draws.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -14,14 +16,22 @@ import ipywidgets as widgets
 from kgviz.app.ask import AskPanel
 from kgviz.app.compare import ComparePanel
 from kgviz.app.controls import Controls, SessionFactory
-from kgviz.app.history import HistoryPanel
-from kgviz.app.render import LAB_STYLE
+from kgviz.app.kept import KeptRuns
+from kgviz.app.render import LAB_STYLE, message
+from kgviz.app.runs_panel import RunsPanel
+from kgviz.errors import KgvizError
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.cache import CacheMode
+from kgviz.run import Run
+from kgviz.run_store import RunStore
 from kgviz.session import Session, open_session
+
+log = logging.getLogger(__name__)
 
 
 class Lab(widgets.VBox):
-    """Shared controls above three tabs: Ask (one method, every stage), Compare, History."""
+    """Shared controls above three tabs: Ask (one method, every stage), Compare, Runs. Every run
+    the lab makes is kept in `store` (default: `KGVIZ_RUNS`, see `kgviz.run_store`)."""
 
     def __init__(
         self,
@@ -32,14 +42,16 @@ class Lab(widgets.VBox):
         method: str = "simgrag",
         session_factory: SessionFactory = open_session,
         ollama: list[str] | None = None,
+        store: RunStore | None = None,
     ) -> None:
         self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
         self.ask_panel = AskPanel(self.controls, method)
         self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
-        self.history = HistoryPanel()
-        self.ask_panel.on_run = self.compare_panel.on_run = self.history.add
+        self.kept = KeptRuns(store or RunStore(), self._graph_of)
+        self.runs = RunsPanel(self.kept, self.controls)
+        self.ask_panel.on_run = self.compare_panel.on_run = self.keep
         self.panels = widgets.Tab(
-            [self.ask_panel, self.compare_panel, self.history], titles=("Ask", "Compare", "History")
+            [self.ask_panel, self.compare_panel, self.runs], titles=("Ask", "Compare", "Runs")
         )
         super().__init__([widgets.HTML(LAB_STYLE), self.controls, self.panels])
         self.add_class("kgviz-lab")
@@ -50,6 +62,22 @@ class Lab(widgets.VBox):
     def compare(self, question: str | None = None, background: bool = False) -> None:
         self.panels.selected_index = 1
         self.compare_panel.compare(question, background)
+
+    def keep(self, run: Run) -> None:
+        """Save `run` in the run store; a store that cannot be written is a warning in the status
+        line, never the loss of the answer shown."""
+        try:
+            self.kept.keep(run)
+        except KgvizError as error:
+            log.warning("kgviz lab: a run was not kept: %s", error)
+            self.controls.status.value = message(f"the run was not kept: {error}", "warning")
+
+    def _graph_of(self, run: Run) -> KnowledgeGraph | None:
+        """The graph of a run loaded from the store, where a session open here has it."""
+        for (dataset, _), session in self.controls.sessions.items():
+            if dataset == run.trace.dataset:
+                return session.question_context(run.record).kg
+        return None
 
     def reuse(self, session: Session) -> None:
         """Use an already open session (for this dataset and LLM) instead of opening another,

@@ -82,7 +82,7 @@ class AskPanel(widgets.VBox):
         self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
         stop_on(self.stop)
         self.clock = Stopwatch()
-        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
+        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps every run
         self.progress = Progress()
         self.live = LiveReply()  # the reply being written, while it is written
         self.view = RunView([self.progress], self.live)
@@ -179,8 +179,8 @@ class AskPanel(widgets.VBox):
         self.trace = run.trace
         self.view.finish(run)
         self.check_inputs()  # they may have changed while it ran
-        self.on_run(run)
         self.controls.status.value = run_status(run)
+        self.on_run(run)
 
     def _stage_done(self, name: str, trace: Trace, kg: KnowledgeGraph | None) -> None:
         self.progress.add(f"stage {name} done in {trace.timings[name]:.2f} s")

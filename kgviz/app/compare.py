@@ -141,7 +141,7 @@ class ComparePanel(widgets.VBox):
         self.drill = widgets.ToggleButtons(options=[], description="stages of", value=None)
         self.detail = widgets.Box(layout=widgets.Layout(width="100%"))
         self.runs: dict[str, Run] = {}
-        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps a history
+        self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps every run
         self.button.on_click(lambda _: self.compare(background=True))
         self.drill.observe(lambda _: self.show_stages(self.drill.value), "value")
         controls.on_inputs(self.check_inputs)

@@ -181,9 +181,10 @@ class Controls(widgets.VBox):
 
         run_guarded(marked, self.status, buttons, background, stop)
 
-    def session(self) -> Session:
-        """The session for the chosen dataset and LLM, opened once and then reused."""
-        key = (self.dataset.value, self.llm.spec)
+    def session(self, dataset: str | None = None) -> Session:
+        """The session for `dataset` (default: the chosen one) and the chosen LLM, opened once
+        and then reused."""
+        key = (dataset or self.dataset.value, self.llm.spec)
         if key not in self.sessions:
             self.status.value = message(f"opening {key[0]} with LLM {key[1]} …")
             self.sessions[key] = self.session_factory(key[0], key[1], self.cache_mode)

@@ -15,7 +15,9 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grounding import Grounding
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
+from kgviz.run import EvidenceEdit
 from kgviz.trace import Trace
+from kgviz.viz.diff_view import edit_html
 from kgviz.viz.escape import esc
 from kgviz.viz.evidence_view import evidence_graph
 from kgviz.viz.grounding_view import grounding_table
@@ -29,6 +31,7 @@ COMMON_VIEWS = ViewTable(
     views={
         EntityLinking: lambda record, trace, kg: linking_table(record),
         Grounding: lambda record, trace, kg: grounding_table(record),
+        EvidenceEdit: lambda record, trace, kg: edit_html(record),
     }
 )
 

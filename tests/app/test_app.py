@@ -34,7 +34,6 @@ from kgviz.app.compare import COLUMNS, comparison_row, comparison_table
 from kgviz.app.llm_picker import LLMPicker, ollama_models
 from kgviz.app.params import ParamForm
 from kgviz.app.render import PLOTLY_MIME, STALE, message
-from kgviz.app.run_view import RunView
 from kgviz.llm import OllamaBackend
 from kgviz.reasoners import registry
 from kgviz.reasoners.base import option_help
@@ -47,16 +46,10 @@ from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
 from kgviz.viz.page import external_scripts
+from tests.app.lab_helpers import FORREST, HOSTILE, kept_runs, make_lab
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
-FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis
-HOSTILE = "<img src=x onerror=alert(1)>"
 NO_SERVER = "127.0.0.1:9"  # the discard port: no Ollama server answers there
-
-
-def make_lab(demo_sessions, llm=None, **options) -> Lab:
-    """The app on the demo; `llm` defaults to the real offline model."""
-    return Lab("demo", "auto", "off", session_factory=demo_sessions(llm), ollama=[], **options)
 
 
 SIMGRAG_TABS = ("pattern", "pools", "grounding", "search", "subgraphs", "prompt", "timing")
@@ -513,33 +506,6 @@ def wait_for(condition, seconds: float = 120) -> None:
         time.sleep(0.05)
 
 
-def test_history_keeps_every_run_and_shows_two_variants_side_by_side(demo_sessions, tmp_path):
-    app = make_lab(demo_sessions, methods=["kaping", "llm-only"])
-    app.controls.question.value = FORREST
-    ask = app.ask_panel
-    ask.method.value = "kaping"
-    ask.ask()
-    ask.form.fields["top_k"].value = 3
-    ask.ask()
-    app.compare()
-    history = app.history
-    methods = [run.trace.method for run in history.runs]  # compare runs in the registry's order
-    assert methods == ["kaping", "kaping", "llm-only", "kaping"]
-    labels = [label for label, _ in history.picker.options]  # newest first
-    assert "kaping (top_k=3)" in labels[2] and "kaping (defaults)" in labels[3]
-    assert all(FORREST in label and "llamacpp:" in label for label in labels)
-    history.side_by_side(0, 1)
-    (pair,) = history.shown.children
-    left, right = pair.children
-    for column, run in zip((left, right), history.runs[:2], strict=True):
-        assert isinstance(column, RunView) and "kgviz-run" in column._dom_classes
-        assert esc(run.trace.answer) in column.answer.value and "triples" in column.stages.titles
-    assert "top_k=3" in right.heading.value and "defaults" in left.heading.value
-    history.reopen(3)
-    (shown,) = history.shown.children
-    assert shown.stages.titles[-1] == "timing" and left.comm is None  # the pair was closed
-
-
 def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_path, delivered):
     """Nothing is embedded before a button is clicked; a click hands the browser that one file
     (the trace loads back, the page names the run's context, the CSV has a row per method with
@@ -570,7 +536,7 @@ def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_
     assert json.loads(delivered(downloads, "evidence (JSON)")[1])["links"]
     name, html = delivered(downloads, "page (HTML)")
     assert name.endswith(".html") and external_scripts(html) == []
-    run = app.history.runs[-1]
+    run = kept_runs(app)[-1]
     for fact, value in run.facts().items():  # dataset, question, gold, verdict, LLM, options …
         if value:
             assert f"<tr><th>{esc(fact)}</th><td>{esc(value)}</td></tr>" in html
@@ -578,7 +544,7 @@ def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_
     name, text = delivered(app.compare_panel.downloads, "table (CSV)")
     rows = list(csv.DictReader(io.StringIO(text)))
     assert name == "kgviz-compare.csv" and [row["method"] for row in rows] == ["kaping", "gnnrag"]
-    for row, run in zip(rows, app.history.runs[-2:], strict=True):
+    for row, run in zip(rows, kept_runs(app)[-2:], strict=True):
         assert {key: row[key] for key in FACTS} == run.facts()
         assert row["question"] == FORREST and row["dataset"] == "demo"
         assert row["gold"] == "Robert Zemeckis" and row["LLM"].startswith("llamacpp:")

@@ -1,0 +1,49 @@
+"""Leave one out: a run's answer generated again once without each of its evidence triples
+(`Session.regenerate`), to find the triples the answer rests on: those without which it
+changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kgviz.run import Run
+from kgviz.session import Session
+from kgviz.trace import StringTriple
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The run regenerated without `triple`, and whether its committed answers differ from
+    the source run's (compared case-insensitively, in any order)."""
+
+    triple: StringTriple
+    run: Run
+    changed: bool
+
+
+def answer_key(run: Run) -> frozenset[str]:
+    return frozenset(answer.casefold() for answer in run.trace.answers)
+
+
+def seconds_each(run: Run) -> float:
+    """About how long one regeneration of `run` takes: what its answer's LLM call took (its
+    first cost, when the reply was replayed from the cache); 0 without LLM calls."""
+    return run.trace.llm_calls[-1].latency_s if run.trace.llm_calls else 0.0
+
+
+def leave_one_out(
+    session: Session,
+    run: Run,
+    triples: Sequence[StringTriple],
+    heard: Callable[[Probe], None] = lambda probe: None,
+) -> list[Probe]:
+    """`run` regenerated once without each of `triples` (in order), `heard(probe)` told of
+    each as it ends."""
+    probes = []
+    for triple in triples:
+        child = session.regenerate(run, [triple])
+        probe = Probe(triple, child, answer_key(child) != answer_key(run))
+        heard(probe)
+        probes.append(probe)
+    return probes
