@@ -27,6 +27,7 @@ from kgviz.reasoners.registry import make_reasoner, method_spec
 from kgviz.reasoners.simgrag import prompts
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
+from tests.browser.graph_checks import LEGIBLE_PX, READABILITY
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -54,7 +55,6 @@ GRAPHS = {  # every graph view of every run (`test_these_are_all_the_graph_views
     "kaping": ("evidence",),
     "llm-only": (),
 }
-LEGIBLE_PX = 9
 HTML_PAGE = "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>%s</body></html>"
 SECOND = 1000  # Playwright waits are in milliseconds
 
@@ -163,38 +163,6 @@ class Opened:
         (frame,) = [f for f in self.page.frames if f != self.page.main_frame]
         frame.wait_for_function("window.kgvizReady === true", timeout=20 * SECOND)
         return frame
-
-
-# In a graph's frame: the rendered size of each shown node label, and each shown edge that passes
-# over a shown node it does not join (vis-network's positions, shapes and curves).
-READABILITY = """() => {
-  const body = network.body, scale = network.getScale();
-  const ids = body.nodeIndices;
-  const labels = ids.map(id => body.nodes[id].labelModule.fontOptions.size * scale);
-  const shape = {};
-  ids.forEach(id => {
-    const n = body.nodes[id];
-    const dot = ["dot", "circle"].includes(n.options.shape);
-    shape[id] = {x: n.x, y: n.y, dot: dot, r: n.options.size,
-                 w: n.shape.width / 2, h: n.shape.height / 2};
-  });
-  const through = [];
-  body.edgeIndices.forEach(eid => {
-    const e = body.edges[eid];
-    for (let step = 0; step <= 100; step++) {
-      const p = e.edgeType.getPoint(step / 100);
-      const hit = ids.find(id => {
-        if (id === e.fromId || id === e.toId) { return false; }
-        const s = shape[id];
-        return s.dot ? Math.hypot(p.x - s.x, p.y - s.y) < s.r
-                     : Math.abs(p.x - s.x) < s.w && Math.abs(p.y - s.y) < s.h;
-      });
-      if (hit !== undefined) { through.push([e.fromId, e.toId, hit]); return; }
-    }
-  });
-  return {scale: scale, nodes: ids.length, edges: body.edgeIndices.length,
-          smallest: Math.min(...labels), through: through};
-}"""
 
 
 def test_these_are_all_the_graph_views(runs, pages):
