@@ -21,6 +21,7 @@ BAR_PX = 30
 FONT_PX = 14  # node labels, in canvas units
 LEGIBLE_PX = 9.5  # the smallest rendered node label the default view allows
 MIN_SCALE = LEGIBLE_PX / FONT_PX
+VIEW_PAD_PX = 20  # the default view's margin around the graph
 MAX_SCALE = 1.0
 FAN_DX, FAN_DY = 220, 34  # where a node's KG neighbours appear: a column to its right
 
@@ -60,7 +61,8 @@ function kgvizDefaultView() {
     var right = Math.max.apply(null, boxes.map(function (b) { return b.right; }));
     var top = Math.min.apply(null, boxes.map(function (b) { return b.top; }));
     var bottom = Math.max.apply(null, boxes.map(function (b) { return b.bottom; }));
-    var wide = box.clientWidth / scale, tall = box.clientHeight / scale, pad = 20 / scale;
+    var wide = box.clientWidth / scale, tall = box.clientHeight / scale,
+      pad = kgvizView.pad / scale;
     network.moveTo({scale: scale, animation: false, position: {
       x: right - left + 2 * pad > wide ? left - pad + wide / 2 : (left + right) / 2,
       y: bottom - top + 2 * pad > tall ? top - pad + tall / 2 : (top + bottom) / 2}});
@@ -202,7 +204,13 @@ def control_bar(sections: Sequence[Section], hidden: bool, scores: Sequence[floa
 def scripts(neighbourhoods: Mapping[str, Any] | None) -> str:
     """The view's constants, `FRAMING`, and `EXPANDING` with `neighbourhoods` (script data, see
     `network._expanding`) when there are any."""
-    view = {"minScale": MIN_SCALE, "maxScale": MAX_SCALE, "fanDx": FAN_DX, "fanDy": FAN_DY}
+    view = {
+        "minScale": MIN_SCALE,
+        "maxScale": MAX_SCALE,
+        "pad": VIEW_PAD_PX,
+        "fanDx": FAN_DX,
+        "fanDy": FAN_DY,
+    }
     parts = [f"<script>var kgvizView = {script_json(view)};</script>", FRAMING]
     if neighbourhoods:
         parts.append(f"<script>var kgvizNeighbours = {script_json(neighbourhoods)};</script>")

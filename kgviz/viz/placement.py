@@ -17,8 +17,12 @@ from kgviz.viz.layout import (
     levels_along,
     levels_from,
 )
+from kgviz.viz.network_script import MIN_SCALE, VIEW_PAD_PX
 
-ROW_WIDTH = 1500  # sections wrap to a new row past this width (canvas units)
+# Sections wrap to a new row past this width (canvas units): a row fits a frame of `FRAME_PX`
+# at the smallest zoom the default view allows, so no section opens cut off at the right edge.
+FRAME_PX = 850
+ROW_WIDTH = FRAME_PX / MIN_SCALE - 2 * VIEW_PAD_PX / MIN_SCALE
 SECTION_GAP = 140
 HEADER_GAP = 24  # between a header box and its section
 FIT_SCALE = 0.9  # the frame is as tall as the opening part at this scale...
