@@ -240,7 +240,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     methods = [m for value in args.method for m in value.split(",") if m]
     session = open_session(args.dataset, args.llm, cache_mode=args.cache, llm_slots=args.workers)
     print(f"llm: {session.llm_reason}", file=sys.stderr)
-    plan = EvalPlan(split=args.split, part=args.part, limit=args.limit, sample_seed=args.sample)
+    plan = EvalPlan(
+        split=args.split,
+        part=args.part,
+        limit=args.limit,
+        sample_seed=args.sample,
+        hops=frozenset(args.hops),
+        qtypes=frozenset(args.qtype),
+    )
     summary = run_eval(
         session,
         methods,
@@ -552,6 +559,16 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
+def hop_counts(text: str) -> tuple[int, ...]:
+    """An argparse type: hop counts separated by commas, e.g. `1,3`."""
+    return tuple(positive_int(part.strip()) for part in text.split(",") if part.strip())
+
+
+def names_list(text: str) -> tuple[str, ...]:
+    """An argparse type: names separated by commas."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     try:
@@ -669,6 +686,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="a method, or several separated by commas (repeatable)",
     )
     evaluate.add_argument("--part", choices=PARTS, help="only this deterministic part of the split")
+    evaluate.add_argument(
+        "--hops",
+        type=hop_counts,
+        default=(),
+        metavar="N[,N…]",
+        help="only questions of these hop counts, e.g. --hops 2,3",
+    )
+    evaluate.add_argument(
+        "--qtype",
+        type=names_list,
+        default=(),
+        metavar="TYPE[,TYPE…]",
+        help="only questions of these types (the dataset's labels, e.g. movie_to_director)",
+    )
     evaluate.add_argument("--limit", type=positive_int, help="at most N questions")
     evaluate.add_argument(
         "--sample", type=int, metavar="SEED", help="shuffle questions with SEED first"

@@ -1,5 +1,6 @@
-"""The interactive lab (ipywidgets): ask one method and watch its stages, compare several, and
-find every kept run again in the Runs tab (the run store: this session's runs and earlier ones),
+"""The interactive lab (ipywidgets): ask one method and watch its stages, compare several on one
+question or on a batch of a dataset's questions (the eval runner's rows and report), and find
+every kept run again in the Runs tab (the run store: this session's runs and earlier ones),
 to open, compare, annotate or regenerate on edited evidence.
 
 `lab()` returns the whole app; `compare()` the same app opened on its compare panel. The app only
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 
 from kgviz.app.ask import AskPanel
+from kgviz.app.batch import BatchPanel
 from kgviz.app.compare import ComparePanel
 from kgviz.app.controls import Controls, SessionFactory
 from kgviz.app.kept import KeptRuns
@@ -30,8 +32,8 @@ log = logging.getLogger(__name__)
 
 
 class Lab(widgets.VBox):
-    """Shared controls above three tabs: Ask (one method, every stage), Compare, Runs. Every run
-    the lab makes is kept in `store` (default: `KGVIZ_RUNS`, see `kgviz.run_store`)."""
+    """Shared controls above four tabs: Ask (one method, every stage), Compare, Batch, Runs.
+    Every run the lab makes is kept in `store` (default: `KGVIZ_RUNS`, see `kgviz.run_store`)."""
 
     def __init__(
         self,
@@ -49,9 +51,11 @@ class Lab(widgets.VBox):
         self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
         self.kept = KeptRuns(store or RunStore(), self._graph_of)
         self.runs = RunsPanel(self.kept, self.controls)
+        self.batch = BatchPanel(self.controls, self.kept)
         self.ask_panel.on_run = self.compare_panel.on_run = self.keep
         self.panels = widgets.Tab(
-            [self.ask_panel, self.compare_panel, self.runs], titles=("Ask", "Compare", "Runs")
+            [self.ask_panel, self.compare_panel, self.batch, self.runs],
+            titles=("Ask", "Compare", "Batch", "Runs"),
         )
         super().__init__([widgets.HTML(LAB_STYLE), self.controls, self.panels])
         self.add_class("kgviz-lab")

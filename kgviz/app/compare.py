@@ -11,6 +11,7 @@ import ipywidgets as widgets
 from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.downloads import DownloadFile, Downloads
 from kgviz.app.headed import Headed
+from kgviz.app.method_checks import MethodChecks
 from kgviz.app.render import (
     STALE,
     Progress,
@@ -24,7 +25,7 @@ from kgviz.app.render import (
 from kgviz.app.run_view import RunView
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.reasoners.registry import method_label, method_names
+from kgviz.reasoners.registry import method_label
 from kgviz.run import FACTS, Run
 from kgviz.session import Session
 from kgviz.trace import Trace
@@ -120,16 +121,8 @@ class ComparePanel(widgets.VBox):
         """`options_for(method)` gives the options a method runs with (the Ask panel's form)."""
         self.controls = controls
         self.options_for = options_for or (lambda method: {})
-        chosen = set(method_names() if methods is None else methods)
-        self.checks = {
-            name: widgets.Checkbox(
-                value=name in chosen,
-                description=method_label(name),
-                indent=False,
-                layout=widgets.Layout(width="170px"),
-            )
-            for name in method_names()
-        }
+        self.methods = MethodChecks(methods)
+        self.checks = self.methods.checks
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
         self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
         stop_on(self.stop)
@@ -153,7 +146,7 @@ class ComparePanel(widgets.VBox):
         self.results.add_class("kgviz-compare-results")
         super().__init__(
             [
-                widgets.HBox([*self.checks.values(), self.button, self.stop, self.clock]),
+                widgets.HBox([*self.methods.boxes, self.button, self.stop, self.clock]),
                 self.results,
             ]
         )
@@ -164,7 +157,7 @@ class ComparePanel(widgets.VBox):
         return {method: run.trace for method, run in self.runs.items()}
 
     def selected(self) -> list[str]:
-        return [name for name, check in self.checks.items() if check.value]
+        return self.methods.selected()
 
     def compare(self, question: str | None = None, background: bool = False) -> None:
         """Run every ticked method on `question` (default: the question box), one after another,

@@ -23,6 +23,7 @@ class ResultRow(TypedDict, total=False):
     gold: list[str]
     llm: str  # `backend:model`
     settings: dict[str, Any]  # the options `kgviz eval --set` gave every method
+    run: str  # the id of the run kept with its trace (`kgviz eval --keep-traces`)
     hops: int | None
     qtype: str | None
     answer: str

@@ -4,13 +4,14 @@ each appended to the results file as it comes in, resumable."""
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
@@ -20,16 +21,28 @@ from kgviz.eval.resume import check_one_llm, check_same_settings, record_key
 from kgviz.eval.rows import ResultRow, result_row, with_question
 from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
-from kgviz.llm.errors import LLMUnavailable, ModelIntegrityError
+from kgviz.llm.errors import LLMCancelled, LLMUnavailable, ModelIntegrityError
 from kgviz.run_store import RunStore
 from kgviz.session import Session
 
-# Failures that end a run at once: no server or model, a model file that fails its check.
-FATAL = (LLMUnavailable, ModelIntegrityError)
+# Failures that end a run at once: no server or model, a model file that fails its check, a
+# request cancelled (the lab's Stop).
+FATAL = (LLMUnavailable, ModelIntegrityError, LLMCancelled)
 # Consecutive failed questions after which the run stops (the LLM server is likely down).
 MAX_FAILURES_IN_A_ROW = 3
 
 Task = tuple[str, QARecord]  # (method, question)
+
+
+class EvalProgress(Protocol):
+    """What follows a run as it goes: `start` with the number of (method, question) pairs and
+    how many the results file already had, `add` with each row written, `finish` at the end."""
+
+    def start(self, total: int, done: int) -> None: ...
+
+    def add(self, row: ResultRow) -> None: ...
+
+    def finish(self) -> None: ...
 
 
 @dataclass
@@ -50,13 +63,13 @@ class EvalJob:
         """The row of one answered question; a failure raises (the question stays pending)."""
         method, record = task
         run = self.session.ask(method, record, self.settings)
-        if self.store is not None:
-            self.store.save(run)
         row = result_row(run)
         row = with_question(row, record) if self.questions else row
         extra: dict[str, Any] = {"llm": self.session.llm}
         if self.settings:
             extra["settings"] = self.settings
+        if self.store is not None:
+            extra["run"] = self.store.save(run).id
         return cast(ResultRow, {**extra, **row})
 
     def keys(self) -> set[str]:
@@ -68,11 +81,12 @@ def run_eval(
     methods: Sequence[str],
     plan: EvalPlan,
     out: Path,
-    progress: bool = True,
+    progress: bool | EvalProgress = True,
     workers: int = 1,
     questions: bool = True,
     settings: dict[str, Any] | None = None,
     store: RunStore | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
     (each line names the LLM; a file holds one LLM's answers and one setting per method) and
@@ -86,7 +100,10 @@ def run_eval(
     end the run. Ctrl-C cancels the requests in flight and stops at once. With `workers` > 1
     (capped by what the LLM backend serves at once) questions run concurrently; lines are
     written in question order as they finish. With a `store`, each run is kept there with its
-    trace (`kgviz eval --keep-traces`).
+    trace (`kgviz eval --keep-traces`) and its row names it (`run`). `progress` is a bar on
+    stderr (True), nothing (False) or what the caller follows the run with (the lab's bar).
+    Setting `stop` ends the run after the questions in flight (`LLMCancelled`; what was
+    written stays, and the next run resumes from it).
     """
     job = EvalJob(
         session,
@@ -97,6 +114,8 @@ def run_eval(
         max(1, min(workers, session.context.llm.parallel_requests)),
         store,
     )
+    if not job.records:
+        raise KgvizError(f"no question of {session.dataset.name} is selected by {plan.describe()}")
     for method in methods:  # bad options fail here, before anything is written
         session.reasoner(method, **job.settings)
     with ResultsWriter(out) as results:
@@ -104,14 +123,20 @@ def run_eval(
         check_same_settings(results.rows, methods, job.settings, out)
         done = {record_key(row["method"], row["qid"]) for row in results.rows}
         todo = [(m, r) for m in methods for r in job.records if record_key(m, r.qid) not in done]
-        failed = _answer_all(job, todo, results, progress)
+        failed = _answer_all(job, todo, results, progress, stop or threading.Event())
         keys = job.keys()
         summary = summarize([r for r in results.rows if record_key(r["method"], r["qid"]) in keys])
     summary["failed"] = failed
     return summary
 
 
-def _answer_all(job: EvalJob, todo: list[Task], results: ResultsWriter, progress: bool) -> int:
+def _answer_all(
+    job: EvalJob,
+    todo: list[Task],
+    results: ResultsWriter,
+    progress: bool | EvalProgress,
+    stop: threading.Event,
+) -> int:
     """Answer `todo` with `job.workers` in flight, appending each row in question order; the
     number of questions that failed."""
     if todo:  # load the index, encoder and LLM now, not inside the first question's time
@@ -157,6 +182,11 @@ def _answer_all(job: EvalJob, todo: list[Task], results: ResultsWriter, progress
                     in_a_row = 0
                     results.append(row)
                     bar.add(row)
+                if stop.is_set():
+                    raise LLMCancelled(
+                        f"the evaluation was stopped with {bar.n} new rows in {results.path}; "
+                        "run it again to go on"
+                    )
                 running |= submit(len(finished))
         except BaseException:
             cancel_requests(until_allowed=True)  # Ctrl-C or a fatal error: stop every request
@@ -167,35 +197,61 @@ def _answer_all(job: EvalJob, todo: list[Task], results: ResultsWriter, progress
     return failed
 
 
-class _Bar:
+class _TqdmProgress:
     """A progress bar on stderr with the running hits@1 of the rows this run wrote."""
 
-    def __init__(self, bar: Any) -> None:
-        self.bar, self.hits, self.n = bar, 0, 0
+    def __init__(self, description: str) -> None:
+        self.description, self.hits, self.n = description, 0, 0
+        self.bar: Any = None
+
+    def start(self, total: int, done: int) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, initial=done, unit="q", file=sys.stderr, desc=self.description)
 
     def add(self, row: ResultRow) -> None:
-        if self.bar is None:
-            return
         self.hits, self.n = self.hits + bool(row["hit1"]), self.n + 1
         self.bar.update(1)
         self.bar.set_postfix(hits=f"{self.hits / self.n:.3f}")
 
+    def finish(self) -> None:
+        self.bar.close()
+
+
+class _Counter:
+    """No bar: only the count of rows this run wrote."""
+
+    def __init__(self, shown: EvalProgress | None) -> None:
+        self.shown, self.n = shown, 0
+
+    def start(self, total: int, done: int) -> None:
+        if self.shown is not None:
+            self.shown.start(total, done)
+
+    def add(self, row: ResultRow) -> None:
+        self.n += 1
+        if self.shown is not None:
+            self.shown.add(row)
+
+    def finish(self) -> None:
+        if self.shown is not None:
+            self.shown.finish()
+
 
 @contextmanager
-def _progress_bar(job: EvalJob, total: int, initial: int, shown: bool) -> Iterator[_Bar]:
-    if not shown:
-        yield _Bar(None)
-        return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(
-        total=total,
-        initial=initial,
-        unit="q",
-        file=sys.stderr,
-        desc=f"eval {job.session.dataset.name} x{job.workers}",
-    )
+def _progress_bar(
+    job: EvalJob, total: int, done: int, progress: bool | EvalProgress
+) -> Iterator[_Counter]:
+    """The counter of rows written, showing them on `progress` (True: a bar on stderr)."""
+    if progress is True:
+        shown: EvalProgress | None = _TqdmProgress(
+            f"eval {job.session.dataset.name} x{job.workers}"
+        )
+    else:
+        shown = progress or None
+    counter = _Counter(shown)
+    counter.start(total, done)
     try:
-        yield _Bar(bar)
+        yield counter
     finally:
-        bar.close()
+        counter.finish()

@@ -78,30 +78,49 @@ def answered_by(rows: Sequence[ResultRow]) -> str:
     return f"{len(rows)} answers by {', '.join(llms)}."
 
 
-def markdown_report(rows: Sequence[ResultRow]) -> str:
-    """Which LLM answered, Hits@1 per method and hop, the full per-(method, hop) table, the
-    error attribution and the paired differences between methods."""
+HITS, PER_HOP, MISSES, PAIRED = (
+    "Hits@1 per method and hop",
+    "Per method and hop",
+    "Where the misses failed",
+    "Paired differences",
+)
+NOTES = {PAIRED: PAIRED_NOTE}
+
+
+def report_tables(rows: Sequence[ResultRow]) -> dict[str, pd.DataFrame]:
+    """The report's tables under their headings: Hits@1 per method and hop, the full
+    per-(method, hop) table, the error attribution and, with two methods or more, the paired
+    differences between them."""
     frame = rows_frame(rows)
+    tables = {
+        HITS: hits_by_hop(frame),
+        PER_HOP: method_hop_table(frame),
+        MISSES: attribution_table(frame),
+    }
     paired = paired_differences(frame)
-    return (
-        "\n\n".join(
-            [
-                answered_by(rows),
-                "### Hits@1 per method and hop",
-                markdown_table(hits_by_hop(frame)),
-                "### Per method and hop",
-                markdown_table(method_hop_table(frame)),
-                "### Where the misses failed",
-                markdown_table(attribution_table(frame)),
-                *(
-                    ["### Paired differences", PAIRED_NOTE, markdown_table(paired)]
-                    if len(paired)
-                    else []
-                ),
-            ]
-        )
-        + "\n"
-    )
+    if len(paired):
+        tables[PAIRED] = paired
+    return tables
+
+
+def markdown_report(rows: Sequence[ResultRow]) -> str:
+    """Which LLM answered, then `report_tables` in Markdown."""
+    parts = [answered_by(rows)]
+    for heading, table in report_tables(rows).items():
+        parts += [f"### {heading}", *([NOTES[heading]] if heading in NOTES else [])]
+        parts.append(markdown_table(table))
+    return "\n\n".join(parts) + "\n"
+
+
+def tables_html(tables: dict[str, pd.DataFrame], level: int = 2) -> list[str]:
+    """`report_tables` as HTML: each table under its heading (and note); text escaped."""
+    parts = []
+    for heading, table in tables.items():
+        parts.append(f"<h{level}>{esc(heading)}</h{level}>")
+        if heading in NOTES:
+            parts.append(f"<p>{esc(NOTES[heading])}</p>")
+        parts.append(table.to_html(float_format="%.2f"))
+    return parts
 
 
 def html_report(rows: Sequence[ResultRow], title: str = "kgviz evaluation") -> str:
@@ -109,7 +128,7 @@ def html_report(rows: Sequence[ResultRow], title: str = "kgviz evaluation") -> s
     from kgviz.viz.eval_charts import accuracy_chart, attribution_chart, cost_chart
 
     frame = rows_frame(rows)
-    paired = paired_differences(frame)
+    tables = report_tables(rows)
     charts = [accuracy_chart(frame), cost_chart(frame), attribution_chart(frame)]
     parts = [
         f"<h1>{esc(title)}</h1>",
@@ -117,26 +136,9 @@ def html_report(rows: Sequence[ResultRow], title: str = "kgviz evaluation") -> s
             f"<p>{esc(answered_by(rows))} Methods: "
             f"{esc(', '.join(frame['method'].cat.categories))}.</p>"
         ),
-        "<h2>Hits@1 per method and hop</h2>",
-        hits_by_hop(frame).to_html(float_format="%.2f"),
-        "<h2>Per method and hop</h2>",
-        method_hop_table(frame).to_html(float_format="%.2f"),
-    ]
-    parts += [
-        chart.to_html(full_html=False, include_plotlyjs=i == 0) for i, chart in enumerate(charts)
-    ]
-    parts += [
-        "<h2>Where the misses failed</h2>",
-        attribution_table(frame).to_html(),
-        *(
-            [
-                "<h2>Paired differences</h2>",
-                f"<p>{esc(PAIRED_NOTE)}</p>",
-                paired.to_html(float_format="%.2f"),
-            ]
-            if len(paired)
-            else []
-        ),
+        *tables_html({h: tables[h] for h in (HITS, PER_HOP)}),
+        *(c.to_html(full_html=False, include_plotlyjs=i == 0) for i, c in enumerate(charts)),
+        *tables_html({h: t for h, t in tables.items() if h not in (HITS, PER_HOP)}),
         "<h2>Misses (the first 8 per method)</h2>",
         misses_table(rows).to_html(index=False, classes="text"),
     ]
