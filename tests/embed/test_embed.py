@@ -1,6 +1,8 @@
 """Embedding cache and vector indexes, with the real offline encoder."""
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from kgviz.embed import (
     EmbeddingCache,
     FaissIndex,
     KGIndex,
+    SentenceEncoder,
     embed_with_cache,
     get_encoder,
     relation_text,
@@ -110,3 +113,23 @@ def test_metaqa_index_exact_names(shared_data):
     for name in names:
         assert index.nearest_entities(name, 5)[0].name == name
     assert index.nearest_relations("director", 1)[0].name == "directed_by"
+
+
+def test_a_cached_lookup_in_a_new_process_loads_no_encoder(tmp_cache):
+    """Index, names and query texts all cached: a new process reads them without torch."""
+    kg = get_dataset("demo").kg
+    encoder = SentenceEncoder()  # its dimension is first asked for under this cache
+    expected = KGIndex.build(kg, encoder).nearest_entities("the actor Tom Hanks", 2)
+    code = (
+        "import sys; from kgviz.datasets import get_dataset; from kgviz.embed import KGIndex; "
+        "hits = KGIndex.build(get_dataset('demo').kg).nearest_entities('the actor Tom Hanks', 2); "
+        "print([(h.name, round(h.distance, 5)) for h in hits]); "
+        "print(sorted({'torch', 'sentence_transformers'} & set(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    hits, imported = result.stdout.splitlines()
+    assert hits == str([(h.name, round(h.distance, 5)) for h in expected])
+    assert imported == "[]"
