@@ -72,6 +72,22 @@ def test_cache_merges_many_shards(tmp_path, monkeypatch):
     assert np.array_equal(found[:7], np.stack(list(written.values())))
 
 
+def test_lookup_reads_rows_from_every_shard(tmp_path):
+    rng = np.random.default_rng(2)
+    written = {}
+    for shard in range(4):
+        texts = [f"text {shard}.{i}" for i in range(3)]
+        vectors = rng.standard_normal((3, 4)).astype(np.float32)
+        EmbeddingCache("m", tmp_path).put(texts, vectors)
+        written.update(zip(texts, vectors))
+    asked = random.Random(0).sample(list(written), len(written)) + ["absent"]
+    cache = EmbeddingCache("m", tmp_path)
+    found, missing = cache.lookup(asked)
+    assert missing == [len(asked) - 1] and not found[-1].any()
+    assert np.array_equal(found[:-1], np.stack([written[t] for t in asked[:-1]]))
+    assert len(cache._vectors) == 4  # each shard as read: none is copied into one matrix
+
+
 def test_relation_text():
     assert relation_text("directed_by") == "directed by"
     assert relation_text("people.person.place_of_birth") == "place of birth"
