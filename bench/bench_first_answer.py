@@ -5,11 +5,14 @@
    with `KGVIZ_PREFIX_CACHE=off`, alternating which goes first; each setting has a cache folder
    of its own, so no process of a setting has seen the question. The answers are compared.
 2. **A fully cached ask**: the same ask again with `--cache rw` after it was answered once: its
-   wall time and peak memory (a loaded 1.5B model alone takes over 1 GB).
+   wall time and peak memory (a loaded 1.5B model alone takes over 1 GB), then where its time
+   goes: once more in a fresh process, timed part by part (`_ask_parts.py`: imports, parser,
+   session, KG, index, the run's stages, the run store; whether the encoder loaded).
 3. **`kgviz methods`**.
 4. **`kgviz demo`** (the main job of `make demo`) with an empty response cache.
 
     python bench/bench_first_answer.py --questions 4 --repeats 3
+    python bench/bench_first_answer.py --only-cached-ask --repeats 5
 """
 
 from __future__ import annotations
@@ -107,10 +110,31 @@ def cached_ask(root: Path, llm: str, repeats: int) -> None:
     question = "who directed Forrest Gump"
     timed(ask(question, "rw", llm), env)  # recorded once
     runs = [timed(ask(question, "rw", llm), env) for _ in range(repeats)]
+    answers = {tuple(json.loads(r[2])["answers"]) for r in runs}
     print(
-        f"fully cached ask: median {median([r[0] for r in runs]):.1f} s wall, "
-        f"peak memory {max(r[1] for r in runs)} MB"
+        f"fully cached ask: median {median([r[0] for r in runs]):.2f} s wall, "
+        f"peak memory {max(r[1] for r in runs)} MB, answers {sorted(answers)}"
     )
+    cached_ask_parts(ask(question, "rw", llm)[4:], env)
+
+
+def cached_ask_parts(arguments: list[str], env: dict[str, str]) -> None:
+    """The same cached ask once more in a fresh process, timed part by part (`_ask_parts.py`)."""
+    probe = Path(__file__).with_name("_ask_parts.py")
+    wall, peak, out = timed([sys.executable, str(probe), *arguments], env)
+    report = json.loads(out)
+    parts = report["parts"]
+    inside = sum(parts.values())
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in report["stages"].items() if k != "total")
+    shown = [f"start-up and exit {wall - inside:.2f}"]
+    shown += [f"{k} {v:.2f}" + (f" ({stages})" if k == "ask" else "") for k, v in parts.items()]
+    encoder = (
+        f"encoder loaded in {report['encoder_s']:.2f} s"
+        if report["encoder_loaded"]
+        else "encoder not loaded"
+    )
+    print(f"  its parts in one more process ({wall:.2f} s wall, {peak} MB), seconds:")
+    print(f"    {'; '.join(shown)}; {encoder}; answers {report['answers']}")
 
 
 def methods(root: Path, repeats: int) -> None:
@@ -135,6 +159,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--llm", default="local")
     parser.add_argument("--skip-demo", action="store_true")
+    parser.add_argument(
+        "--only-cached-ask",
+        action="store_true",
+        help="measure only the fully cached ask and its parts (one LLM-answered ask first)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"load average at the start: {load:.2f} on {os.cpu_count()} cores")
@@ -142,10 +171,12 @@ def main() -> None:
     questions = [r.question for r in records[1 : 1 + args.questions]]
     with tempfile.TemporaryDirectory(prefix="kgviz-first-answer-") as folder:
         root = Path(folder)
-        prefix_state_on_off(root, questions, args.llm)
+        if not args.only_cached_ask:
+            prefix_state_on_off(root, questions, args.llm)
         cached_ask(root, args.llm, args.repeats)
-        methods(root, args.repeats)
-        if not args.skip_demo:
+        if not args.only_cached_ask:
+            methods(root, args.repeats)
+        if not (args.skip_demo or args.only_cached_ask):
             demo(root, args.llm)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 

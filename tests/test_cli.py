@@ -86,3 +86,35 @@ def test_importing_the_views_loads_no_llm_backend():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_a_fully_cached_ask_loads_no_encoder_and_asks_no_llm(fault_server, tmp_cache):
+    """The second `kgviz ask` replays every reply and reads every vector from the caches: it
+    sends no request and imports neither torch nor sentence-transformers."""
+    pattern = {
+        "phrases": ["Forrest Gump was directed by someone"],
+        "triples": [["Forrest Gump", "directed by", "UNKNOWN person 1"]],
+    }
+    answer = {"reason": "Graph 1 names the director.", "answer": ["Robert Zemeckis"]}
+
+    def reply(number: int, body: str) -> tuple[int, bytes, float]:
+        content = json.dumps(pattern if number == 0 else answer)
+        return 200, json.dumps({"choices": [{"message": {"content": content}}]}).encode(), 0
+
+    server = fault_server(reply)
+    ask = ["-X", "importtime", "-m", "kgviz", "ask", "who directed Forrest Gump"]
+    ask += ["--method", "simgrag", "--llm", f"openai:{server.url}/v1#stub", "--json"]
+    runs = []
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, *ask], capture_output=True, text=True, timeout=600, check=False
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
+        runs.append((json.loads(result.stdout), imported, server.requests))
+    (first, first_imports, requests), (again, again_imports, requests_after) = runs
+    assert "torch" in first_imports and requests > 0  # the first run embeds and asks
+    assert {"torch", "sentence_transformers"}.isdisjoint(again_imports)
+    assert requests_after == requests
+    assert again["answers"] == first["answers"] == ["Robert Zemeckis"]
+    assert again["answer"] == first["answer"] and again["evidence"] == first["evidence"]

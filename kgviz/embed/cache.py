@@ -90,10 +90,17 @@ class EmbeddingCache:
             for offset, key in enumerate(keys):
                 self._rows.setdefault(key.tobytes(), base + offset)
 
-    def _matrix(self) -> np.ndarray:
-        if len(self._vectors) > 1:
-            self._vectors = [np.concatenate(self._vectors)]
-        return self._vectors[0]
+    def _gather(self, rows: list[int]) -> np.ndarray:
+        """The vectors at these rows (numbered across the loaded shards in order), copied from
+        their shards: no shard is copied whole."""
+        starts = np.cumsum([0] + [len(v) for v in self._vectors])
+        wanted = np.asarray(rows, dtype=np.int64)
+        shard_of = np.searchsorted(starts, wanted, side="right") - 1
+        out = np.empty((len(wanted), self._vectors[0].shape[1]), dtype=np.float32)
+        for shard in np.unique(shard_of):
+            here = shard_of == shard
+            out[here] = self._vectors[shard][wanted[here] - starts[shard]]
+        return out
 
     def lookup(self, texts: list[str]) -> tuple[np.ndarray | None, list[int]]:
         """Cached vectors for `texts` (rows of missing ones left zero) and the missing positions."""
@@ -103,11 +110,10 @@ class EmbeddingCache:
         missing = [i for i, row in enumerate(rows) if row is None]
         if not self._vectors:
             return None, missing
-        matrix = self._matrix()
-        out = np.zeros((len(texts), matrix.shape[1]), dtype=np.float32)
+        out = np.zeros((len(texts), self._vectors[0].shape[1]), dtype=np.float32)
         present = [(i, row) for i, row in enumerate(rows) if row is not None]
         if present:
-            out[[i for i, _ in present]] = matrix[[row for _, row in present]]
+            out[[i for i, _ in present]] = self._gather([row for _, row in present])
         return out, missing
 
     def put(self, texts: list[str], vectors: np.ndarray) -> None:
@@ -129,7 +135,7 @@ class EmbeddingCache:
         old = self._shards()
         items = sorted(self._rows.items(), key=lambda item: item[1])
         keys = np.frombuffer(b"".join(k for k, _ in items), dtype=np.uint8).reshape(-1, 16)
-        merged = self._write_shard(keys, self._matrix()[[row for _, row in items]])
+        merged = self._write_shard(keys, self._gather([row for _, row in items]))
         for shard in old:
             if shard != merged:
                 shard.unlink(missing_ok=True)

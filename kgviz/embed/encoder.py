@@ -11,6 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
+from kgviz.embed.encoder_dim import model_files_key, remember_dim, remembered_dim
 from kgviz.errors import KgvizError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -77,6 +78,18 @@ class SentenceEncoder:
 
     @property
     def dim(self) -> int:
+        """The vectors' dimension: remembered from an earlier load of the same model files, so
+        that checking caches against it loads no model; else read from the loaded model."""
+        if self._dim is None:
+            files_key = model_files_key(bundled_model_path(self.model_name))
+            dim = remembered_dim(self.model_name, files_key)
+            if dim is None:
+                dim = self._model_dim()
+                remember_dim(self.model_name, files_key, dim)
+            self._dim = dim
+        return self._dim
+
+    def _model_dim(self) -> int:
         model = self.model  # sentence-transformers 5 renamed the method (the old name warns)
         named = getattr(model, "get_embedding_dimension", None)
         return int(named() if named else model.get_sentence_embedding_dimension())

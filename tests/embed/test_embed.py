@@ -1,6 +1,8 @@
 """Embedding cache and vector indexes, with the real offline encoder."""
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from kgviz.embed import (
     EmbeddingCache,
     FaissIndex,
     KGIndex,
+    SentenceEncoder,
     embed_with_cache,
     get_encoder,
     relation_text,
@@ -69,6 +72,22 @@ def test_cache_merges_many_shards(tmp_path, monkeypatch):
     assert np.array_equal(found[:7], np.stack(list(written.values())))
 
 
+def test_lookup_reads_rows_from_every_shard(tmp_path):
+    rng = np.random.default_rng(2)
+    written = {}
+    for shard in range(4):
+        texts = [f"text {shard}.{i}" for i in range(3)]
+        vectors = rng.standard_normal((3, 4)).astype(np.float32)
+        EmbeddingCache("m", tmp_path).put(texts, vectors)
+        written.update(zip(texts, vectors))
+    asked = random.Random(0).sample(list(written), len(written)) + ["absent"]
+    cache = EmbeddingCache("m", tmp_path)
+    found, missing = cache.lookup(asked)
+    assert missing == [len(asked) - 1] and not found[-1].any()
+    assert np.array_equal(found[:-1], np.stack([written[t] for t in asked[:-1]]))
+    assert len(cache._vectors) == 4  # each shard as read: none is copied into one matrix
+
+
 def test_relation_text():
     assert relation_text("directed_by") == "directed by"
     assert relation_text("people.person.place_of_birth") == "place of birth"
@@ -110,3 +129,23 @@ def test_metaqa_index_exact_names(shared_data):
     for name in names:
         assert index.nearest_entities(name, 5)[0].name == name
     assert index.nearest_relations("director", 1)[0].name == "directed_by"
+
+
+def test_a_cached_lookup_in_a_new_process_loads_no_encoder(tmp_cache):
+    """Index, names and query texts all cached: a new process reads them without torch."""
+    kg = get_dataset("demo").kg
+    encoder = SentenceEncoder()  # its dimension is first asked for under this cache
+    expected = KGIndex.build(kg, encoder).nearest_entities("the actor Tom Hanks", 2)
+    code = (
+        "import sys; from kgviz.datasets import get_dataset; from kgviz.embed import KGIndex; "
+        "hits = KGIndex.build(get_dataset('demo').kg).nearest_entities('the actor Tom Hanks', 2); "
+        "print([(h.name, round(h.distance, 5)) for h in hits]); "
+        "print(sorted({'torch', 'sentence_transformers'} & set(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    hits, imported = result.stdout.splitlines()
+    assert hits == str([(h.name, round(h.distance, 5)) for h in expected])
+    assert imported == "[]"

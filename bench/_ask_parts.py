@@ -1,0 +1,84 @@
+"""Where one `kgviz ask`'s time goes inside its process, part by part, the way `kgviz ask` runs
+it (the same calls in the same order): run in a fresh process as
+
+    python bench/_ask_parts.py ASK-ARGUMENTS...
+
+(the arguments of `kgviz ask`), it prints one JSON object: seconds per part, the run's own stage
+timings, and whether the sentence encoder was loaded (and in how long). The parts:
+
+- imports: what `python -m kgviz` imports (`kgviz.cli`), and `kgviz.session`;
+- parser: building `kgviz`'s argument parser and parsing the arguments;
+- session: the dataset and the LLM's choice (`auto` probes for an Ollama server);
+- KG: loading the dataset's graph;
+- index: loading (or building) the vector indexes of its names (when the method retrieves);
+- ask: the run (grounding, pattern, pools, search, generation: see `stages`) and its judging;
+- keep: saving the run in the run store.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+
+def time_encoder_loads(spent: list[float]) -> None:
+    """Append the seconds of each `SentenceEncoder.model` access (the first one loads the
+    model) to `spent`."""
+    from kgviz.embed.encoder import SentenceEncoder
+
+    load = SentenceEncoder.model.fget
+    assert load is not None
+
+    def model(self: SentenceEncoder) -> Any:
+        start = time.perf_counter()
+        try:
+            return load(self)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    SentenceEncoder.model = property(model)  # type: ignore[method-assign, assignment]
+
+
+def main(argv: list[str]) -> dict[str, Any]:
+    parts: dict[str, float] = {}
+    mark = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        parts[name] = round(now - mark, 4)
+        mark = now
+
+    import kgviz.cli
+    from kgviz.session import open_session
+
+    lap("imports")
+    encoder: list[float] = []
+    time_encoder_loads(encoder)
+    args = kgviz.cli.build_parser().parse_args(["ask", *argv])
+    settings = kgviz.cli.parse_settings(args.set)
+    lap("parser")
+    session = open_session(args.dataset, args.llm, cache_mode=args.cache)
+    lap("session")
+    session.dataset.kg  # noqa: B018
+    lap("KG")
+    retrieves = session.reasoner(args.method, **settings).retrieves
+    session.warm_up(retrieves, models=False)  # what `ask` loads first (a lazy ask: no models)
+    lap("index")
+    run = session.ask(args.method, args.question, settings, topics=args.topic, lazy=True)
+    lap("ask")
+    kgviz.cli.keep(run)
+    lap("keep")
+    return {
+        "parts": parts,
+        "stages": {k: round(v, 4) for k, v in run.trace.timings.items()},
+        "encoder_loaded": bool(encoder),
+        "encoder_s": round(sum(encoder), 4),
+        "answers": list(run.trace.answers),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1:])))
