@@ -1,7 +1,8 @@
 """The Runs tab: every kept run (this session's and earlier ones) in a table. Tick one to open
 it in its stage tabs, tag and annotate it and try a what-if on its evidence; tick two to see
-them side by side under their answer and evidence diff; leave each evidence triple out in turn
-to see which ones the answer rests on."""
+them side by side under their answer and evidence diff (and both evidences in one graph, what
+differs marked); leave each evidence triple out in turn to see which ones the answer rests on,
+marked on the evidence graph."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from kgviz.errors import KgvizError
 from kgviz.leave_one_out import Probe, leave_one_out
 from kgviz.run import Run
 from kgviz.run_diff import diff_runs
-from kgviz.viz.diff_view import probes_html, run_diff_html
+from kgviz.viz.diff_view import diff_graph, probes_graph, probes_html, run_diff_html
 from kgviz.viz.escape import esc
 
 NAMES = ("A", "B")  # the two runs side by side, first ticked first
@@ -80,8 +81,11 @@ class RunsPanel(widgets.VBox):
     def show_pair(self, runs: Sequence[Run], labels: Sequence[str]) -> None:
         """`runs` A and B (named by `labels`) under their diff, side by side."""
         a, b = runs
-        diff = widgets.HTML(run_diff_html(diff_runs(a, b), NAMES))
+        differences = diff_runs(a, b)
+        diff = widgets.HTML(run_diff_html(differences, NAMES))
         diff.add_class("kgviz-run-diff")
+        graph = widgets.HTML(diff_graph(differences, (a, b), NAMES))
+        graph.add_class("kgviz-diff-graph")
         columns = [
             widgets.VBox(
                 [widgets.HTML(side_label(name, label)), RunView.of(run)],
@@ -89,7 +93,7 @@ class RunsPanel(widgets.VBox):
             )
             for name, label, run in zip(NAMES, labels, runs, strict=True)
         ]
-        self._show([widgets.VBox([diff, widgets.HBox(columns)])])
+        self._show([widgets.VBox([diff, graph, widgets.HBox(columns)])])
 
     def annotate(self) -> None:
         """Save the tags and note of the one ticked run."""
@@ -156,7 +160,10 @@ class RunsPanel(widgets.VBox):
             )
 
         self.what_if.probes.value = probes_html([], len(triples))
-        leave_one_out(session, parent, triples, heard)
+        try:
+            leave_one_out(session, parent, triples, heard)
+        finally:  # stopped or done: the graph shows what the probes found
+            self.what_if.probes_graph.value = probes_graph(parent, probes)
         changed = sum(probe.changed for probe in probes)
         self.controls.status.value = message(
             f"leave one out: the answer changed without {changed} of {len(triples)} triples", "ok"

@@ -47,6 +47,7 @@ class WhatIf(widgets.VBox):
         stop_on(self.stop)
         self.estimate = widgets.HTML()
         self.probes = widgets.HTML()
+        self.probes_graph = widgets.HTML()  # the evidence graph, each triple left out marked
         for control in (self.drop, self.limit):
             control.observe(lambda _: self._estimate(), "value")
         super().__init__(
@@ -63,6 +64,7 @@ class WhatIf(widgets.VBox):
                 widgets.HBox([self.leave_out, self.limit, self.stop]),
                 self.estimate,
                 self.probes,
+                self.probes_graph,
             ]
         )
         self.add_class("kgviz-what-if")
@@ -74,7 +76,7 @@ class WhatIf(widgets.VBox):
         self.drop.options = [(" | ".join(t), i) for i, t in enumerate(self.evidence)]
         self.add.value = ""
         self.each_s = seconds_each(run)
-        self.probes.value = ""
+        self.probes.value = self.probes_graph.value = ""
         self._estimate()
 
     def edit(self) -> tuple[list[StringTriple], list[StringTriple]]:

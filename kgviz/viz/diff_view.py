@@ -8,12 +8,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgviz.leave_one_out import Probe
-from kgviz.run import EvidenceEdit
+from kgviz.run import EvidenceEdit, Run
 from kgviz.run_diff import RunDiff, Split
 from kgviz.viz.escape import esc
+from kgviz.viz.evidence_view import EdgeMark, evidence_graph
+from kgviz.viz.marks import Marks
 
 CELL = 'style="border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top"'
 VERDICT_KEYS = ("method", "answers", "hits@1", "hit", "f1")
+ONLY_A, ONLY_B = "#b00020", "#2a7a2a"  # the colours of − and + in every diff
+CHANGES = EdgeMark("the answer changes without it", "#d9480f")
+SAME = EdgeMark("the answer stays without it", "#9bb7d4")
 
 
 def _value(value: Any) -> str:
@@ -40,8 +45,8 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def _split(title: str, part: Split, names: tuple[str, str]) -> str:
     """A part's items only in A (−), only in B (+), and how many are in both (listed, folded)."""
-    lines = [f'<div style="color:#b00020">− {esc(_item(x))}</div>' for x in part.only_a]
-    lines += [f'<div style="color:#2a7a2a">+ {esc(_item(x))}</div>' for x in part.only_b]
+    lines = [f'<div style="color:{ONLY_A}">− {esc(_item(x))}</div>' for x in part.only_a]
+    lines += [f'<div style="color:{ONLY_B}">+ {esc(_item(x))}</div>' for x in part.only_b]
     both = "".join(f"<div>{esc(_item(x))}</div>" for x in part.both)
     summary = (
         f"<b>{esc(title)}</b>: {len(part.both)} in both · {len(part.only_a)} only in "
@@ -70,10 +75,42 @@ def run_diff_html(diff: RunDiff, names: tuple[str, str] = ("A", "B")) -> str:
     )
 
 
+def diff_graph(diff: RunDiff, runs: tuple[Run, Run], names: tuple[str, str] = ("A", "B")) -> str:
+    """One graph of both runs' evidence: triples only in A (−) and only in B (+) in the diff's
+    colours, those in both as usual; gold answers and topic entities marked as in run A."""
+    part = diff.evidence
+    marks = {
+        **{triple: EdgeMark(f"only in {names[0]} (−)", ONLY_A) for triple in part.only_a},
+        **{triple: EdgeMark(f"only in {names[1]} (+)", ONLY_B) for triple in part.only_b},
+    }
+    answers = [answer for run in runs for answer in run.trace.answers]
+    first = runs[0]
+    return evidence_graph(
+        [*part.both, *part.only_a, *part.only_b],
+        answers,
+        marks=Marks.of(first.trace),
+        kg=first.kg,
+        edge_marks=marks,
+    )
+
+
+def probes_graph(run: Run, probes: Sequence[Probe]) -> str:
+    """`run`'s evidence graph with each triple left out so far marked by what its absence did
+    to the answer (changed it, or not); triples not yet left out are drawn as usual."""
+    marks = {probe.triple: CHANGES if probe.changed else SAME for probe in probes}
+    return evidence_graph(
+        run.trace.evidence,
+        run.trace.answers,
+        marks=Marks.of(run.trace),
+        kg=run.kg,
+        edge_marks=marks,
+    )
+
+
 def edit_html(edit: EvidenceEdit) -> str:
     """A regenerated run's edit of its parent's evidence: triples removed (−) and added (+)."""
-    lines = [f'<div style="color:#b00020">− {esc(_item(t))}</div>' for t in edit.dropped]
-    lines += [f'<div style="color:#2a7a2a">+ {esc(_item(t))}</div>' for t in edit.added]
+    lines = [f'<div style="color:{ONLY_A}">− {esc(_item(t))}</div>' for t in edit.dropped]
+    lines += [f'<div style="color:{ONLY_B}">+ {esc(_item(t))}</div>' for t in edit.added]
     return (
         '<div class="kgviz-edit" style="font:13px sans-serif"><b>evidence edited</b> '
         f"(the answer was generated again from it): {''.join(lines)}</div>"

@@ -6,6 +6,7 @@ hover, neighbours on click."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import StringTriple
@@ -27,6 +28,15 @@ from kgviz.viz.palette import (
 ROOT_STYLE = {"shape": "box", "color": TOPIC, "font": {"color": "#ffffff"}}  # topics, centres
 
 
+@dataclass(frozen=True)
+class EdgeMark:
+    """A class of triples drawn apart (e.g. "only in A", "the answer changes without it"):
+    its legend label and colour; the edges are drawn thick in it, the label on hover."""
+
+    label: str
+    colour: str
+
+
 def evidence_graph(
     triples: Iterable[StringTriple],
     highlight: Iterable[str] = (),
@@ -34,12 +44,13 @@ def evidence_graph(
     triple_scores: Mapping[StringTriple, float] | None = None,
     marks: Marks | None = None,
     kg: KnowledgeGraph | None = None,
+    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
 ) -> str:
     """HTML: the graph of `triples`, `highlight` names (e.g. answers) in red; with `scores`
     (entity name -> probability, e.g. a GNN's), node size grows with the score shown on hover;
     with `triple_scores` (e.g. a retriever's), edges take their score's colour and width (and a
     score filter); gold answers and topic entities in `marks` get their border; with `kg`,
-    entities link to it (`kg_links`)."""
+    entities link to it (`kg_links`); a triple in `edge_marks` is drawn in its mark."""
     marked = set(highlight)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
     return triples_graph(
@@ -52,6 +63,7 @@ def evidence_graph(
         marks=marks,
         kg=kg,
         ends=marked,
+        edge_marks=edge_marks,
     )
 
 
@@ -64,14 +76,17 @@ def triples_graph(
     marks: Marks | None = None,
     kg: KnowledgeGraph | None = None,
     ends: Collection[str] = (),
+    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
 ) -> str:
     """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
     `triples` (duplicates dropped) whose entities `node(name)` draws, in layers from the topic
     entities in `marks` (or the nodes' own levels). An edge with a score in `scores` takes its
     colour and width (hover: the score; a slider filters by it). A large graph opens on the paths
     from the topic entities to `ends` and gold answers, then the best-scored triples. With `kg`,
-    entities link to it (`kg_links`)."""
+    entities link to it (`kg_links`). A triple in `edge_marks` is drawn in its mark (and the
+    marks join the legend)."""
     marks = marks or Marks()
+    edge_marks = edge_marks or {}
     triples = list(dict.fromkeys(triples))
     if not triples:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
@@ -80,9 +95,16 @@ def triples_graph(
     targets = [*ends, *(name for name in names if marks.is_gold(name))]
     first = opening_triples(triples, roots, targets, scores)
     edges = [
-        triple_edge(triple, None if scores is None else scores.get(triple), opening=triple in first)
+        triple_edge(
+            triple,
+            None if scores is None else scores.get(triple),
+            opening=triple in first,
+            mark=edge_marks.get(triple),
+        )
         for triple in triples
     ]
+    shown_marks = dict.fromkeys(edge_marks[t] for t in triples if t in edge_marks)
+    key = [*key, *((mark.label, mark.colour) for mark in shown_marks)]
     counts = f"{len(triples)} triples, {len(names)} entities" + opening_note(
         len(first), len(triples)
     )
@@ -106,12 +128,17 @@ def triple_edge(
     pruned: bool = False,
     opening: bool = True,
     node_id: Callable[[str], str] = str,
+    mark: EdgeMark | None = None,
 ) -> VisEdge:
     """A triple's edge between the nodes `node_id(head)` and `node_id(tail)`: in its score's colour
-    and width when it has one, light and dashed when `pruned`; hover: the triple and score."""
+    and width when it has one, light and dashed when `pruned`, thick in its `mark`'s colour when
+    marked; hover: the triple, score and mark."""
     head, relation, tail = triple
     title = f"{head} —{relation}→ {tail}" + ("" if score is None else f"\nscore {score:.3f}")
     ends = node_id(head), node_id(tail)
+    if mark is not None:
+        style = {"color": mark.colour, "width": 4}
+        return VisEdge(*ends, relation, f"{title}\n{mark.label}", style, score, opening)
     if pruned:
         style = {"color": UNUSED, "dashes": True, "width": 1, "font": {"color": "#9e9e9e"}}
         return VisEdge(*ends, relation, title + "\npruned", style, score, opening)

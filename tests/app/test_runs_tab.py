@@ -22,9 +22,10 @@ from kgviz.run import judged_run
 from kgviz.run_diff import diff_runs
 from kgviz.run_store import RunStore
 from kgviz.trace import Trace
-from kgviz.viz.diff_view import CELL, run_diff_html
+from kgviz.viz.diff_view import CELL, CHANGES, ONLY_A, SAME, run_diff_html
 from kgviz.viz.escape import esc
 from tests.app.lab_helpers import FORREST, HOSTILE, kept_runs, make_lab
+from tests.viz.graph_pages import vis_data
 
 DIRECTOR = ("Forrest Gump", "directed_by", "Robert Zemeckis")
 PLANTED = ("Forrest Gump", "directed_by", "Ada Lovelace")
@@ -109,13 +110,17 @@ def test_the_run_table_sorts_filters_annotates_and_opens_one_or_two(demo_session
     table.filter.value = "method=kaping"
     table.select([first.id, k3.id])
     (pair,) = later.runs.shown.children
-    diff, columns = pair.children
+    diff, graph, columns = pair.children
     left, right = (column.children[1] for column in columns.children)
     assert "defaults" in left.heading.value and "top_k=3" in right.heading.value
     expected = diff_runs(store.load(first.id), store.load(k3.id))
     assert len(expected.evidence.only_a) == len(run.trace.evidence) - 3
     assert f"{len(expected.evidence.only_a)} only in A (−)" in diff.value
     assert "<b>evidence</b>: 3 in both" in diff.value and "top_k" in diff.value
+    _, edges = vis_data(graph.value)  # both evidences in one graph, A's own triples marked
+    only_a = [e for e in edges if e["title"].endswith("only in A (−)")]
+    assert len(only_a) == len(expected.evidence.only_a) and len(edges) == len(run.trace.evidence)
+    assert {e["color"] for e in only_a} == {ONLY_A} and "only in A (−)" in graph.value
     assert view.comm is None  # the single run's view was closed
 
 
@@ -140,7 +145,7 @@ def test_what_if_regenerates_on_edited_evidence_and_shows_the_change(demo_sessio
     assert "Ada Lovelace" in prompt  # the model was shown the planted director
     (pair,) = app.runs.shown.children
     diff = pair.children[0].value
-    right = pair.children[1].children[1].children[1]  # B's run view: its edit is a stage tab
+    right = pair.children[2].children[1].children[1]  # B's run view: its edit is a stage tab
     assert isinstance(right, RunView) and "edit" in right.stages.titles
     assert f"− {' | '.join(DIRECTOR)}" in diff and f"+ {' | '.join(PLANTED)}" in diff
     for name, entry, run in (("A", parent, store.load(parent.id)), ("B", child, regenerated)):
@@ -189,6 +194,15 @@ def test_leave_one_out_says_what_it_will_cost_then_finds_the_triples_that_matter
         assert f"{row}</td><td {CELL}>{'changed' if differs else 'same'}</td>" in shown
     assert f"the answer changed without {changed}" in shown
     assert f"changed without {changed} of 2 triples" in app.controls.status.value
+    _, edges = vis_data(what_if.probes_graph.value)  # each triple left out marked on the graph
+    marked = {e["title"].split("\n")[0]: e for e in edges if e.get("width") == 4}
+    assert len(edges) == len(run.trace.evidence) and len(marked) == 2
+    for child, (head, relation, tail) in zip(children, left_out, strict=True):
+        answers = store.load(child.id).trace.answers
+        differs = {a.casefold() for a in answers} != {a.casefold() for a in run.trace.answers}
+        mark = CHANGES if differs else SAME
+        edge = marked[f"{head} —{relation}→ {tail}"]
+        assert edge["color"] == mark.colour and edge["title"].endswith(mark.label)
 
 
 def test_a_what_if_without_a_change_or_with_a_bad_line_says_so(demo_sessions, tmp_path):

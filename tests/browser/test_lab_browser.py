@@ -515,3 +515,49 @@ def test_the_lab_holds_still_and_says_what_it_shows(quickstart, tmp_path: Path) 
     assert {row["method"] for row in rows} == {"simgrag", "kaping", "llm-only"}
     head.scroll_into_view_if_needed()
     screenshot(page, "14-compare-headed-by-its-question", shots)
+
+
+def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
+    """Two runs ticked in the Runs tab show their diff and both evidences in one graph (inside
+    its frame, legible); a batch of 3 methods × 3 questions shows the report's tables and a grid
+    whose cell opens its run."""
+    from playwright.sync_api import expect
+
+    page, shots = quickstart
+    status = page.locator(".kgviz-status")
+    page.locator('input[placeholder^="type a question"]').fill(QUESTION)
+    for method in ("simgrag", "kaping"):
+        pick_method(page, method)
+        page.locator(".widget-button", has_text=exact("Ask")).click()
+        expect(status).to_contain_text(f"{method} answered in", timeout=600 * SECOND)
+
+    show_tab(page, "Runs")
+    ticks = page.locator(".kgviz-run-table input[type=checkbox]")
+    expect(ticks.nth(1)).to_be_attached()
+    ticks.nth(0).check()  # the newest first: A is kaping's run, B simgrag's
+    ticks.nth(1).check()
+    diff = page.locator(".kgviz-run-diff")
+    with shot_on_failure(page, "runs-diff", shots):
+        expect(diff).to_contain_text("only in A (−)")
+        page.locator(".kgviz-diff-graph").scroll_into_view_if_needed()
+        assert assert_graph_fits(page, ".kgviz-diff-graph iframe") > 0
+        assert_graph_readable(page, ".kgviz-diff-graph iframe")
+    screenshot(page, "15-runs-diff-graph", shots)
+
+    show_tab(page, "Batch")
+    count = page.get_by_label("questions", exact=True)
+    count.fill("3")
+    count.press("Enter")
+    page.locator(".widget-button", has_text=exact("Run batch")).click()
+    with shot_on_failure(page, "batch", shots):
+        expect(status).to_contain_text("batch done", timeout=900 * SECOND)
+        tables = page.locator(".kgviz-batch table.dataframe")
+        expect(tables).to_have_count(4)  # hits@1, per hop, attribution, McNemar
+        expect(page.locator(".kgviz-batch")).to_contain_text("p (exact McNemar)")
+        cells = page.locator(".kgviz-batch-grid .widget-button")
+        expect(cells).to_have_count(9)
+        cells.first.click()
+        opened = page.locator(".kgviz-batch .kgviz-run .kgviz-heading").first
+        expect(opened).to_contain_text("simgrag (defaults) · dataset demo")
+    page.locator(".kgviz-batch-grid").scroll_into_view_if_needed()
+    screenshot(page, "16-batch-grid", shots)
