@@ -32,19 +32,28 @@ GRID_ROWS = 100  # questions shown in the grid (the tables count them all)
 CELL = {True: ("✓", "#d4edda"), False: ("✗", "#f8d7da")}  # hits@1: mark and colour
 
 
-class BatchProgress(widgets.HBox):
-    """A bar and a line (`n of total · hits@1 so far`): what `run_eval` reports as it goes."""
+class BatchProgress(widgets.VBox):
+    """A bar and a line (`n of total · hits@1 so far`), then a line per failed question: what
+    `run_eval` reports as it goes."""
 
     def __init__(self) -> None:
         self.bar = widgets.IntProgress(min=0, max=1, layout=widgets.Layout(width="320px"))
         self.line = widgets.HTML()
+        self.failures = widgets.HTML()
         self.hits = self.written = 0
-        super().__init__([self.bar, self.line])
+        self.failed_lines: list[str] = []
+        super().__init__([widgets.HBox([self.bar, self.line]), self.failures])
 
     def start(self, total: int, done: int) -> None:
         self.bar.max, self.bar.value = max(1, total), done
         self.hits = self.written = 0
+        self.failed_lines = []
+        self.failures.value = ""
         self._say()
+
+    def failed(self, method: str, qid: str, error: str) -> None:
+        self.failed_lines.append(f"{method} {qid} failed (left for the next run): {error}")
+        self.failures.value = "".join(message(line, "warning") for line in self.failed_lines)
 
     def add(self, row: ResultRow) -> None:
         self.bar.value += 1
@@ -232,8 +241,10 @@ class BatchPanel(widgets.VBox):
 
     def _cell(self, row: ResultRow | None) -> widgets.Widget:
         """A question's cell for one method: ✓ or ✗ on hits@1, a click opening its run."""
-        if row is None:
-            return widgets.HTML('<span style="color:#888">not answered</span>')
+        if row is None:  # failed, or stopped before it
+            return widgets.HTML(
+                '<span class="kgviz-batch-missing" style="color:#888">not answered</span>'
+            )
         mark, colour = CELL[bool(row["hit1"])]
         button = widgets.Button(
             description=mark, tooltip=cell_tooltip(row), layout=widgets.Layout(width="auto")

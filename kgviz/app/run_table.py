@@ -116,6 +116,7 @@ class RunTable(widgets.VBox):
         self.descending = widgets.Checkbox(value=True, description="descending", indent=False)
         self.note = widgets.HTML()
         self.rows = widgets.VBox(layout=widgets.Layout(max_height="22em", overflow="auto"))
+        self.rows.add_class("kgviz-run-rows")
         self.entries: list[RunEntry] = []
         self.ticked: list[str] = []
         self.on_select: Callable[[], None] = lambda: None

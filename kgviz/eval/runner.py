@@ -36,11 +36,14 @@ Task = tuple[str, QARecord]  # (method, question)
 
 class EvalProgress(Protocol):
     """What follows a run as it goes: `start` with the number of (method, question) pairs and
-    how many the results file already had, `add` with each row written, `finish` at the end."""
+    how many the results file already had, `add` with each row written, `failed` with each
+    question that failed (it stays pending), `finish` at the end."""
 
     def start(self, total: int, done: int) -> None: ...
 
     def add(self, row: ResultRow) -> None: ...
+
+    def failed(self, method: str, qid: str, error: str) -> None: ...
 
     def finish(self) -> None: ...
 
@@ -169,11 +172,7 @@ def _answer_all(
                     except KgvizError as error:
                         failed += 1
                         in_a_row += 1
-                        print(
-                            f"kgviz eval: {method} {record.qid} failed (left for the next run): "
-                            f"{error}",
-                            file=sys.stderr,
-                        )
+                        bar.failed(method, record.qid, str(error))
                         if in_a_row >= MAX_FAILURES_IN_A_ROW:
                             raise KgvizError(
                                 f"{in_a_row} questions in a row failed, the last with: {error}"
@@ -214,12 +213,16 @@ class _TqdmProgress:
         self.bar.update(1)
         self.bar.set_postfix(hits=f"{self.hits / self.n:.3f}")
 
+    def failed(self, method: str, qid: str, error: str) -> None:
+        """Said on stderr by `_Counter` (with or without the bar)."""
+
     def finish(self) -> None:
         self.bar.close()
 
 
 class _Counter:
-    """No bar: only the count of rows this run wrote."""
+    """The count of rows this run wrote; each failure said on stderr; both passed on to what
+    shows them (`shown`)."""
 
     def __init__(self, shown: EvalProgress | None) -> None:
         self.shown, self.n = shown, 0
@@ -232,6 +235,13 @@ class _Counter:
         self.n += 1
         if self.shown is not None:
             self.shown.add(row)
+
+    def failed(self, method: str, qid: str, error: str) -> None:
+        print(
+            f"kgviz eval: {method} {qid} failed (left for the next run): {error}", file=sys.stderr
+        )
+        if self.shown is not None:
+            self.shown.failed(method, qid, error)
 
     def finish(self) -> None:
         if self.shown is not None:

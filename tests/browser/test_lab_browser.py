@@ -532,13 +532,15 @@ def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
         expect(status).to_contain_text(f"{method} answered in", timeout=600 * SECOND)
 
     show_tab(page, "Runs")
-    ticks = page.locator(".kgviz-run-table input[type=checkbox]")
-    expect(ticks.nth(1)).to_be_attached()
-    ticks.nth(0).check()  # the newest first: A is kaping's run, B simgrag's
-    ticks.nth(1).check()
+    ticks = page.locator(".kgviz-run-rows input[type=checkbox]")
+    expect(page.locator(".kgviz-run-table")).to_contain_text("2 of 2 kept runs")  # both listed
     diff = page.locator(".kgviz-run-diff")
     with shot_on_failure(page, "runs-diff", shots):
-        expect(diff).to_contain_text("only in A (−)")
+        ticks.nth(0).check()  # the newest first: A is kaping's run, B simgrag's
+        expect(page.locator(".kgviz-runs .kgviz-run")).to_be_visible(timeout=60 * SECOND)
+        ticks.nth(1).check()
+        expect(ticks.nth(1)).to_be_checked()
+        expect(diff).to_contain_text("only in A (−)", timeout=60 * SECOND)
         page.locator(".kgviz-diff-graph").scroll_into_view_if_needed()
         assert assert_graph_fits(page, ".kgviz-diff-graph iframe") > 0
         assert_graph_readable(page, ".kgviz-diff-graph iframe")
@@ -555,9 +557,12 @@ def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
         expect(tables).to_have_count(4)  # hits@1, per hop, attribution, McNemar
         expect(page.locator(".kgviz-batch")).to_contain_text("p (exact McNemar)")
         cells = page.locator(".kgviz-batch-grid .widget-button")
-        expect(cells).to_have_count(9)
+        missing = page.locator(".kgviz-batch-grid .kgviz-batch-missing")
+        assert cells.count() + missing.count() == 9 and cells.count() > 0
+        if missing.count():  # a question that failed (e.g. timed out) says so above the tables
+            expect(page.locator(".kgviz-batch")).to_contain_text("left for the next run")
         cells.first.click()
         opened = page.locator(".kgviz-batch .kgviz-run .kgviz-heading").first
-        expect(opened).to_contain_text("simgrag (defaults) · dataset demo")
+        expect(opened).to_contain_text("(defaults) · dataset demo")
     page.locator(".kgviz-batch-grid").scroll_into_view_if_needed()
     screenshot(page, "16-batch-grid", shots)
