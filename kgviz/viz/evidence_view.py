@@ -52,13 +52,18 @@ def evidence_graph(
     score filter); gold answers and topic entities in `marks` get their border; with `kg`,
     entities link to it (`kg_links`); a triple in `edge_marks` is drawn in its mark."""
     marked = set(highlight)
+    triples = list(triples)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
+    if triple_scores:
+        key += score_key("triple score")
+    elif any(triple not in (edge_marks or {}) for triple in triples):  # some drawn plain
+        key.append(("triple", TRIPLE))
     return triples_graph(
         triples,
         lambda name: _entity_node(
             name, name in marked, None if scores is None else scores.get(name)
         ),
-        key + (score_key("triple score") if triple_scores else [("triple", TRIPLE)]),
+        key,
         scores=triple_scores,
         marks=marks,
         kg=kg,
