@@ -20,7 +20,8 @@ def test_a_marked_triple_is_drawn_in_its_mark_and_named_on_hover():
     _, edges = vis_data(page)
     marked, plain = sorted(edges, key=lambda edge: edge.get("width", 0), reverse=True)
     assert marked["color"] == CHANGES.colour and marked["width"] == 4
-    assert marked["title"] == "Lady Bird —directed_by→ Greta Gerwig\nthe answer changes <without> it"
+    hover = "Lady Bird —directed_by→ Greta Gerwig\nthe answer changes <without> it"
+    assert marked["title"] == hover
     assert plain["color"] == TRIPLE and "width" not in plain
     legend = legend_of(page)
     assert "the answer changes &lt;without&gt; it" in legend and ">triple<" in legend
