@@ -30,10 +30,11 @@ def tuned(description: str = "kgviz's defaults: the best setting measured so far
 
 
 def parts_note(paper_llm: str, paper_encoder: str = "") -> str:
-    """What no preset can follow: the paper's reader and (when it names another) text encoder."""
+    """What no preset can follow, said after a preset's own 'Not followed': the paper's reader
+    and (when it names another) text encoder."""
     encoder = f"; text vectors come from all-MiniLM-L6-v2 instead of {paper_encoder}"
     return (
-        "Not followed: the reader is the session's LLM (by default the offline "
+        "The reader is the session's LLM (by default the offline "
         f"Qwen2.5-Coder-1.5B, 4-bit) instead of {paper_llm}{encoder if paper_encoder else ''}."
     )
 
