@@ -55,6 +55,17 @@ def weights_sha256(payload: bytes) -> str:
     return hashlib.sha256(payload).hexdigest()
 
 
+def card_text(card: dict[str, Any]) -> str:
+    """`card.json`'s text as kgviz writes it."""
+    return json.dumps(card, indent=2, sort_keys=True) + "\n"
+
+
+def card_sha256(card: dict[str, Any]) -> str:
+    """The sha256 of the card as kgviz writes it (that of a `card.json` kgviz wrote): names the
+    trained checkpoint a run used."""
+    return hashlib.sha256(card_text(card).encode("utf-8")).hexdigest()
+
+
 def save_checkpoint(folder: Path, state: dict[str, torch.Tensor], card: dict[str, Any]) -> None:
     """Write `model.safetensors` (tensors only) and `card.json` (given the weights' sha256 under
     `weights`) as a pair: both are written in full before either replaces what `folder` held, so a
@@ -63,7 +74,7 @@ def save_checkpoint(folder: Path, state: dict[str, torch.Tensor], card: dict[str
 
     payload = save({key: tensor.detach().contiguous().cpu() for key, tensor in state.items()})
     card = {**card, "weights": {"file": WEIGHTS, "sha256": weights_sha256(payload)}}
-    text = json.dumps(card, indent=2, sort_keys=True) + "\n"
+    text = card_text(card)
     kept = (
         f"the checkpoint already in {folder} is kept unchanged"
         if (folder / WEIGHTS).is_file()

@@ -13,6 +13,7 @@ from kgviz.datasets.splits import PARTS
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
+from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 from kgviz.reasoners.registry import method_names, trainable_methods
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         topics=args.topic,
         recording=bool(args.html),  # a page shows every stage: record what the lab records
         lazy=True,  # a reply replayed from the cache loads no LLM
+        preset=args.preset,
     )
     run = ask() if args.json else run_streaming(ask)
     entry = keep(run)
@@ -258,6 +260,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         questions=not args.ids_only,
         settings=parse_settings(args.set),
         store=RunStore() if args.keep_traces else None,
+        preset=args.preset,
     )
     _print_json(summary)
     if summary["failed"]:
@@ -405,6 +408,7 @@ def cmd_runs_diff(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------ methods
 def cmd_methods(args: argparse.Namespace) -> int:
     from kgviz.reasoners.registry import method_spec
+    from kgviz.run import options_text
 
     names = args.name or method_names()
     listing = [method_listing(method_spec(name)) for name in names]
@@ -419,18 +423,31 @@ def cmd_methods(args: argparse.Namespace) -> int:
                 f"    --set {option['name']}=  {option['help']} ({option['type']}, default "
                 f"{option['default']!r})"
             )
+        for preset in entry["presets"]:
+            values = options_text(preset["values"])
+            print(f"    --preset {preset['name']}: {values}. {preset['description']}")
     return 0
 
 
 def method_listing(spec: MethodSpec) -> dict[str, Any]:
-    """A method's name, label, summary, whether it trains, and its options (from its config)."""
-    from dataclasses import MISSING, fields
+    """A method's name, label, summary, whether it trains, its options (from its config) and its
+    presets: each with its description, the values it sets and every option's value under it."""
+    from dataclasses import MISSING, asdict, fields
     from typing import get_type_hints
 
     from kgviz.reasoners.base import describe_hint, option_help
 
     config = spec.config_class()
     hints = get_type_hints(config)
+    presets = [
+        {
+            "name": preset.name,
+            "description": preset.description,
+            "values": dict(preset.values),
+            "options": asdict(config(**preset.values)),
+        }
+        for preset in spec.presets
+    ]
     return {
         "name": spec.name,
         "label": spec.shown_as,
@@ -445,6 +462,7 @@ def method_listing(spec: MethodSpec) -> dict[str, Any]:
             }
             for f in fields(config)
         ],
+        "presets": presets,
     }
 
 
@@ -498,7 +516,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from kgviz.eval.tables import common_questions
     from kgviz.viz.report import load_rows, write_report
 
-    rows = load_rows([Path(p) for p in args.results])
+    rows = load_rows([Path(p) for p in args.results], allow_mixed=args.allow_mixed)
     if args.common:
         rows = common_questions(rows)
         if not rows:
@@ -588,6 +606,17 @@ def add_llm_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm", default="auto", metavar="SPEC", help=f"the LLM: {kinds}")
 
 
+def add_preset_argument(parser: argparse.ArgumentParser, whose: str) -> None:
+    """`--preset`: a named set of options (`kgviz methods NAME` lists each method's)."""
+    parser.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        default=DEFAULT_PRESET,
+        help=f"{whose} preset: tuned (kgviz's defaults) or paper (its paper where kgviz's parts "
+        "allow; `kgviz methods NAME` says what each sets and what it cannot follow)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kgviz", description="Knowledge-graph RAG lab")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -623,8 +652,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them)",
+        help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them); it "
+        "wins over the preset's",
     )
+    add_preset_argument(ask, "the method's")
     ask.add_argument(
         "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
     )
@@ -721,8 +752,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="an option of every method run, e.g. --set top_k=30 (repeatable; the rows record it)",
+        help="an option of every method run, e.g. --set top_k=30 (repeatable; the rows record "
+        "it); it wins over the preset's",
     )
+    add_preset_argument(evaluate, "each method's")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.add_argument(
         "--keep-traces",
@@ -750,6 +783,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--split", default="dev", help="the split the questions came from")
     report.add_argument(
         "--common", action="store_true", help="only questions that every method answered"
+    )
+    report.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="pool rows of one method label that differ in code version, options, LLM model "
+        "file or checkpoint card (refused by default; presets and --set options are labelled "
+        "apart anyway)",
     )
     report.set_defaults(handler=cmd_report)
 

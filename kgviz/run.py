@@ -11,6 +11,7 @@ from typing import Any
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.scoring.outcome import Outcome, judge
 from kgviz.trace import StringTriple, Trace
 from kgviz.version import code_version
@@ -61,8 +62,10 @@ def options_text(options: Mapping[str, Any]) -> str:
 
 @dataclass
 class Run:
-    """`options` are the method options the user set; `llm` is `backend:model`; `kg` is the
-    graph the run searched (the question's own graph where the dataset gives each one)."""
+    """`options` are the method options the run set (its preset's values with those the user
+    set over them; the trace's `setting` has every option's value); `llm` is
+    `backend:model`; `kg` is the graph the run searched (the question's own graph where the
+    dataset gives each one)."""
 
     trace: Trace
     outcome: Outcome
@@ -76,6 +79,11 @@ class Run:
     @property
     def method(self) -> str:
         return self.trace.method
+
+    @property
+    def preset(self) -> str:
+        """The preset the run used (the default for runs kept before presets)."""
+        return str(self.trace.setting.get("preset", DEFAULT_PRESET))
 
     def options_text(self) -> str:
         """`k=3, algorithm=optimized`, or `defaults`."""

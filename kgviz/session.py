@@ -16,10 +16,11 @@ from kgviz.datasets.metaqa import split_topic_marks
 from kgviz.embed.encoder import get_encoder
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
-from kgviz.llm.base import LLM
 from kgviz.reasoners.base import Reasoner, ReasonerContext
+from kgviz.reasoners.presets import DEFAULT_PRESET, with_preset
 from kgviz.reasoners.registry import make_reasoner, method_spec
 from kgviz.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.run_setting import llm_identity, run_setting
 from kgviz.trace import StringTriple, Trace
 
 if TYPE_CHECKING:
@@ -28,12 +29,6 @@ if TYPE_CHECKING:
 Listener = Callable[[str, Trace], None]
 # Contexts over questions' own graphs kept at once (the lab's compare asks one question often).
 QUESTION_CONTEXTS_KEPT = 4
-
-
-def llm_identity(llm: LLM) -> str:
-    """Which model answers: backend and model name (threads, cache and timeouts do not change
-    what it replies)."""
-    return f"{llm.name}:{llm.model}"
 
 
 @dataclass
@@ -76,6 +71,12 @@ class Session:
             if key not in self._reasoners:
                 self._reasoners[key] = make_reasoner(method, self.context, **config)
             return self._reasoners[key]
+
+    @staticmethod
+    def options_of(method: str, preset: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options a run of `method` uses: `preset`'s values with `options` over them (an
+        unknown preset is a one-line error)."""
+        return with_preset(method_spec(method).preset(preset), options)
 
     def question_context(self, record: QARecord | None) -> ReasonerContext:
         """The context a run over `record` uses: over the question's own graph where the dataset
@@ -130,8 +131,10 @@ class Session:
         topics: Sequence[str] = (),
         recording: bool = False,
         lazy: bool = False,
+        preset: str = DEFAULT_PRESET,
     ) -> Run:
-        """Answer `question` with `method` and judge the run.
+        """Answer `question` with `method` under `preset` (its values, then `options` over
+        them) and judge the run; the trace records the run's setting (`RunSetting`).
 
         A question given as text is looked up among the dataset's questions (by text or id) so
         that its gold answers and marked topic entities are known; `[Name]` in the text marks a
@@ -140,7 +143,7 @@ class Session:
         hears of each stage as it ends. `lazy` loads the encoder and the LLM only when a text or
         request misses its cache (a one-off `kgviz ask`); by default they load before the run, so
         that its stage timings are its own."""
-        options = dict(options or {})
+        options = self.options_of(method, preset, options or {})
         record, text, marked = self._record_of(question)
         config = {**method_spec(method).recording_options, **options} if recording else options
         reasoner = self.question_reasoner(method, record, **config)
@@ -151,6 +154,7 @@ class Session:
             listener=listener,
             gold=record.answers if record else (),
         )
+        trace.setting = run_setting(reasoner, preset, self.context.llm, trace).as_json()
         return judged_run(
             trace,
             record,
@@ -179,6 +183,7 @@ class Session:
         self.warm_up(retrieves=False)
         trace = reasoner.regenerate(run.trace, evidence, listener)
         trace.record(EDIT, EvidenceEdit(tuple(dropped), tuple(added)))
+        trace.setting = run_setting(reasoner, run.preset, self.context.llm, trace).as_json()
         return judged_run(
             trace,
             run.record,

@@ -67,6 +67,8 @@ class Trace:
     answers: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checkpoint: str = ""  # the learned part's checkpoint, for methods that have one
+    card_sha256: str = ""  # the sha256 of that checkpoint's card
+    setting: dict[str, Any] = field(default_factory=dict)  # `RunSetting.as_json()` of the run
     gold: list[str] = field(default_factory=list)  # the question's gold answers, when known
     topics: list[str] = field(default_factory=list)  # the topic entities the run was given
     abstained: bool = False  # the question was not grounded and the method declined to answer
@@ -135,6 +137,7 @@ class Trace:
             "reasked": self.reasked,
             "abstained": self.abstained,
             "warnings": list(self.warnings),
+            "setting": dict(self.setting),
         }
 
     def save(self, path: str | Path) -> None:
@@ -159,6 +162,7 @@ class Trace:
             "gold": list(self.gold),
             "topics": list(self.topics),
             "abstained": self.abstained,
+            "setting": dict(self.setting),
         }
         return saved_trace(plain, self.stages, self.llm_calls)
 
@@ -195,6 +199,7 @@ class Trace:
                 gold=[str(g) for g in plain.get("gold", [])],
                 topics=[str(t) for t in plain.get("topics", [])],
                 abstained=bool(plain.get("abstained", False)),
+                setting=dict(plain.get("setting", {})),  # {} in traces saved before settings
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise unreadable(where, error) from error

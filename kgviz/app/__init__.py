@@ -48,7 +48,7 @@ class Lab(widgets.VBox):
     ) -> None:
         self.controls = Controls(dataset, llm, cache_mode, session_factory, ollama)
         self.ask_panel = AskPanel(self.controls, method)
-        self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.options_for)
+        self.compare_panel = ComparePanel(self.controls, methods, self.ask_panel.setting_for)
         self.kept = KeptRuns(store or RunStore(), self._graph_of)
         self.runs = RunsPanel(self.kept, self.controls)
         self.batch = BatchPanel(self.controls, self.kept)

@@ -17,6 +17,7 @@ from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.grounding import GROUNDING
+from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label, method_names, method_spec, reasoner_class
 from kgviz.run import Run, options_text
 from kgviz.trace import Trace
@@ -104,10 +105,14 @@ class AskPanel(widgets.VBox):
         self.add_class("kgviz-ask")  # for styling and browser tests
         self._build_params()
 
-    def options_for(self, method: str) -> dict[str, object]:
-        """The options set in this panel's form when `method` is the one chosen, else none
-        (the compare panel runs each method as the Ask panel would)."""
-        return self.form_of(method).overrides() if method == self.method.value else {}
+    def setting_for(self, method: str) -> tuple[str, dict[str, object]]:
+        """The preset chosen and the options set over it in this panel's form when `method` is
+        the one chosen, else the default preset alone (the compare panel runs each method as
+        the Ask panel would)."""
+        if method != self.method.value:
+            return DEFAULT_PRESET, {}
+        form = self.form_of(method)
+        return form.preset.value, form.overrides()
 
     @property
     def form(self) -> ParamForm:
@@ -119,7 +124,9 @@ class AskPanel(widgets.VBox):
         with self._forms_lock:
             if method not in self._forms:
                 spec = method_spec(method)
-                self._forms[method] = ParamForm(spec.config_class(), spec.recording_options)
+                self._forms[method] = ParamForm(
+                    spec.config_class(), spec.recording_options, spec.presets
+                )
                 self._forms[method].add_class(f"kgviz-params-{method}")
             return self._forms[method]
 
@@ -143,14 +150,21 @@ class AskPanel(widgets.VBox):
             raise KgvizError("type a question first")
         session = self.controls.session()
         method = self.method.value  # read once: the picker may change while this runs
-        overrides = self.form_of(method).overrides()
+        preset, overrides = self.setting_for(method)
         record = self.controls.example()
         self.view.inputs = self.controls.inputs(method)
         self.trace, self._drawn = None, set()
         self.progress.clear()
         self.view.start(
             question,
-            run_details(method, options_text(overrides), session.dataset.name, session.llm),
+            run_details(
+                method,
+                options_text(
+                    {"preset": preset, **overrides} if preset != DEFAULT_PRESET else overrides
+                ),
+                session.dataset.name,
+                session.llm,
+            ),
         )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()
@@ -170,6 +184,7 @@ class AskPanel(widgets.VBox):
                     overrides,
                     listener=lambda name, trace: self._stage_done(name, trace, kg),
                     recording=True,
+                    preset=preset,
                 )
         except Exception:
             self.view.abandon()

@@ -25,6 +25,7 @@ from kgviz.app.render import (
 from kgviz.app.run_view import RunView
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
+from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label
 from kgviz.run import FACTS, Run
 from kgviz.session import Session
@@ -116,11 +117,12 @@ class ComparePanel(widgets.VBox):
         self,
         controls: Controls,
         methods: Sequence[str] | None = None,
-        options_for: Callable[[str], dict[str, object]] | None = None,
+        setting_for: Callable[[str], tuple[str, dict[str, object]]] | None = None,
     ) -> None:
-        """`options_for(method)` gives the options a method runs with (the Ask panel's form)."""
+        """`setting_for(method)` gives the preset and options a method runs with (the Ask
+        panel's form)."""
         self.controls = controls
-        self.options_for = options_for or (lambda method: {})
+        self.setting_for = setting_for or (lambda method: (DEFAULT_PRESET, {}))
         self.methods = MethodChecks(methods)
         self.checks = self.methods.checks
         self.button = widgets.Button(description="Compare", button_style="primary", icon="columns")
@@ -219,7 +221,8 @@ class ComparePanel(widgets.VBox):
         self, session: Session, method: str, question: str, record: QARecord | None
     ) -> None:
         self.controls.status.value = message(f"compare: running {method} …")
-        run = session.ask(method, record or question, self.options_for(method), recording=True)
+        preset, options = self.setting_for(method)
+        run = session.ask(method, record or question, options, recording=True, preset=preset)
         self.runs[method] = run
         self.on_run(run)
         self.progress.add(f"{method} done in {run.trace.timings['total']:.1f} s")

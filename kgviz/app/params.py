@@ -12,6 +12,7 @@ from typing import Any, Literal
 import ipywidgets as widgets
 
 from kgviz.reasoners.base import option_help
+from kgviz.reasoners.presets import DEFAULT_PRESET, Preset, tuned
 from kgviz.viz.escape import esc
 
 # A label's width per character of the longest field name (13px sans-serif), so none is cut.
@@ -69,12 +70,18 @@ def _field_widget(name: str, hint: Any, default: Any, label: str) -> widgets.Val
     return kind(value=default, **options)
 
 
-class ParamForm(widgets.GridBox):
-    """The editable fields of `config_class`, each with its help under it, laid out in a grid;
-    `overrides()` is what changed. `recording` options (the method spec's, which make a run
-    record what its views draw) are the form's defaults: the lab asks with them."""
+class ParamForm(widgets.VBox):
+    """A preset picker, then the editable fields of `config_class`, each with its help under
+    it, laid out in a grid. Picking a preset fills the fields with its values; `overrides()` is
+    what differs from the chosen preset. `recording` options (the method spec's, which make a
+    run record what its views draw) are the form's defaults: the lab asks with them."""
 
-    def __init__(self, config_class: type, recording: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config_class: type,
+        recording: Mapping[str, Any] | None = None,
+        presets: tuple[Preset, ...] = (tuned(),),
+    ) -> None:
         hints = typing.get_type_hints(config_class)
         items = [
             f for f in dataclasses.fields(config_class) if f.default is not dataclasses.MISSING
@@ -91,7 +98,7 @@ class ParamForm(widgets.GridBox):
                 self.defaults[item.name] = default
                 self.fields[item.name] = widget
                 cells.append(widgets.VBox([widget, help_line(option_help(item))]))
-        super().__init__(
+        self.grid = widgets.GridBox(
             children=cells,
             layout=widgets.Layout(
                 width="100%",
@@ -99,6 +106,27 @@ class ParamForm(widgets.GridBox):
                 grid_gap="0 12px",
             ),
         )
+        self.presets = {preset.name: preset for preset in presets}
+        self.preset = widgets.Dropdown(
+            options=list(self.presets), value=DEFAULT_PRESET, description="preset"
+        )
+        self.preset_help = help_line(self.presets[DEFAULT_PRESET].description)
+        self.preset.observe(lambda _: self.apply_preset(), "value")
+        super().__init__(
+            [self.preset, self.preset_help, self.grid], layout=widgets.Layout(width="100%")
+        )
+
+    def preset_values(self) -> dict[str, Any]:
+        """Every editable field's value under the chosen preset."""
+        chosen = self.presets[self.preset.value].values
+        return {name: chosen.get(name, default) for name, default in self.defaults.items()}
+
+    def apply_preset(self) -> None:
+        """Fill the fields with the chosen preset's values, and say what it is."""
+        for name, value in self.preset_values().items():
+            widget = self.fields[name]
+            widget.value = "" if value is None and isinstance(widget, widgets.Text) else value
+        self.preset_help.value = help_line(self.presets[self.preset.value].description).value
 
     def values(self) -> dict[str, Any]:
         """Every editable field's current value (an empty optional text means None)."""
@@ -108,7 +136,7 @@ class ParamForm(widgets.GridBox):
         }
 
     def overrides(self) -> dict[str, Any]:
-        """The fields whose value differs from the config default."""
-        return {
-            name: value for name, value in self.values().items() if value != self.defaults[name]
-        }
+        """The fields whose value differs from the chosen preset's (the config default under
+        `tuned`)."""
+        under = self.preset_values()
+        return {name: value for name, value in self.values().items() if value != under[name]}

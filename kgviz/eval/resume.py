@@ -9,6 +9,7 @@ from typing import Any
 
 from kgviz.errors import KgvizError
 from kgviz.eval.rows import ResultRow
+from kgviz.reasoners.presets import DEFAULT_PRESET
 
 
 def record_key(method: str, qid: str) -> str:
@@ -27,25 +28,38 @@ def check_one_llm(rows: Iterable[ResultRow], llm: str, out: Path) -> None:
 
 
 def check_same_settings(
-    rows: Iterable[ResultRow], methods: Sequence[str], settings: dict[str, Any], out: Path
+    rows: Iterable[ResultRow],
+    methods: Sequence[str],
+    preset: str,
+    settings: dict[str, Any],
+    out: Path,
 ) -> None:
     """A results file holds one setting of each method: refuse to resume a method's answers with
-    other options (a `settings` variant goes to a file of its own, and reports label it)."""
+    another preset or other options (a variant goes to a file of its own, and reports label
+    it). Rows from before presets ran the default one."""
     clashing = sorted(
         {
             row["method"]
             for row in rows
-            if row["method"] in methods and row.get("settings", {}) != settings
+            if row["method"] in methods
+            and (row.get("preset", DEFAULT_PRESET), row.get("settings", {})) != (preset, settings)
         }
     )
     if clashing:
         raise KgvizError(
-            f"{out} holds {', '.join(clashing)} answers with other options than "
-            f"{settings_label(settings) or 'the defaults'}; write to another --out "
-            "file so each setting's results stay apart"
+            f"{out} holds {', '.join(clashing)} answers with another preset or other options "
+            f"than {variant_label(preset, settings) or 'the defaults'}; write to another "
+            "--out file so each setting's results stay apart"
         )
 
 
 def settings_label(settings: dict[str, Any]) -> str:
     """`top_k=30 hops=2`: the options a run set, as a label ('' for the defaults)."""
     return " ".join(f"{key}={json.dumps(value)}" for key, value in sorted(settings.items()))
+
+
+def variant_label(preset: str, settings: dict[str, Any]) -> str:
+    """`paper top_k=30`: a preset and the options set over it, as a label (the default preset
+    unnamed: '' for the defaults)."""
+    shown = "" if preset == DEFAULT_PRESET else preset
+    return " ".join(part for part in (shown, settings_label(settings)) if part)

@@ -15,7 +15,8 @@ from kgviz.run import Run
 
 class ResultRow(TypedDict, total=False):
     """One answered question. Rows written by older kgviz versions may lack the fields added
-    since (`checkpoint`, `reasked`, `committed`, ...); readers use `.get` for those."""
+    since (`checkpoint`, `reasked`, `committed`, the setting's fields, ...); readers use `.get`
+    for those."""
 
     method: Required[str]
     qid: Required[str]
@@ -23,6 +24,13 @@ class ResultRow(TypedDict, total=False):
     gold: list[str]
     llm: str  # `backend:model`
     settings: dict[str, Any]  # the options `kgviz eval --set` gave every method
+    # the run's setting (`RunSetting`): preset, every option's value, code version (commit and
+    # `.dirty`), the model file's and the checkpoint card's sha256 ('' where there is none)
+    preset: str
+    options: dict[str, Any]
+    code: str
+    llm_sha256: str
+    card_sha256: str
     run: str  # the id of the run kept with its trace (`kgviz eval --keep-traces`)
     hops: int | None
     qtype: str | None
@@ -55,20 +63,26 @@ class ResultRow(TypedDict, total=False):
     error: str | None
 
 
+# The fields of a run's setting (`RunSetting`) a row records; `llm` the runner adds.
+SETTING_FIELDS = ("preset", "options", "code", "llm_sha256", "card_sha256")
+
+
 def result_row(run: Run) -> ResultRow:
     """The JSON line of one judged run of a dataset question, naming it by `qid`
     (`with_question` adds its text and gold answers)."""
     trace, outcome, record = run.trace, run.outcome, run.record
     if record is None or outcome.score is None or outcome.miss is None:
         raise KgvizError(f"{trace.method}: a result row needs a dataset question with gold answers")
+    setting = trace.setting
     return {
         "method": trace.method,
         "qid": record.qid,
+        **{key: setting[key] for key in SETTING_FIELDS if key in setting},  # type: ignore[typeddict-item]
         "hops": record.hops,
         "qtype": record.qtype,
         "answer": trace.answer,
         "answers": trace.answers,
-        **outcome.score.as_row(),  # type: ignore[typeddict-item]
+        **outcome.score.as_row(),
         "truncated": trace.truncated,
         "reasked": trace.reasked,
         "evidence_recall": bool(outcome.in_evidence),

@@ -22,6 +22,7 @@ from kgviz.eval.rows import ResultRow, result_row, with_question
 from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
 from kgviz.llm.errors import LLMCancelled, LLMUnavailable, ModelIntegrityError
+from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.run_store import RunStore
 from kgviz.session import Session
 
@@ -61,11 +62,12 @@ class EvalJob:
     questions: bool = True
     workers: int = 1
     store: RunStore | None = None  # where each run is kept with its trace (`--keep-traces`)
+    preset: str = DEFAULT_PRESET  # each method's preset, under `settings`
 
     def answer(self, task: Task) -> ResultRow:
         """The row of one answered question; a failure raises (the question stays pending)."""
         method, record = task
-        run = self.session.ask(method, record, self.settings)
+        run = self.session.ask(method, record, self.settings, preset=self.preset)
         row = result_row(run)
         row = with_question(row, record) if self.questions else row
         extra: dict[str, Any] = {"llm": self.session.llm}
@@ -90,6 +92,7 @@ def run_eval(
     settings: dict[str, Any] | None = None,
     store: RunStore | None = None,
     stop: threading.Event | None = None,
+    preset: str = DEFAULT_PRESET,
 ) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
     (each line names the LLM; a file holds one LLM's answers and one setting per method) and
@@ -106,7 +109,8 @@ def run_eval(
     trace (`kgviz eval --keep-traces`) and its row names it (`run`). `progress` is a bar on
     stderr (True), nothing (False) or what the caller follows the run with (the lab's bar).
     Setting `stop` ends the run after the questions in flight (`LLMCancelled`; what was
-    written stays, and the next run resumes from it).
+    written stays, and the next run resumes from it). Each method runs its `preset` with
+    `settings` over it; every row records the run's full setting (`RunSetting`).
     """
     job = EvalJob(
         session,
@@ -116,14 +120,15 @@ def run_eval(
         questions,
         max(1, min(workers, session.context.llm.parallel_requests)),
         store,
+        preset,
     )
     if not job.records:
         raise KgvizError(f"no question of {session.dataset.name} is selected by {plan.describe()}")
-    for method in methods:  # bad options fail here, before anything is written
-        session.reasoner(method, **job.settings)
+    for method in methods:  # bad options or presets fail here, before anything is written
+        session.reasoner(method, **session.options_of(method, preset, job.settings))
     with ResultsWriter(out) as results:
         check_one_llm(results.rows, session.llm, out)
-        check_same_settings(results.rows, methods, job.settings, out)
+        check_same_settings(results.rows, methods, preset, job.settings, out)
         done = {record_key(row["method"], row["qid"]) for row in results.rows}
         todo = [(m, r) for m in methods for r in job.records if record_key(m, r.qid) not in done]
         failed = _answer_all(job, todo, results, progress, stop or threading.Event())

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 from kgviz.errors import KgvizError
-from kgviz.eval.resume import settings_label
+from kgviz.eval.resume import variant_label
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.significance import wilson_interval
+from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label
 from kgviz.scoring.attribution import GROUNDING_STAGE, attribution_stages
 from kgviz.scoring.metrics import row_value
@@ -32,12 +33,13 @@ METRICS = {
 
 
 def label_variants(rows: Sequence[ResultRow]) -> list[ResultRow]:
-    """Rows run with options get the method label `method [top_k=30]`, and rows from more than one
-    LLM `method · llm`, so the tables set the variants side by side instead of pooling them."""
+    """Rows run with another preset or options get the method label `method [paper top_k=30]`,
+    and rows from more than one LLM `method · llm`, so the tables set the variants side by side
+    instead of pooling them (rows from before presets ran the default one)."""
     several_llms = len({row.get("llm") for row in rows}) > 1
 
     def label(row: ResultRow) -> str:
-        options = settings_label(row.get("settings") or {})
+        options = variant_label(row.get("preset", DEFAULT_PRESET), row.get("settings") or {})
         llm = f" · {row.get('llm') or 'unrecorded LLM'}" if several_llms else ""
         return method_label(row["method"]) + (f" [{options}]" if options else "") + llm
 

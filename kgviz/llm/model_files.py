@@ -53,6 +53,13 @@ class ModelSpec:
         return [f"{self.wheel_project}{n}=={self.wheel_version}" for n in range(1, self.parts + 1)]
 
 
+def verified_sha256(backend: str, model: str) -> str:
+    """The sha256 the model file of `backend:model` is verified against: the offline model's
+    recorded one ('' for a model kgviz does not hold, such as a server's)."""
+    spec = MODELS.get(model) if backend == "llamacpp" else None
+    return spec.sha256 if spec else ""
+
+
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (

@@ -25,7 +25,7 @@ from typing import (
 )
 
 from kgviz.checkpoint_card import trained_on
-from kgviz.checkpoint_store import checkpoint_dir, dataset_key, find_checkpoint
+from kgviz.checkpoint_store import card_sha256, checkpoint_dir, dataset_key, find_checkpoint
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
@@ -328,6 +328,7 @@ class Reasoner(ABC, Generic[FoundT]):
         trace = self._new_trace(source.question, listener)
         trace.gold, trace.topics = list(source.gold), list(source.topics)
         trace.stages, trace.checkpoint = dict(source.stages), source.checkpoint
+        trace.card_sha256 = source.card_sha256 or str(source.setting.get("card_sha256", ""))
         trace.evidence = list(dict.fromkeys(evidence))
         with trace.stage("total"):
             found = self.found_from(trace)
@@ -347,11 +348,12 @@ class Reasoner(ABC, Generic[FoundT]):
         return find_checkpoint(self.name, self.context.dataset.name, Path(root) if root else None)
 
     def note_checkpoint(self, trace: Trace, card: dict[str, Any]) -> None:
-        """Record the checkpoint that ran and the dataset its `card` says it was trained on; one
-        trained on another dataset is a warning."""
+        """Record the checkpoint that ran, its card's hash and the dataset the card says it was
+        trained on; one trained on another dataset is a warning."""
         folder = checkpoint_dir(self.name, self.chosen_checkpoint)
         trained = trained_on(card, folder)
         trace.checkpoint = f"{folder} (trained on {trained})"
+        trace.card_sha256 = card_sha256(card)
         dataset = self.context.dataset.name
         if dataset_key(trained) != dataset_key(dataset):
             trace.warnings.append(borrowed_checkpoint_note(self.name, dataset, trained))

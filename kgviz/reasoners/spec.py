@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
+from kgviz.reasoners.presets import Preset, preset_named, tuned
 from kgviz.trace import Trace
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ class MethodSpec:
     `diagnosis` its own failure check for error attribution (returning one of `stages`, the
     names of its own stages a miss can be blamed on); empty where it has none.
     `recording_options` are the options that make a run record what its views draw (set by
-    the lab, pages and the demo, not by evaluations)."""
+    the lab, pages and the demo, not by evaluations). `presets` are its named settings
+    (`tuned`, its defaults, first; `paper` where it has one)."""
 
     name: str
     reasoner: str
@@ -54,6 +56,11 @@ class MethodSpec:
     diagnosis: str = ""
     stages: tuple[str, ...] = ()
     recording_options: Mapping[str, Any] = field(default_factory=dict)
+    presets: tuple[Preset, ...] = (tuned(),)
+
+    def preset(self, name: str) -> Preset:
+        """The preset `name`, or a one-line error naming this method's presets."""
+        return preset_named(self.name, self.presets, name)
 
     @property
     def shown_as(self) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
+from kgviz.eval.mixing import check_one_setting
 from kgviz.eval.results_file import read_results
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.significance import paired_table
@@ -31,12 +32,16 @@ def require_files(paths: Sequence[Path]) -> None:
         raise MissingDataError(f"no results file {', '.join(missing)}")
 
 
-def load_rows(paths: Sequence[Path]) -> list[ResultRow]:
-    """Rows of several results files, in order, each method labelled with its options and, when
-    the rows come from more than one LLM, its LLM (`label_variants`). A row with a field of the
-    wrong type is a one-line error naming its file and line."""
+def load_rows(paths: Sequence[Path], allow_mixed: bool = False) -> list[ResultRow]:
+    """Rows of several results files, in order, each method labelled with its preset and
+    options and, when the rows come from more than one LLM, its LLM (`label_variants`). A row
+    with a field of the wrong type is a one-line error naming its file and line; rows of one
+    label from different settings (code, options, model file, card) are one too, unless
+    `allow_mixed`."""
     require_files(paths)
-    return label_variants([row for path in map(Path, paths) for row in read_results(path)])
+    rows = label_variants([row for path in map(Path, paths) for row in read_results(path)])
+    check_one_setting(rows, allow_mixed)
+    return rows
 
 
 def _cell(value: object) -> str:

@@ -105,6 +105,7 @@ def test_params_follow_the_config_dataclass():
         "task",
         "relation_hint",
         "reask_lost_topics",
+        "own_knowledge",
     }
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
@@ -126,14 +127,31 @@ def test_every_option_shows_its_help_under_it_and_its_whole_label(method):
     form = ParamForm(config)
     helps = {f.name: option_help(f) for f in dataclasses.fields(config)}
     longest = max(len(name) for name in form.fields)
-    for cell in form.children:
+    for cell in form.grid.children:
         widget, line = cell.children
         name = widget.description
         assert helps[name] and esc(helps[name]) in line.value and "kgviz-help" in line.value
         if not isinstance(widget, widgets.Checkbox):  # a checkbox's label runs beside it
             width = float(widget.style.description_width.removesuffix("em"))
             assert width >= longest * 0.62
-    assert len(form.children) == len(form.fields)
+    assert len(form.grid.children) == len(form.fields)
+
+
+def test_the_preset_picker_fills_the_form_and_overrides_are_over_the_preset():
+    """Picking `paper` sets its values in the fields (not as overrides of it); a field changed
+    after is an override; going back to `tuned` restores the defaults."""
+    from kgviz.reasoners.gnnrag.config import GNNRAGConfig
+    from kgviz.reasoners.gnnrag.spec import SPEC
+
+    form = ParamForm(GNNRAGConfig, {}, SPEC.presets)
+    assert form.preset.options == ("tuned", "paper")
+    form.preset.value = "paper"
+    assert form.fields["max_nodes"].value == 2000 and form.fields["reach_prior"].value is False
+    assert "2,000-node" in form.preset_help.value and form.overrides() == {}
+    form.fields["max_paths"].value = 50
+    assert form.overrides() == {"max_paths": 50}
+    form.preset.value = "tuned"
+    assert form.fields["max_nodes"].value == 1000 and form.overrides() == {}
 
 
 @dataclass

@@ -228,9 +228,18 @@ def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
     rows = read_results(out)
     assert [r["settings"] for r in rows] == [{"top_k": 1}] * 2
     assert all(r["evidence_size"] == 1 for r in rows)  # the option reached the reasoner
+    # every row records its whole setting: preset, every option, code, model file, no card
+    assert all(r["preset"] == "tuned" and r["options"]["top_k"] == 1 for r in rows)
+    assert rows[0]["options"]["hops"] == 1 and rows[0]["code"].startswith("0.")
+    assert len(rows[0]["llm_sha256"]) == 64 and rows[0]["card_sha256"] == ""
+    clash = "holds kaping answers with another preset or other options"
     for other in ({"top_k": 2}, None):
-        with pytest.raises(KgvizError, match="holds kaping answers with other options"):
+        with pytest.raises(KgvizError, match=clash):
             run_eval(session, ["kaping"], plan, out, progress=False, settings=other)
+    with pytest.raises(KgvizError, match=clash):  # the same options under another preset
+        run_eval(
+            session, ["kaping"], plan, out, progress=False, settings={"top_k": 1}, preset="paper"
+        )
     with pytest.raises(KgvizError, match="unknown option"):
         run_eval(
             session, ["kaping"], plan, tmp_path / "bad.jsonl", progress=False, settings={"top": 1}

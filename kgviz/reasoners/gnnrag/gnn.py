@@ -170,8 +170,10 @@ class GNNReasoner(nn.Module):
             found.append(previous)
         return found
 
-    def forward(self, inputs: GraphInputs) -> torch.Tensor:
-        """Answer logits `(n,)`, one per node (`answer_distribution` normalises them)."""
+    def forward(self, inputs: GraphInputs, reach_prior: bool = True) -> torch.Tensor:
+        """Answer logits `(n,)`, one per node (`answer_distribution` normalises them); without
+        `reach_prior` the reachability term is left out of them (an inference-time ablation:
+        the readout was trained beside it)."""
         x, graph = inputs, inputs.graph
         topic = x.topic_mask.float()
         start = topic.unsqueeze(1) * self.topic
@@ -183,7 +185,7 @@ class GNNReasoner(nn.Module):
         types = torch.cat([words + self.directions[0], words + self.directions[1]])
         relation = (types, torch.cat([rels, rels + len(words)]))
         q = self.question((x.questions - self.question_mean) / self.question_std)
-        logits, states = self._round(x, start, edge_index, relation, q)
+        logits, states = self._round(x, start, edge_index, relation, q, reach_prior)
         for _ in range(self.shape.rounds - 1):
             found = scatter(
                 answer_distribution(logits, graph).unsqueeze(1) * states,
@@ -193,7 +195,7 @@ class GNNReasoner(nn.Module):
                 reduce="sum",
             )
             q = q + torch.tanh(self.reread(torch.cat([q, found], dim=-1)))
-            logits, states = self._round(x, start, edge_index, relation, q)
+            logits, states = self._round(x, start, edge_index, relation, q, reach_prior)
         return logits
 
     def _round(
@@ -203,9 +205,10 @@ class GNNReasoner(nn.Module):
         edge_index: torch.Tensor,
         relation: tuple[torch.Tensor, torch.Tensor],
         q: torch.Tensor,
+        reach_prior: bool = True,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """One reasoning round from the topic entities under question vector `q`: the logits and
-        the final node states."""
+        """One reasoning round from the topic entities under question vector `q`: the logits
+        (with the reachability prior, or the readout alone) and the final node states."""
         graph, topic = x.graph, x.topic_mask.float()
         p = topic / scatter(topic, graph, reduce="sum").clamp(min=1)[graph]
         edge_graph = graph[edge_index[0]]
@@ -216,6 +219,8 @@ class GNNReasoner(nn.Module):
         hop = torch.softmax(self.hop_weights(q), dim=-1)[graph]  # how many steps the question takes
         reach = (torch.stack(reached, dim=1) * hop).sum(dim=1).clamp(1e-4, 1 - 1e-4)
         refine = self.readout(torch.cat([h, h * q[graph]], dim=-1)).squeeze(-1)
+        if not reach_prior:
+            return refine, h
         return self.reach_scale * torch.logit(reach) + refine, h
 
 

@@ -159,7 +159,9 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             text = context_text_embeddings(self.context)
             cache = cache_for(text.encoder)
             question = encode_questions(text, [linking.question], cache)[0]
-            probabilities = node_probabilities(model, text, question, subgraph)
+            probabilities = node_probabilities(
+                model, text, question, subgraph, self.config.reach_prior
+            )
             candidates = select_candidates(
                 subgraph, probabilities, settings.mass, settings.max_candidates
             )

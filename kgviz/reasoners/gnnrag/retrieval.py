@@ -83,18 +83,27 @@ def graph_inputs(
 
 
 def gnn_logits(
-    model: GNNReasoner, text: TextEmbeddings, question: Question, subgraph: DenseSubgraph
+    model: GNNReasoner,
+    text: TextEmbeddings,
+    question: Question,
+    subgraph: DenseSubgraph,
+    reach_prior: bool = True,
 ) -> torch.Tensor:
     """One answer logit per node of one question's subgraph."""
-    return model(graph_inputs(text, [subgraph], [question], model.shape.use_names))
+    return model(graph_inputs(text, [subgraph], [question], model.shape.use_names), reach_prior)
 
 
 def node_probabilities(
-    model: GNNReasoner, text: TextEmbeddings, question: Question, subgraph: DenseSubgraph
+    model: GNNReasoner,
+    text: TextEmbeddings,
+    question: Question,
+    subgraph: DenseSubgraph,
+    reach_prior: bool = True,
 ) -> np.ndarray:
     """The answer distribution over the subgraph's nodes (they sum to 1)."""
     with torch.no_grad():
-        return torch.softmax(gnn_logits(model, text, question, subgraph), dim=0).numpy()
+        logits = gnn_logits(model, text, question, subgraph, reach_prior)
+        return torch.softmax(logits, dim=0).numpy()
 
 
 def select_candidates(

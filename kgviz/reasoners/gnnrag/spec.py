@@ -1,6 +1,27 @@
 """GNN-RAG as kgviz knows it: the registry's entry for this folder."""
 
+from kgviz.reasoners.presets import PAPER, Preset, parts_note, tuned
 from kgviz.reasoners.spec import MethodSpec
+
+PAPER_PRESET = Preset(
+    PAPER,
+    "GNN-RAG as its paper describes it: a 2,000-node subgraph (App. C; kgviz cuts it by "
+    "personalised PageRank, the paper by PageRank-Nibble), candidates by probability mass "
+    "alone (no count cap), every shortest path to them (at most 100 per candidate), no "
+    "reachability prior in the score. Not followed: at most 100 paths in all, about what the "
+    "reader's 4,096-token context holds; the checkpoint was trained on 1,000-node subgraphs "
+    "with the prior, and entity-name vectors seed its nodes (part of its inputs: turning them "
+    "off needs retraining); the GNN is kgviz's ReaRev-like model trained on 3,000 templated "
+    "questions. Effect of each difference not yet measured. "
+    + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
+    {
+        "max_nodes": 2000,
+        "max_candidates": 1000,
+        "paths_per_candidate": 100,
+        "max_paths": 100,
+        "reach_prior": False,
+    },
+)
 
 SPEC = MethodSpec(
     name="gnnrag",
@@ -10,4 +31,11 @@ SPEC = MethodSpec(
     config="kgviz.reasoners.gnnrag.config:GNNRAGConfig",
     views="kgviz.reasoners.gnnrag.views:VIEWS",
     trainer="kgviz.reasoners.gnnrag.train:main",
+    presets=(
+        tuned(
+            "kgviz's defaults: a 1,000-node subgraph, at most 10 candidates, 2 paths each and "
+            "30 in all, the reachability prior in the score."
+        ),
+        PAPER_PRESET,
+    ),
 )

@@ -30,7 +30,11 @@ class GRAGConfig(GroundedConfig):
         range=(1, 100_000),
     )
     top_n: int = option(
-        5, "ego-graphs retrieved, most similar to the question first (paper: 10)", range=(1, 100)
+        5,
+        "ego-graphs retrieved, most similar to the question first (paper: 10); measured, "
+        "retrieval only, 100 questions per hop at 1,500 tokens: answer recall of the evidence "
+        "0.93 at 5, 0.91 at 10",
+        range=(1, 100),
     )
     scope_hops: int | None = option(
         1,

@@ -1,6 +1,20 @@
 """GRAG as kgviz knows it: the registry's entry for this folder."""
 
+from kgviz.reasoners.presets import PAPER, Preset, parts_note, tuned
 from kgviz.reasoners.spec import MethodSpec
+
+PAPER_PRESET = Preset(
+    PAPER,
+    "GRAG with the paper's top-10 2-hop ego-graphs (its Figure 3 sweeps N; 10 is the setting "
+    "its retriever comparison shares). Not followed: only the hard prompt (the graph-token "
+    "soft prompt needs a white-box, LoRA-tuned LLM); the description is cut to "
+    "description_tokens to fit the reader's context, hubs expand through max_degree "
+    "half-edges and centres lie within scope_hops of the topic entities (choices the paper "
+    "leaves open); the gate was trained with top-3 retrieval; text vectors come from "
+    "all-MiniLM-L6-v2, a SentenceBERT model (the paper names none). "
+    + parts_note("a LoRA-tuned Llama-2-7B"),
+    {"top_n": 10},
+)
 
 SPEC = MethodSpec(
     name="grag",
@@ -11,4 +25,8 @@ SPEC = MethodSpec(
     config="kgviz.reasoners.grag.config:GRAGConfig",
     views="kgviz.reasoners.grag.views:VIEWS",
     trainer="kgviz.reasoners.grag.train:main",
+    presets=(
+        tuned("kgviz's defaults: the top 5 ego-graphs, which keep more evidence recall."),
+        PAPER_PRESET,
+    ),
 )

@@ -1,5 +1,6 @@
 """The LLM-only baseline as kgviz knows it: the registry's entry for this folder."""
 
+from kgviz.reasoners.presets import PAPER, Preset, tuned
 from kgviz.reasoners.spec import MethodSpec
 
 SPEC = MethodSpec(
@@ -7,4 +8,8 @@ SPEC = MethodSpec(
     summary="the question straight to the LLM, no retrieval (baseline)",
     reasoner="kgviz.reasoners.llm_only.reasoner:LLMOnly",
     config="kgviz.reasoners.llm_only.config:LLMOnlyConfig",
+    presets=(
+        tuned("kgviz's defaults."),
+        Preset(PAPER, "The same as tuned: a baseline with no paper of its own."),
+    ),
 )

@@ -22,7 +22,8 @@ POOL_SIZES: Bounds = (1, 4096)  # candidates per pattern node or relation
 @dataclass
 class SimGRAGConfig(GroundedConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
-    `relation_hint`: the pattern prompt names the KG family's relations (not in the paper)."""
+    `relation_hint`, `reask_lost_topics` and `own_knowledge` are kgviz's additions (the `paper`
+    preset turns them off)."""
 
     k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance", range=(1, 100))
     k_nodes: int = option(
@@ -47,10 +48,21 @@ class SimGRAGConfig(GroundedConfig):
     )
     task: prompts.Task = option("qa", "qa: answer the question; verify: judge a claim")
     relation_hint: bool = option(
-        True, "name the KG's relations in the pattern prompt (not in the paper)"
+        True,
+        "name the KG family's relations in the pattern prompt (not in the paper); measured, "
+        "retrieval only: evidence recall 0.63 with, 0.67 without at 2 hops, 0.90 and 0.80 at "
+        "3 hops (30 questions each: within chance)",
     )
     reask_lost_topics: bool = option(
-        True, "re-ask a pattern with no node for a given topic entity (not in the paper)"
+        True,
+        "re-ask once, naming the topic entity, a pattern with no node for it (not in the "
+        "paper; it feeds the dataset's topic entity to a method meant to need none); measured "
+        "on 50 2-hop questions: pattern failures 6 to 3, hits@1 0.56 to 0.58",
+    )
+    own_knowledge: bool = option(
+        True,
+        "the answer prompt adds 'if no graph fits, answer from your own knowledge' (not in the "
+        "paper); effect not yet measured",
     )
 
     def __post_init__(self) -> None:

@@ -114,8 +114,12 @@ wording best match the question, best first. Some may not fit the question.
 Rules:
 - Use only graphs that fit the question; different graphs may give different answers, list them all.
 - Copy answer names exactly as the triples write them; never list an entity the question names.
-- If no graph fits, answer from your own knowledge and say so in the reason.
-Reply with JSON only: {"reason": "<one short sentence>", "answer": ["name", ...]}"""
+"""
+# kgviz's addition (not in the paper): `own_knowledge` keeps it
+OWN_KNOWLEDGE_RULE = (
+    "- If no graph fits, answer from your own knowledge and say so in the reason.\n"
+)
+ANSWER_FORMAT = 'Reply with JSON only: {"reason": "<one short sentence>", "answer": ["name", ...]}'
 
 VERIFY_INSTRUCTIONS = """\
 You check a claim against facts found in a knowledge graph.
@@ -171,8 +175,13 @@ def _evidence_turn(label: str, text: str, graphs: Sequence[Sequence[Triple]]) ->
     return {"role": "user", "content": f"{label}: {text}\n{verbalize(graphs)}"}
 
 
+def answer_instructions(own_knowledge: bool) -> str:
+    """The answer prompt's instructions, with or without kgviz's own-knowledge rule."""
+    return ANSWER_INSTRUCTIONS + (OWN_KNOWLEDGE_RULE if own_knowledge else "") + ANSWER_FORMAT
+
+
 @cache
-def _answer_prefix(task: Task) -> tuple[Message, ...]:
+def _answer_prefix(task: Task, own_knowledge: bool) -> tuple[Message, ...]:
     if task == "verify":
         turns: list[Message] = [{"role": "system", "content": VERIFY_INSTRUCTIONS}]
         for claim, graphs, reason, verdict in VERIFY_EXAMPLES:
@@ -180,7 +189,7 @@ def _answer_prefix(task: Task) -> tuple[Message, ...]:
             reply = {"reason": reason, "verdict": verdict}
             turns.append({"role": "assistant", "content": _dumps(reply)})
         return tuple(turns)
-    turns = [{"role": "system", "content": ANSWER_INSTRUCTIONS}]
+    turns = [{"role": "system", "content": answer_instructions(own_knowledge)}]
     for question, graphs, reason, answers in ANSWER_EXAMPLES:
         turns.append(_evidence_turn("question", question, graphs))
         answer_reply = {"reason": reason, "answer": answers}
@@ -188,10 +197,17 @@ def _answer_prefix(task: Task) -> tuple[Message, ...]:
     return tuple(turns)
 
 
-def answer_messages(task: Task, question: str, graphs: Sequence[Sequence[Triple]]) -> list[Message]:
-    """The verbalized-subgraph answer prompt (`qa`) or its True/False variant (`verify`)."""
+def answer_messages(
+    task: Task, question: str, graphs: Sequence[Sequence[Triple]], own_knowledge: bool = True
+) -> list[Message]:
+    """The verbalized-subgraph answer prompt (`qa`) or its True/False variant (`verify`);
+    `own_knowledge` keeps kgviz's rule to answer from the LLM's own knowledge when no graph
+    fits (not in the paper)."""
     label = "claim" if task == "verify" else "question"
-    return [*map(dict, _answer_prefix(task)), _evidence_turn(label, question, graphs)]
+    return [
+        *map(dict, _answer_prefix(task, own_knowledge)),
+        _evidence_turn(label, question, graphs),
+    ]
 
 
 def answer_schema(task: Task) -> dict:

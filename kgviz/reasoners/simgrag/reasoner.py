@@ -244,7 +244,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
 
     def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
         task = self.config.task
-        messages = prompts.answer_messages(task, question, graphs)
+        messages = prompts.answer_messages(task, question, graphs, self.config.own_knowledge)
         generation = SimGRAGGeneration(task)
         trace.record(GENERATION, generation)
         try:

@@ -35,18 +35,24 @@ class SubgraphRAGConfig(GroundedConfig):
 
     top_k: int | Literal["auto"] = option(
         "auto",
-        "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100",
+        "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100 (the "
+        "paper's K); measured with the 1.5B reader on 30 questions: hits@1 0.80 at auto (30), "
+        "0.73 at 100, at 2.2 times the time",
         range=(1, 1000),
     )
     hops: int = option(
         DEFAULTS.hops, "hops around the topic entities the candidate triples come from", range=HOPS
     )
     max_candidates: int = option(
-        DEFAULTS.max_candidates, "most candidate triples scored", range=(1, 1_000_000)
+        DEFAULTS.max_candidates,
+        "most candidate triples scored (the paper scores the whole retrieved neighbourhood); "
+        "effect not yet measured",
+        range=(1, 1_000_000),
     )
     hub_degree: int = option(
         DEFAULTS.hub_degree,
-        "entities with more edges are not walked through",
+        "entities with more edges are not walked through (not in the paper); effect not yet "
+        "measured",
         range=(1, 100_000_000),
     )
     max_tokens: int = option(384, "most tokens in the answer", range=ANSWER_TOKENS)

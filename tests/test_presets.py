@@ -1,0 +1,198 @@
+"""Presets and recorded settings: preset values, `kgviz methods --json`, `--preset` parsing,
+option resolution, the GNN's reachability prior, SimGRAG's own-knowledge rule, rows and traces
+that record their setting, and the report's refusal to pool rows of different settings."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import fields
+
+import pytest
+import torch
+
+from kgviz.checkpoint_store import CARD, card_sha256, save_checkpoint
+from kgviz.cli import build_parser
+from kgviz.datasets.base import QARecord
+from kgviz.errors import KgvizError
+from kgviz.eval.rows import result_row
+from kgviz.llm.model_files import MODELS, verified_sha256
+from kgviz.reasoners.base import option_help
+from kgviz.reasoners.registry import method_names, method_spec
+from kgviz.reasoners.simgrag import prompts
+from kgviz.run import judged_run
+from kgviz.session import Session
+from kgviz.trace import Trace
+from kgviz.viz.report import load_rows
+
+OWN_RULE = "answer from your own knowledge"
+
+
+@pytest.mark.parametrize("method", method_names())
+def test_every_method_has_a_tuned_and_a_paper_preset_of_valid_values(method):
+    spec = method_spec(method)
+    assert [preset.name for preset in spec.presets] == ["tuned", "paper"]
+    assert spec.preset("tuned").values == {}  # tuned is the defaults
+    config = spec.config_class()
+    paper = spec.preset("paper")
+    config.check_types(method, dict(paper.values))
+    config(**paper.values).check_ranges(method)
+    assert paper.description
+    helps = {item.name: option_help(item) for item in fields(config)}
+    for name in paper.values:  # every option the presets differ in states its effect
+        assert "measured" in helps[name], f"{method}.{name}: {helps[name]}"
+
+
+def test_the_paper_presets_set_what_the_papers_describe():
+    assert method_spec("gnnrag").preset("paper").values == {
+        "max_nodes": 2000,
+        "max_candidates": 1000,
+        "paths_per_candidate": 100,
+        "max_paths": 100,
+        "reach_prior": False,
+    }
+    assert method_spec("subgraphrag").preset("paper").values["top_k"] == 100
+    assert method_spec("grag").preset("paper").values == {"top_n": 10}
+    for method in ("kaping", "llm-only"):
+        paper = method_spec(method).preset("paper")
+        assert paper.values == {} and "same as tuned" in paper.description.lower()
+    for method in ("simgrag", "gnnrag", "subgraphrag", "grag"):
+        assert "Qwen2.5-Coder-1.5B" in method_spec(method).preset("paper").description
+
+
+def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
+    done = subprocess.run(
+        [sys.executable, "-m", "kgviz", "methods", "simgrag", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (entry,) = json.loads(done.stdout)
+    presets = {preset["name"]: preset for preset in entry["presets"]}
+    tuned, paper = presets["tuned"], presets["paper"]
+    changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
+    assert changed == {"relation_hint", "reask_lost_topics", "own_knowledge"}
+    assert not any(paper["options"][k] for k in changed) and all(
+        tuned["options"][k] for k in changed
+    )
+    assert "2 answer examples" in paper["description"] and "1.5B" in paper["description"]
+    assert paper["values"] == {k: False for k in changed} and tuned["values"] == {}
+
+
+def test_preset_flags_parse_and_unknown_presets_are_refused(capsys):
+    parser = build_parser()
+    assert parser.parse_args(["ask", "who", "--preset", "paper"]).preset == "paper"
+    assert parser.parse_args(["ask", "who"]).preset == "tuned"
+    evaluate = ["eval", "--dataset", "demo", "--split", "dev", "--method", "kaping", "--out", "x"]
+    assert parser.parse_args([*evaluate, "--preset", "paper"]).preset == "paper"
+    assert parser.parse_args(["report", "r.jsonl", "--allow-mixed"]).allow_mixed
+    with pytest.raises(SystemExit):
+        parser.parse_args(["ask", "who", "--preset", "best"])
+    assert "invalid choice: 'best'" in capsys.readouterr().err
+
+
+def test_explicit_options_win_over_the_preset():
+    options = Session.options_of("subgraphrag", "paper", {"top_k": 30})
+    assert options == {"top_k": 30, "max_candidates": 1_000_000, "hub_degree": 100_000_000}
+    assert Session.options_of("subgraphrag", "tuned", {}) == {}
+    with pytest.raises(KgvizError, match="subgraphrag has no preset 'best'; its presets: tuned"):
+        Session.options_of("subgraphrag", "best", {})
+
+
+def test_simgrag_answer_prompt_keeps_the_own_knowledge_rule_only_when_asked():
+    graphs = [[("Heat", "directed by", "Michael Mann")]]
+    kept = prompts.answer_messages("qa", "who directed Heat", graphs)[0]["content"]
+    dropped = prompts.answer_messages("qa", "who directed Heat", graphs, False)[0]["content"]
+    assert OWN_RULE in kept and OWN_RULE not in dropped
+    assert kept.replace(prompts.OWN_KNOWLEDGE_RULE, "") == dropped
+    assert dropped.endswith(prompts.ANSWER_FORMAT)
+
+
+def test_the_gnn_scores_without_its_reachability_prior_when_asked():
+    from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, GraphInputs
+
+    torch.manual_seed(0)
+    model = GNNReasoner(GNNShape(text_dim=8, hidden=4, layers=2, use_names=False)).eval()
+    inputs = GraphInputs(
+        questions=torch.randn(1, 8),
+        tokens=torch.randn(1, 3, 8),
+        token_mask=torch.ones(1, 3, dtype=torch.bool),
+        relations=torch.randn(2, 8),
+        triples=torch.tensor([[0, 0, 1], [1, 1, 2]]),
+        topic_mask=torch.tensor([True, False, False]),
+        graph=torch.zeros(3, dtype=torch.long),
+    )
+    with torch.no_grad():
+        with_prior, without = model(inputs), model(inputs, reach_prior=False)
+    # the readout starts at zero weight: without the prior every node scores alike
+    assert torch.allclose(without, without[0].expand(3))
+    assert not torch.allclose(with_prior, with_prior[0].expand(3))
+
+
+def test_card_hash_is_the_sha256_of_the_card_file(tmp_path):
+    card = {"format": 2, "method": "gnnrag"}
+    save_checkpoint(tmp_path, {"w": torch.zeros(2)}, card)
+    written = json.loads((tmp_path / CARD).read_text())
+    assert card_sha256(written) == hashlib.sha256((tmp_path / CARD).read_bytes()).hexdigest()
+    assert card_sha256(written) != card_sha256({**written, "method": "grag"})
+
+
+def test_the_offline_models_hash_is_its_verified_one():
+    spec = MODELS["qwen2.5-coder-1.5b"]
+    assert verified_sha256("llamacpp", spec.name) == spec.sha256
+    assert verified_sha256("ollama", spec.name) == ""
+
+
+SETTING = {
+    "preset": "paper",
+    "options": {"top_k": 100, "hops": 3},
+    "code": "0.1.0+gabc.dirty",
+    "llm": "llamacpp:qwen2.5-coder-1.5b",
+    "llm_sha256": "f" * 64,
+    "card_sha256": "c" * 64,
+}
+
+
+def test_rows_and_saved_traces_record_the_runs_setting(tmp_path):
+    record = QARecord("who directed Heat", ("Michael Mann",), ("Heat",), "q1", hops=1)
+    trace = Trace("subgraphrag", record.question, answer="Michael Mann")
+    trace.answers, trace.setting = ["Michael Mann"], dict(SETTING)
+    row = result_row(judged_run(trace, record))
+    assert {key: row[key] for key in SETTING if key != "llm"} == {  # type: ignore[literal-required]
+        key: value for key, value in SETTING.items() if key != "llm"
+    }
+    trace.save(tmp_path / "t.json")
+    assert Trace.load(tmp_path / "t.json").setting == SETTING
+    assert trace.to_json()["setting"] == SETTING
+
+
+def write_rows(path, *rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def row(qid, **fields):
+    base = {"method": "subgraphrag", "qid": qid, "hops": 1, "hit1": True, "hit": True, "f1": 1.0}
+    return {**base, **fields}
+
+
+def test_report_labels_presets_apart_and_refuses_mixed_settings_in_one_line(tmp_path):
+    recorded = {k: v for k, v in SETTING.items() if k not in ("preset", "llm")}
+    tuned = row("q1", preset="tuned", **recorded)
+    paper = row("q1", preset="paper", **{**recorded, "options": {"top_k": 100}})
+    labels = {r["method"] for r in load_rows([write_rows(tmp_path / "a.jsonl", tuned, paper)])}
+    assert labels == {"subgraphrag", "subgraphrag [paper]"}
+    old = row("q2")  # a row from before settings were recorded loads
+    assert len(load_rows([write_rows(tmp_path / "old.jsonl", old, row("q3"))])) == 2
+    for field, other in (("code", "0.1.0+gdef"), ("llm_sha256", "e" * 64)):
+        mixed = write_rows(tmp_path / f"{field}.jsonl", tuned, {**tuned, "qid": "q2", field: other})
+        with pytest.raises(KgvizError) as refused:
+            load_rows([mixed])
+        message = str(refused.value)
+        assert "\n" not in message and "subgraphrag: rows of 2" in message
+        assert "--allow-mixed" in message
+        assert len(load_rows([mixed], allow_mixed=True)) == 2
+    with pytest.raises(KgvizError, match="code version"):
+        load_rows([write_rows(tmp_path / "new_and_old.jsonl", tuned, old)])
