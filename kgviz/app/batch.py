@@ -19,10 +19,12 @@ from kgviz.datasets import get_dataset
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.eval.batch import Batch
+from kgviz.eval.mixing import mixed_setting
 from kgviz.eval.plan import EvalPlan
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.runner import run_eval
 from kgviz.eval.tables import common_questions
+from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 from kgviz.reasoners.registry import method_label
 from kgviz.viz.escape import esc
 from kgviz.viz.report import report_tables, tables_html
@@ -91,6 +93,12 @@ class BatchPanel(widgets.VBox):
         )
         self.seed = widgets.IntText(0, description="seed", layout=widgets.Layout(width="140px"))
         self.split = widgets.Dropdown(description="split", layout=widgets.Layout(width="180px"))
+        self.preset = widgets.Dropdown(
+            options=PRESET_NAMES,
+            value=DEFAULT_PRESET,
+            description="preset",
+            layout=widgets.Layout(width="180px"),
+        )
         self.hops = widgets.SelectMultiple(description="hops", rows=3)
         self.qtypes = widgets.SelectMultiple(
             description="types", rows=3, layout=widgets.Layout(width="380px")
@@ -115,7 +123,7 @@ class BatchPanel(widgets.VBox):
         super().__init__(
             [
                 widgets.HBox([*self.methods.boxes], layout=widgets.Layout(flex_flow="row wrap")),
-                widgets.HBox([self.split, self.count, self.seed]),
+                widgets.HBox([self.split, self.count, self.seed, self.preset]),
                 widgets.HBox([self.hops, self.qtypes]),
                 widgets.HBox([self.button, self.stop, self.clock]),
                 self.progress,
@@ -165,7 +173,7 @@ class BatchPanel(widgets.VBox):
             raise KgvizError("tick at least one method and pick a split")
         session = self.controls.session()
         plan = self.plan()
-        batch = Batch(session.dataset.name, session.llm, tuple(methods), plan)
+        batch = Batch(session.dataset.name, session.llm, tuple(methods), plan, self.preset.value)
         path = batch.results_file(self.kept.store.root)
         self.records = plan.select(session.dataset.questions(plan.split))
         self.where.value = self._where_html(batch, path)
@@ -183,6 +191,7 @@ class BatchPanel(widgets.VBox):
                     self.progress,
                     store=self.kept.store,
                     stop=self.stopping,
+                    preset=batch.preset,
                 )
         finally:
             self.show(batch.rows(path, self.records))
@@ -203,6 +212,9 @@ class BatchPanel(widgets.VBox):
                 if len(shared) < len(self.rows)
                 else ""
             )
+            mixed = mixed_setting(shared)  # `kgviz report` refuses these without --allow-mixed
+            if mixed:
+                note += message(f"pooled across settings: {mixed}", "warning")
             self.tables.value = note + "".join(tables_html(report_tables(shared), level=4))
         self._draw_grid()
 
@@ -276,8 +288,8 @@ class BatchPanel(widgets.VBox):
         labels = ", ".join(method_label(m) for m in batch.methods)
         return (
             message(
-                f"{labels} over {len(self.records)} questions ({batch.plan.describe()}); rows in "
-                f"{path}, with every method's default options. The same from a shell:"
+                f"{labels} over {len(self.records)} questions ({batch.plan.describe()}), preset "
+                f"{batch.preset}; rows in {path}. The same from a shell:"
             )
             + f'<pre style="font-size:12px;margin:2px 0">{esc(command)}</pre>'
         )

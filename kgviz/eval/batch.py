@@ -17,22 +17,25 @@ from kgviz.eval.resume import record_key
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.tables import label_variants
 from kgviz.paths import cache_name
+from kgviz.reasoners.presets import DEFAULT_PRESET
 
 
 @dataclass(frozen=True)
 class Batch:
     """`methods` over the questions `plan` selects from `dataset`, answered by `llm` (the
-    session's LLM identity, e.g. `llamacpp:qwen2.5-coder-1.5b`) with every method's defaults."""
+    session's LLM identity, e.g. `llamacpp:qwen2.5-coder-1.5b`) with every method's `preset`."""
 
     dataset: str
     llm: str
     methods: tuple[str, ...]
     plan: EvalPlan
+    preset: str = DEFAULT_PRESET
 
     def results_file(self, runs_root: Path) -> Path:
-        """Where the batch's rows go: `batches/<dataset>-<split>-<llm>.jsonl` in the run store
-        (a results file holds one LLM's answers)."""
-        name = f"{cache_name(self.dataset)}-{self.plan.split}-{cache_name(self.llm)}.jsonl"
+        """Where the batch's rows go: `batches/<dataset>-<split>-<llm>[-<preset>].jsonl` in the
+        run store (a results file holds one LLM's answers and one preset of each method)."""
+        preset = "" if self.preset == DEFAULT_PRESET else f"-{self.preset}"
+        name = f"{cache_name(self.dataset)}-{self.plan.split}-{cache_name(self.llm)}{preset}.jsonl"
         return runs_root / "batches" / name
 
     def rows(self, path: Path, records: Sequence[QARecord]) -> list[ResultRow]:
@@ -52,8 +55,9 @@ class Batch:
         """The shell commands that run the same questions into `path` with the LLM of
         `llm_spec` and report them."""
         out = shlex.quote(str(path))
+        preset = "" if self.preset == DEFAULT_PRESET else f" --preset {self.preset}"
         return (
             f"kgviz eval --dataset {shlex.quote(self.dataset)} {self.plan.describe()} "
-            f"--method {','.join(self.methods)} --llm {shlex.quote(llm_spec)} "
+            f"--method {','.join(self.methods)}{preset} --llm {shlex.quote(llm_spec)} "
             f"--keep-traces --out {out}\nkgviz report {out}"
         )
