@@ -35,7 +35,8 @@ class GNNRAGConfig(GroundedConfig):
     """Candidates: the most probable nodes until their answer probability sums to `mass` (the
     paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
     `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `reach_prior`
-    adds the GNN's reachability term to the answer score (kgviz's); `augment_with` names a
+    adds the GNN's reachability term to the answer score (kgviz's); `reader` False answers
+    with the GNN's candidates alone (the GNN-only row, no LLM call); `augment_with` names a
     method whose first `augment_triples` evidence triples are added as paths (GNN-RAG+RA;
     `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
     augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
@@ -70,6 +71,11 @@ class GNNRAGConfig(GroundedConfig):
         "most reasoning paths given to the LLM (the paper caps them only by the context); "
         "effect not yet measured",
         range=(1, 1000),
+    )
+    reader: bool = option(
+        True,
+        "let the LLM read the paths and answer; off: the GNN's candidates, most probable first, "
+        "are the answer with no LLM call (the GNN-only row that measures the LLM's share)",
     )
     reach_prior: bool = option(
         True,

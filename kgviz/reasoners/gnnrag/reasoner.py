@@ -49,7 +49,7 @@ from kgviz.reasoners.gnnrag.retrieval import (
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
-from kgviz.reasoners.prompting import generate_answer
+from kgviz.reasoners.prompting import GENERATION, generate_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
 
@@ -117,6 +117,9 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         return GNNRAGFound(trace.stages[LINKING], paths)
 
     def generate(self, trace: Trace, question: str, found: GNNRAGFound) -> None:
+        if not self.config.reader:
+            self._answer_with_candidates(trace)
+            return
         linking = found.linking
         messages = path_messages(linking.question, [path.text for path in found.paths])
         names = set(evidence_entities(trace.evidence)) - set(linking.names)
@@ -128,6 +131,15 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             lambda reply: mentioned_entities(reply, names),
             fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
         )
+
+    @staticmethod
+    def _answer_with_candidates(trace: Trace) -> None:
+        """The GNN-only answer: the candidates, most probable first, committed as they are."""
+        with trace.stage(GENERATION):
+            record = trace.stages.get(CANDIDATES)
+            names = list(record.names) if record is not None else []
+            trace.answer = ", ".join(names) or "(the GNN found no candidate)"
+            trace.answers = names
 
     def _gnn_paths(
         self,
