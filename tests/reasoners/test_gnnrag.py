@@ -176,6 +176,17 @@ def test_augmentation_borrows_evidence_without_an_llm_call(demo):
         augmenting_reasoner(demo, "llm-only")
 
 
+def test_gnn_only_answers_with_its_candidates_without_an_llm_call(demo):
+    """`reader=false`: the GNN-only row; the LLM (which raises if called) is never asked."""
+    trace = make_reasoner("gnnrag", demo, reader=False).run(
+        "who directed Forrest Gump", ["Forrest Gump"]
+    )
+    names = trace.stages["candidates"].names
+    assert trace.answers == names and names[0] == "Robert Zemeckis"
+    assert trace.answer == ", ".join(names) and trace.llm_calls == []
+    assert "generation" in trace.to_json()["timings"]
+
+
 @pytest.fixture(scope="module")
 def local_llm():
     from kgviz.llm import make_llm
