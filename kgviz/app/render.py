@@ -4,7 +4,7 @@ of views updated in place, and status lines."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -65,6 +65,20 @@ def selected_title(tab: widgets.Tab) -> str | None:
     """The title of the selected page, if any."""
     index = tab.selected_index
     return tab.titles[index] if index is not None and index < len(tab.titles) else None
+
+
+def sync_tabs(tabs: Sequence[widgets.Tab]) -> None:
+    """Keep `tabs` on the same page: choosing a page in one chooses the page of that title in
+    each of the others that has one (runs side by side show the same stage)."""
+
+    def follow(source: widgets.Tab) -> None:
+        title = selected_title(source)
+        for other in tabs:
+            if other is not source and title in other.titles:
+                other.selected_index = other.titles.index(title)
+
+    for tab in tabs:
+        tab.observe(lambda change: follow(change["owner"]), "selected_index")
 
 
 def update_tabs(tab: widgets.Tab, views: Mapping[str, ViewOutput], complete: bool = False) -> None:

@@ -12,7 +12,7 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls
 from kgviz.app.kept import KeptRuns
-from kgviz.app.render import close_tree, message
+from kgviz.app.render import close_tree, message, sync_tabs
 from kgviz.app.run_table import RunTable
 from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
@@ -86,12 +86,14 @@ class RunsPanel(widgets.VBox):
         diff.add_class("kgviz-run-diff")
         graph = widgets.HTML(diff_graph(differences, (a, b), NAMES))
         graph.add_class("kgviz-diff-graph")
+        views = [RunView.of(run) for run in runs]
+        sync_tabs([view.stages for view in views])  # both show the same stage
         columns = [
             widgets.VBox(
-                [widgets.HTML(side_label(name, label)), RunView.of(run)],
+                [widgets.HTML(side_label(name, label)), view],
                 layout=widgets.Layout(width="50%", overflow="auto"),
             )
-            for name, label, run in zip(NAMES, labels, runs, strict=True)
+            for name, label, view in zip(NAMES, labels, views, strict=True)
         ]
         self._show([widgets.VBox([diff, graph, widgets.HBox(columns)])])
 

@@ -113,6 +113,10 @@ def test_the_run_table_sorts_filters_annotates_and_opens_one_or_two(demo_session
     diff, graph, columns = pair.children
     left, right = (column.children[1] for column in columns.children)
     assert "defaults" in left.heading.value and "top_k=3" in right.heading.value
+    left.stages.selected_index = left.stages.titles.index("evidence")  # synced tabs
+    assert right.stages.titles[right.stages.selected_index] == "evidence"
+    right.stages.selected_index = right.stages.titles.index("prompt")
+    assert left.stages.titles[left.stages.selected_index] == "prompt"
     expected = diff_runs(store.load(first.id), store.load(k3.id))
     assert len(expected.evidence.only_a) == len(run.trace.evidence) - 3
     assert f"{len(expected.evidence.only_a)} only in A (−)" in diff.value
