@@ -65,14 +65,14 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
     ) -> list[subgraphs.Subgraph]:
-        """Grounding of the question's names (before any LLM call), pattern (an LLM call),
-        candidate pools, grounding of the pattern's named nodes, top-k search; the subgraphs
-        found."""
+        """Grounding of the question's names (said at once, before any LLM call, when one is
+        missing), pattern (an LLM call), candidate pools, grounding of the pattern's named nodes
+        (the grounding stage, recorded once), top-k search; the subgraphs found."""
         found: list[subgraphs.Subgraph] = []
         names, on_ungrounded = entity_names(self.context), self.config.on_ungrounded
-        with trace.stage(GROUNDING):
-            grounding = question_grounding(self.context.index, names, question, topic_entities)
-            if grounding.missing:  # said (or abstained on) before the pattern's LLM call
+        grounding = question_grounding(self.context.index, names, question, topic_entities)
+        if grounding.missing:  # said (or abstained on) before the pattern's LLM call
+            with trace.stage(GROUNDING):
                 note_grounding(trace, grounding, on_ungrounded)
         with trace.stage(PATTERN):
             pattern, parts = self._pattern(trace, question, topic_entities)
