@@ -29,7 +29,7 @@ LAYERS = [
     {"trace", "trace_io"},
     {"reasoners"},
     {"scoring"},
-    {"run", "run_diff", "run_store", "session", "leave_one_out", "training"},
+    {"run", "run_setting", "run_diff", "run_store", "session", "leave_one_out", "training"},
     {"eval"},
     {"viz"},
     {"app", "demo", "doctor", "cli", "__main__", "__init__"},

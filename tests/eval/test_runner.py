@@ -4,7 +4,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -15,6 +14,7 @@ from kgviz.eval.plan import EvalPlan
 from kgviz.eval.results_file import read_results
 from kgviz.eval.summary import summarize
 from kgviz.scoring.metrics import answer_prf, evidence_recall, named_in_reply
+from tests.commands import demo_eval
 
 
 def test_metrics():
@@ -73,27 +73,9 @@ def test_summary_by_method_and_hops():
 def test_kill_and_resume(tmp_path):
     """A real run with the offline model, killed after its first row, then resumed to the end."""
     out = tmp_path / "r.jsonl"
-    command = [
-        sys.executable,
-        "-m",
-        "kgviz",
-        "eval",
-        "--dataset",
-        "demo",
-        "--split",
-        "dev",
-        "--method",
-        "llm-only",
-        "--limit",
-        "3",
-        "--llm",
-        "local",
-        "--cache",
-        "off",
-        "--out",
-        str(out),
-        "--quiet",
-    ]
+    command = demo_eval(
+        "llm-only", "local", "--limit", "3", "--cache", "off", "--out", str(out), "--quiet"
+    )
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and (not out.exists() or not out.read_text().count("\n")):
@@ -185,21 +167,7 @@ def test_rows_count_a_cached_reply_at_its_first_cost():
 
 
 def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
-    base = [
-        sys.executable,
-        "-m",
-        "kgviz",
-        "eval",
-        "--dataset",
-        "demo",
-        "--split",
-        "dev",
-        "--method",
-        "llm-only",
-        "--llm",
-        "local",
-        "--quiet",
-    ]
+    base = demo_eval("llm-only", "local", "--quiet")
     a_file = tmp_path / "notes.txt"
     a_file.write_text("not a folder")
     cases = [
@@ -254,25 +222,9 @@ def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
 
 def test_eval_set_with_a_wrong_type_is_a_one_line_error(tmp_path):
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgviz",
-            "eval",
-            "--dataset",
-            "demo",
-            "--split",
-            "dev",
-            "--method",
-            "kaping",
-            "--llm",
-            "local",
-            "--quiet",
-            "--set",
-            "top_k=many",
-            "--out",
-            str(tmp_path / "r.jsonl"),
-        ],
+        demo_eval(
+            "kaping", "local", "--quiet", "--set", "top_k=many", "--out", str(tmp_path / "r.jsonl")
+        ),
         capture_output=True,
         text=True,
         check=False,

@@ -19,6 +19,7 @@ from kgviz.eval.writer_lock import sole_writer
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.session import Session
+from tests.commands import demo_eval
 
 
 def reply(text: str) -> bytes:
@@ -47,27 +48,17 @@ def test_a_second_writer_is_refused_naming_the_first(tmp_path):
 def test_a_second_eval_on_the_same_file_is_refused(tmp_path, fault_server):
     server = fault_server(lambda n, _: (200, reply("Robert Zemeckis"), 0))
     out = tmp_path / "r.jsonl"
-    command = [
-        sys.executable,
-        "-m",
-        "kgviz",
-        "eval",
-        "--dataset",
-        "demo",
-        "--split",
-        "dev",
-        "--method",
+    command = demo_eval(
         "llm-only",
+        f"openai:{server.url}/v1#m",
         "--limit",
         "2",
-        "--llm",
-        f"openai:{server.url}/v1#m",
         "--cache",
         "off",
         "--quiet",
         "--out",
         str(out),
-    ]
+    )
     with sole_writer(out):
         result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "is being written by kgviz eval" in result.stderr
@@ -130,27 +121,17 @@ def test_eval_exits_non_zero_when_questions_failed(tmp_path, fault_server):
     server = fault_server(lambda n, _: (500, b"boom", 0) if n < 3 else (200, reply("Tom Hanks"), 0))
     out = tmp_path / "r.jsonl"
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgviz",
-            "eval",
-            "--dataset",
-            "demo",
-            "--split",
-            "dev",
-            "--method",
+        demo_eval(
             "llm-only",
+            f"openai:{server.url}/v1#m",
             "--limit",
             "2",
-            "--llm",
-            f"openai:{server.url}/v1#m",
             "--cache",
             "off",
             "--quiet",
             "--out",
             str(out),
-        ],
+        ),
         check=False,
         capture_output=True,
         text=True,

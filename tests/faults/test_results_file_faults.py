@@ -9,12 +9,12 @@ import os
 import re
 import resource
 import subprocess
-import sys
 
 import pytest
 
 from kgviz.errors import KgvizError
 from kgviz.eval.results_file import ResultsWriter, read_results
+from tests.commands import demo_eval
 
 ROW = {"method": "llm-only", "qid": "demo/dev/1", "hit1": True, "answer": "x"}
 
@@ -73,27 +73,17 @@ def test_a_torn_last_line_is_cut_before_appending(tmp_path):
 
 
 def eval_command(url: str, out, limit: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "kgviz",
-        "eval",
-        "--dataset",
-        "demo",
-        "--split",
-        "dev",
-        "--method",
+    return demo_eval(
         "kaping",
+        f"openai:{url}/v1#stub",
         "--limit",
         str(limit),
-        "--llm",
-        f"openai:{url}/v1#stub",
         "--cache",
         "off",
         "--quiet",
         "--out",
         str(out),
-    ]
+    )
 
 
 def test_an_eval_under_a_file_size_limit_ends_in_one_line_and_resumes(tmp_path, fault_server):
