@@ -110,7 +110,7 @@ def stop(server: subprocess.Popen, url: str) -> None:
 @pytest.fixture
 def jupyterlab(tmp_path: Path) -> Iterator[str]:
     """A JupyterLab on 127.0.0.1 (free port, no token) serving a copy of the quickstart, with
-    its own settings, workspaces and runtime folders; yields its URL."""
+    its own settings, workspaces, runtime and run-store folders; yields its URL."""
     root = tmp_path / "root"
     root.mkdir()
     shutil.copy(REPO / "notebooks" / NOTEBOOK, root / NOTEBOOK)
@@ -123,6 +123,7 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
         "JUPYTERLAB_SETTINGS_DIR": str(settings),
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "KGVIZ_RUNS": str(tmp_path / "runs"),  # a run store of its own: the runs of this test
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     port = free_port()
