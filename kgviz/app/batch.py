@@ -116,6 +116,7 @@ class BatchPanel(widgets.VBox):
         self.opened = widgets.VBox(layout=widgets.Layout(width="100%"))
         self.rows: list[ResultRow] = []
         self.records: list[QARecord] = []
+        self._filters_of: tuple[str, str | None] | None = None  # the split the filters offer
         self.button.on_click(lambda _: self.run(background=True))
         self.split.observe(lambda _: self.offer_filters(), "value")
         controls.dataset.observe(lambda _: self.offer_splits(), "value")
@@ -147,7 +148,12 @@ class BatchPanel(widgets.VBox):
         self.offer_filters()
 
     def offer_filters(self) -> None:
-        """The hop counts and question types the chosen split has, none selected (all)."""
+        """The hop counts and question types the chosen split has, none selected (all); the
+        split is read once per dataset and split chosen (picking both fires this twice)."""
+        chosen = (self.controls.dataset.value, self.split.value)
+        if chosen == self._filters_of:
+            return
+        self._filters_of = chosen
         records = self._split_records() if self.split.value else []
         hops = sorted({r.hops for r in records if r.hops})
         self.hops.options = [(f"{h}-hop", h) for h in hops]
