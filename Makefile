@@ -36,7 +36,7 @@ $(LINKED): | $(READY)
 setup: $(LINKED)
 
 model: setup
-	"$(PY)" -m kgviz model prepare
+	"$(PY)" -m kgviz model prepare --prefixes demo
 
 demo: model
 	"$(PY)" -m kgviz demo

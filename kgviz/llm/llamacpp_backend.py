@@ -24,8 +24,8 @@ from kgviz.llm.base import Backend, Message, RawReply
 from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
-from kgviz.llm.openai_format import chat_body, streamed, take_chunk
-from kgviz.llm.prefix_state import PrefixStates, SlotPrefixes, prefix_cache_on
+from kgviz.llm.openai_format import chat_body, streamed, take_chunk, take_completion
+from kgviz.llm.prefix_state import PREFIX_ENV, PrefixStates, SlotPrefixes, prefix_cache_on
 from kgviz.llm.repetition import LoopGuard
 from kgviz.llm.stream_state import StreamState
 
@@ -167,6 +167,24 @@ class LlamaCppBackend(Backend):
 
     def warm_up(self) -> None:
         self.load()
+
+    def keep_prefix(self, prefix: list[Message]) -> int:
+        """Read `prefix` once (a one-token request after it) so that its state is saved on
+        disk; the prompt tokens read, 0 when its state was kept already."""
+        if not prefix_cache_on():
+            raise LLMError(f"prompt-prefix states are off ({PREFIX_ENV}=off)")
+        loaded = self.load()
+        if loaded.prefixes is None:
+            raise LLMError(f"prompt-prefix states need one slot ({SLOTS_ENV}=1)")
+        messages = [*prefix, {"role": "user", "content": "?"}]
+        body = chat_body(self.model, messages, None, self.options(max_tokens=1))
+        with loaded.gate:
+            key = loaded.prefixes.before(messages)
+            state = StreamState(LoopGuard(watching=False))
+            take_completion(state, self._call(loaded, {**body, "stream": False}))
+            loaded.prefixes.after(key, keep_now=True)
+        reply = state.reply()
+        return reply.prompt_tokens - reply.reused_tokens
 
     def load(self) -> LoadedModel:
         """Verify the model file (size + sha256) and load it if this process has not yet."""

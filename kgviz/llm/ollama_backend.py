@@ -77,7 +77,11 @@ def take_ollama_reply(state: StreamState, part: Any) -> bool:
     if not part.get("done"):
         return False
     state.finish = part.get("done_reason")
-    state.count(part.get("prompt_eval_count"), part.get("eval_count"))
+    # Ollama counts cached prompt tokens in `prompt_eval_count` and says how many of them it
+    # took from its cache in `prompt_eval_cached_count` (servers before that field: none).
+    state.count(
+        part.get("prompt_eval_count"), part.get("eval_count"), part.get("prompt_eval_cached_count")
+    )
     return True
 
 

@@ -2,8 +2,10 @@
 prefix (a method's instructions and few-shot examples) instead of reading it again.
 
 llama.cpp saves and restores a slot's KV cache (its server's slot save/restore). After a
-request whose prefix (every message but the last) is long, the slot is saved under a key made
-of the model file's hash, the prefix messages, the context size and the llama.cpp build; before
+request whose prefix (every message but the last) is long and was seen before (by any process:
+a re-ask's prefix holds its question and is never seen again, so it is not kept), the slot is
+saved under a key made of the model file's hash, the prefix messages, the context size and the
+llama.cpp build; before
 a request whose prefix has a saved state the slot does not hold, that state is restored, and
 llama.cpp then reads only the tokens after the common prefix. States are written under a
 temporary name, hashed, and published with a JSON note of their hash and size; a state whose
@@ -30,8 +32,9 @@ from kgviz.paths import cache_root
 
 log = logging.getLogger(__name__)
 PREFIX_ENV = "KGVIZ_PREFIX_CACHE"
-# A prefix shorter than this (in characters, ~4 per token) costs less to read than to restore.
-MIN_PREFIX_CHARS = 2000
+# A prefix shorter than this (in characters, ~4 a token) is read rather than restored: on 2 cores
+# reading takes ~25 ms a token, restoring a saved state ~50 ms whatever its length (measured).
+MIN_PREFIX_CHARS = 200
 
 
 def prefix_cache_on() -> bool:
@@ -88,6 +91,18 @@ class PrefixStates:
             return False
         return True
 
+    def recurs(self, key: str) -> bool:
+        """Whether a request with this prefix was seen before; the first time, note it."""
+        seen = self.folder / "seen" / key
+        if seen.exists():
+            return True
+        try:
+            seen.parent.mkdir(parents=True, exist_ok=True)
+            seen.touch()
+        except OSError:  # a read-only or full disk: nothing is kept
+            pass
+        return False
+
     def publish(self, key: str, tokens: int) -> None:
         """Make the state llama.cpp wrote under `scratch(key)` the state of `key`."""
         written = self.folder / self.scratch(key)
@@ -133,9 +148,10 @@ class SlotPrefixes:
         self.holds = None  # until the request succeeds (`after`)
         return key
 
-    def after(self, key: str | None) -> None:
-        """Save the slot under the request's prefix key when no state is saved for it yet."""
-        if key is None or self._saved(key):
+    def after(self, key: str | None, keep_now: bool = False) -> None:
+        """Save the slot under the request's prefix key when no state is saved for it yet and
+        the prefix recurs (or at once, `keep_now`)."""
+        if key is None or self._saved(key) or not (keep_now or self.states.recurs(key)):
             self.holds = key
             return
         self.states.folder.mkdir(parents=True, exist_ok=True)

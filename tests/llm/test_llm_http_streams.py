@@ -35,7 +35,13 @@ def ollama_lines(tokens: list[str], done_reason: str = "stop") -> list[bytes]:
         {"model": "m", "message": {"role": "assistant", "content": token}, "done": False}
         for token in tokens
     ]
-    last = {"done": True, "done_reason": done_reason, "prompt_eval_count": 7, "eval_count": 3}
+    last = {
+        "done": True,
+        "done_reason": done_reason,
+        "prompt_eval_count": 7,
+        "prompt_eval_cached_count": 5,  # the prompt tokens Ollama took from its cache
+        "eval_count": 3,
+    }
     lines.append({"model": "m", "message": {"role": "assistant", "content": ""}, **last})
     return [json.dumps(line).encode() + b"\n" for line in lines]
 
@@ -46,7 +52,9 @@ def openai_events(tokens: list[str], finish: str = "stop") -> list[bytes]:
     chunks: list[dict[str, Any]] = [{"choices": [{"delta": {"role": "assistant"}}]}]
     chunks += [{"choices": [{"delta": {"content": token}}]} for token in tokens]
     chunks.append({"choices": [{"delta": {}, "finish_reason": finish}]})
-    chunks.append({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+    usage = {"prompt_tokens": 7, "completion_tokens": 3}
+    usage["prompt_tokens_details"] = {"cached_tokens": 5}  # what the server took from its cache
+    chunks.append({"choices": [], "usage": usage})
     return [b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks] + [
         b"data: [DONE]\n\n"
     ]
@@ -96,11 +104,12 @@ def complete(backend: HTTPBackend, **options: Any) -> tuple[Any, list[str]]:
         return backend.complete(MESSAGES, **options), pieces
 
 
-def test_tokens_counts_and_truncation_come_through_the_stream(stub, protocol) -> None:
+def test_token_counts_prefix_reuse_and_truncation_come_through_the_stream(stub, protocol) -> None:
     stub.stream(protocol.path, protocol.lines(TOKENS, "length"), protocol.content_type)
     completion, pieces = complete(protocol.backend(stub.url))
     assert pieces == TOKENS and completion.text == "Robert Zemeckis"
     assert (completion.prompt_tokens, completion.completion_tokens) == (7, 3)
+    assert completion.reused_tokens == 5  # the server's prefix cache, as it reports it
     assert completion.truncated and not completion.looped
     [(_, body)] = stub.requests  # one request: the stream gave the counts
     assert body["stream"] is True

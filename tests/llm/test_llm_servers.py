@@ -141,3 +141,16 @@ def test_offline_model_keeps_a_prefix_cached_while_other_prompts_run(model_1_5b)
     read(other, "What is the largest value?")
     again = read(examples, "Who directed Film7?")
     assert again["cache_n"] > 300 and again["prompt_n"] < 30
+
+
+def test_a_server_reuses_a_methods_prefix_across_questions(llamacpp_http) -> None:
+    """A server's own prefix cache works because every method puts its fixed part first: the
+    second question's SimGRAG pattern prompt is read from its question on, as the server says
+    (OpenAI-compatible `cached_tokens`; Ollama reports the same as `prompt_eval_cached_count`)."""
+    from kgviz.reasoners.simgrag.prompts import pattern_messages
+
+    backend = OpenAIBackend(llamacpp_http, "qwen2.5-coder-0.5b", max_tokens=1)
+    first = backend.complete(pattern_messages("movies", "who directed Heat"))
+    second = backend.complete(pattern_messages("movies", "what genre is Alien"))
+    assert first.prompt_tokens > 1000
+    assert second.reused_tokens > 1000 and second.prompt_tokens - second.reused_tokens < 30
