@@ -73,12 +73,17 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     presets = {preset["name"]: preset for preset in entry["presets"]}
     tuned, paper = presets["tuned"], presets["paper"]
     changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
-    assert changed == {"relation_hint", "reask_lost_topics", "own_knowledge"}
-    assert not any(paper["options"][k] for k in changed) and all(
-        tuned["options"][k] for k in changed
+    switches = {"relation_hint", "reask_lost_topics", "own_knowledge"}
+    assert changed == switches | {"answer_format"}
+    assert not any(paper["options"][k] for k in switches)
+    assert all(tuned["options"][k] for k in switches)
+    assert (tuned["options"]["answer_format"], paper["options"]["answer_format"]) == (
+        "json",
+        "paper",
     )
-    assert "2 answer examples" in paper["description"] and "1.5B" in paper["description"]
-    assert paper["values"] == {k: False for k in changed} and tuned["values"] == {}
+    assert "12 examples" in paper["description"] and "1.5B" in paper["description"]
+    assert paper["values"] == {**{k: False for k in switches}, "answer_format": "paper"}
+    assert tuned["values"] == {}
 
 
 def test_preset_flags_parse_and_unknown_presets_are_refused(capsys):

@@ -15,6 +15,7 @@ from kgviz.reasoners import prompting
 from kgviz.reasoners.gnnrag import prompt as gnnrag
 from kgviz.reasoners.grag import prompt as grag
 from kgviz.reasoners.simgrag import prompts as simgrag
+from kgviz.reasoners.simgrag.paper_answers import paper_answer_messages
 from kgviz.reasoners.subgraphrag import prompt as subgraphrag
 
 FIRST = ("who directed Heat", ("Heat", "directed_by", "Michael Mann"))
@@ -29,6 +30,7 @@ BUILDERS: dict[str, Callable[[str, tuple[str, str, str]], list[Message]]] = {
         "qa", q, [[t]], own_knowledge=False
     ),
     "simgrag verify": lambda q, t: simgrag.answer_messages("verify", q, [[t]]),
+    "simgrag answer, paper form": lambda q, t: paper_answer_messages("movies", q, [[t]]),
     "subgraphrag": lambda q, t: subgraphrag.reasoning_messages(q, [t]),
     "gnnrag": lambda q, t: gnnrag.path_messages(q, [" -> ".join(t)]),
     "grag": lambda q, t: grag.qa_messages(q, [(t[0], " ".join(t))]),

@@ -14,6 +14,8 @@ from kgviz.reasoners.base import (
 from kgviz.reasoners.simgrag import prompts
 
 Algorithm = Literal["optimized", "algorithm1"]
+AnswerFormat = Literal["json", "paper"]
+ANSWER_FORMATS: tuple[AnswerFormat, ...] = ("json", "paper")
 ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
 TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
 POOL_SIZES: Bounds = (1, 4096)  # candidates per pattern node or relation
@@ -65,7 +67,19 @@ class SimGRAGConfig(GroundedConfig):
         "paper); effect not yet measured",
     )
 
+    answer_format: AnswerFormat = option(
+        "json",
+        "json: kgviz's answer prompt (2 examples, a JSON reply of reason and answers, one "
+        "re-ask); paper: the paper's (12 examples of the dataset's family, a free-text answer "
+        "citing its graphs, the evidence entities it names as answers, no re-ask); effect not "
+        "yet measured",
+    )
+
     def __post_init__(self) -> None:
+        if self.answer_format not in ANSWER_FORMATS:
+            raise KgvizError(f"simgrag: answer_format must be one of {', '.join(ANSWER_FORMATS)}")
+        if self.answer_format == "paper" and self.task != "qa":
+            raise KgvizError("simgrag: answer_format=paper has the qa task's prompt only")
         if self.algorithm not in ALGORITHMS:
             raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
         if self.task not in TASKS:

@@ -18,11 +18,12 @@ from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import GROUNDING, note_grounding, question_grounding
 from kgviz.reasoners.linking import entity_names
-from kgviz.reasoners.llm_calls import ask_json
+from kgviz.reasoners.llm_calls import ask_json, ask_text
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
 from kgviz.reasoners.simgrag.config import SimGRAGConfig
 from kgviz.reasoners.simgrag.joint import widened_topk
+from kgviz.reasoners.simgrag.paper_answers import paper_answer_messages
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools, pattern_mentions
 from kgviz.reasoners.simgrag.query_pattern import (
     Component,
@@ -243,6 +244,9 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         return result
 
     def _generate(self, trace: Trace, question: str, graphs: list[list[StringTriple]]) -> None:
+        if self.config.answer_format == "paper":
+            self._generate_as_paper(trace, question, graphs)
+            return
         task = self.config.task
         messages = prompts.answer_messages(task, question, graphs, self.config.own_knowledge)
         generation = SimGRAGGeneration(task)
@@ -281,6 +285,21 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             trace.answers = self.listed_answers(
                 "\n".join(generation.answer), entity_names(self.context)
             )
+
+    def _generate_as_paper(
+        self, trace: Trace, question: str, graphs: list[list[StringTriple]]
+    ) -> None:
+        """The paper's answer step: its prompt, a free-text reply, and as answers the evidence
+        entities the reply names (the question's own aside)."""
+        family = prompts.family_of(self.context.dataset.domain)
+        messages = paper_answer_messages(family, question, graphs)
+        generation = SimGRAGGeneration("qa")
+        trace.record(GENERATION, generation)
+        reply = ask_text(trace, GENERATION, self.context.llm, messages).strip()
+        generation.reason = reply
+        generation.answer = self._answer_entities(trace, question, reply)
+        trace.answer = reply
+        trace.answers = list(generation.answer)
 
     def _take_answer(
         self, trace: Trace, question: str, generation: SimGRAGGeneration, reply: dict[str, Any]

@@ -7,11 +7,16 @@ PAPER_PRESET = Preset(
     PAPER,
     "SimGRAG as its paper runs MetaQA (App. G: k=3, k(n)=k(r)=16, 12-shot patterns, as kgviz's "
     "defaults already are), without kgviz's additions: no relation hint in the pattern prompt, "
-    "no topic re-ask, no own-knowledge rule in the answer prompt. Not followed: the answer "
-    "prompt keeps kgviz's 2 answer examples, not the paper's 12 per dataset (effect not yet "
-    "measured), and kgviz's answer re-ask of a reply that names no entity of the subgraphs. "
+    "no topic re-ask; the paper's answer prompt (12 examples of the dataset's family in its "
+    "form, a free-text answer citing its graphs, no re-ask). Not followed: kgviz writes the "
+    "examples (for movies; other families use those), as the paper's are not published in full. "
     + parts_note("Llama 3 70B (4-bit)", "Nomic embeddings (768-dim)"),
-    {"relation_hint": False, "reask_lost_topics": False, "own_knowledge": False},
+    {
+        "relation_hint": False,
+        "reask_lost_topics": False,
+        "own_knowledge": False,
+        "answer_format": "paper",
+    },
 )
 
 SPEC = MethodSpec(
