@@ -106,6 +106,7 @@ def test_params_follow_the_config_dataclass():
         "relation_hint",
         "reask_lost_topics",
         "own_knowledge",
+        "answer_format",
     }
     assert isinstance(form.fields["k"], widgets.IntText)
     assert isinstance(form.fields["reask_lost_topics"], widgets.Checkbox)
