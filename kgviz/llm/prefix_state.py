@@ -5,12 +5,11 @@ llama.cpp saves and restores a slot's KV cache (its server's slot save/restore).
 request whose prefix (every message but the last) is long and was seen before (by any process:
 a re-ask's prefix holds its question and is never seen again, so it is not kept), the slot is
 saved under a key made of the model file's hash, the prefix messages, the context size and the
-llama.cpp build; before
-a request whose prefix has a saved state the slot does not hold, that state is restored, and
-llama.cpp then reads only the tokens after the common prefix. States are written under a
-temporary name, hashed, and published with a JSON note of their hash and size; a state whose
-note is missing or does not match is set aside and saved again. `KGVIZ_PREFIX_CACHE=off` turns
-all of this off.
+llama.cpp build; before a request whose prefix has a saved state the slot does not hold, that
+state is restored, and llama.cpp then reads only the tokens after the common prefix. States are
+written under a temporary name, hashed, and published with a JSON note of their hash and size;
+a state whose note is missing or does not match is set aside and saved again.
+`KGVIZ_PREFIX_CACHE=off` turns all of this off.
 """
 
 from __future__ import annotations
