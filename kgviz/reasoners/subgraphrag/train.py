@@ -35,7 +35,7 @@ ABOUT = MethodCard(
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = trainer_parser(
-        "subgraphrag", __doc__, per_hop=200, epochs=10, patience=2, checkpoint=CHECKPOINT
+        "subgraphrag", __doc__, per_hop=200, epochs=60, patience=10, checkpoint=CHECKPOINT
     )
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--hidden", type=int, default=ScorerShape.hidden)
@@ -43,7 +43,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--rounds", type=int, default=ScorerShape.rounds, help="DDE rounds per direction"
     )
     parser.add_argument(
-        "--top-k", type=int, default=100, help="K of the validation triple recall@K"
+        "--top-k",
+        type=int,
+        default=30,
+        help="K of the validation triple recall@K that selects the epoch (default: the K the "
+        "1.5B reader is given, top_k=auto)",
     )
     return parser.parse_args(argv)
 
@@ -81,7 +85,7 @@ def main(argv: list[str]) -> int:
         outcome = Outcome(
             retrieval=settings,
             data=data_card(run.data, train, val, train_with_labels=len(labelled)),
-            validation=evaluate(kg, scorer, text, val, [50, 100, 200]),
+            validation=evaluate(kg, scorer, text, val, sorted({args.top_k, 30, 50, 100, 200})),
         )
         save_trained(ABOUT, run, scorer, text.encoder.model_name, fitted, outcome)
     return 0
