@@ -37,6 +37,7 @@ class LLMCall:
     cached: bool = False
     looped: bool = False  # the loop guard cut a repeating tail
     reused_tokens: int = 0  # prompt tokens the server took from its prompt cache
+    soft_tokens: int = 0  # soft-prompt vectors (graph tokens) read before the text
     # why this request gave its stage no reply: a transient failure that was retried, or a
     # reply that was not the JSON asked for and was asked again ('' for a reply that was used)
     problem: str = ""

@@ -13,6 +13,7 @@ from kgviz.llm.deadline import llm_timeout, run_with_deadline
 from kgviz.llm.errors import LLMError, LLMOutputError, LLMTimeout, LLMTransient
 from kgviz.llm.parsing import parse_reply
 from kgviz.llm.repetition import cut_loop
+from kgviz.llm.soft_prompt import SOFT_PROMPT_OPTION, SoftPrompt, text_only_error
 from kgviz.llm.streaming import emit, emitted
 
 log = logging.getLogger(__name__)
@@ -66,12 +67,20 @@ class LLM(ABC):
     model: str
     # How many calls may usefully be in flight at once (an in-process model serialises them).
     parallel_requests: int = 1
+    # A white-box reader takes soft prompts (vectors into its embedding layer) besides text.
+    takes_embeddings: bool = False
 
     @abstractmethod
     def complete(
-        self, messages: list[Message], schema: dict | None = None, **options: Any
+        self,
+        messages: list[Message],
+        schema: dict | None = None,
+        *,
+        soft_prompt: SoftPrompt | None = None,
+        **options: Any,
     ) -> Completion:
-        """Send `messages`; with a JSON `schema`, the reply is constrained and parsed."""
+        """Send `messages`; with a JSON `schema`, the reply is constrained and parsed. A
+        `soft_prompt` goes before the text (white-box readers only)."""
 
     @abstractmethod
     def options(self, **overrides: Any) -> dict[str, Any]:
@@ -82,6 +91,10 @@ class LLM(ABC):
 
     def warm_up(self) -> None:
         """Load the model now if this backend loads one (the in-process model does)."""
+
+    def hidden_size(self) -> int:
+        """The width of the model's token embeddings, which a soft prompt must have."""
+        raise LLMError(text_only_error(self.describe()))
 
 
 class Backend(LLM):
@@ -123,10 +136,19 @@ class Backend(LLM):
         return {**self.defaults, **overrides}
 
     def complete(
-        self, messages: list[Message], schema: dict | None = None, **options: Any
+        self,
+        messages: list[Message],
+        schema: dict | None = None,
+        *,
+        soft_prompt: SoftPrompt | None = None,
+        **options: Any,
     ) -> Completion:
         check_messages(messages)
         resolved = self.options(**options)
+        if soft_prompt is not None:
+            if not self.takes_embeddings:
+                raise LLMError(text_only_error(self.describe()))
+            resolved = {**resolved, SOFT_PROMPT_OPTION: soft_prompt}
         if log.isEnabledFor(logging.DEBUG):  # prompts only at debug level: they can be long
             log.debug(
                 "%s prompt:\n%s",
@@ -153,6 +175,7 @@ class Backend(LLM):
             looped=reply.looped,
             retried=retried,
             reused_tokens=reply.reused_tokens,
+            soft_tokens=soft_prompt.tokens if soft_prompt is not None else 0,
         )
         if schema is None:
             return completion

@@ -12,6 +12,7 @@ from kgviz.atomic import write_text_atomic
 from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMCacheMiss, LLMError
+from kgviz.llm.soft_prompt import SoftPrompt, text_only_error
 from kgviz.llm.streaming import emit
 from kgviz.paths import cache_root
 
@@ -47,6 +48,7 @@ class CachedLLM(LLM):
         self.name = inner.name
         self.model = inner.model
         self.parallel_requests = inner.parallel_requests
+        self.takes_embeddings = inner.takes_embeddings
 
     def options(self, **overrides: Any) -> dict[str, Any]:
         return self.inner.options(**overrides)
@@ -57,14 +59,24 @@ class CachedLLM(LLM):
     def warm_up(self) -> None:
         self.inner.warm_up()
 
+    def hidden_size(self) -> int:
+        return self.inner.hidden_size()
+
     def entry_path(self, key: str) -> Path:
         return self.path / key[:2] / f"{key}.json"
 
     def complete(
-        self, messages: list[Message], schema: dict | None = None, **options: Any
+        self,
+        messages: list[Message],
+        schema: dict | None = None,
+        *,
+        soft_prompt: SoftPrompt | None = None,
+        **options: Any,
     ) -> Completion:
+        if soft_prompt is not None and not self.takes_embeddings:
+            raise LLMError(text_only_error(self.inner.describe()))
         if self.mode == "off":
-            return self.inner.complete(messages, schema, **options)
+            return self.inner.complete(messages, schema, soft_prompt=soft_prompt, **options)
         request = {
             "backend": self.name,
             "model": self.model,
@@ -72,6 +84,8 @@ class CachedLLM(LLM):
             "schema": schema,
             "options": self.options(**options),
         }
+        if soft_prompt is not None:  # absent otherwise: text-only requests keep their keys
+            request["soft_prompt"] = soft_prompt.fingerprint()
         entry = self.entry_path(request_key(request))
         hit = self._read(entry)
         if hit is not None:
@@ -82,7 +96,7 @@ class CachedLLM(LLM):
                 f"no cached reply for this request in {self.path} (read-only cache, "
                 f"{self.describe()}); record it with cache mode rw"
             )
-        completion = self.inner.complete(messages, schema, **options)
+        completion = self.inner.complete(messages, schema, soft_prompt=soft_prompt, **options)
         stored = dataclasses.asdict(dataclasses.replace(completion, retried=()))
         record = {"request": request, "completion": stored}
         text = json.dumps(record, ensure_ascii=False, indent=1)

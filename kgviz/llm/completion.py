@@ -23,3 +23,4 @@ class Completion:
     reused_tokens: int = 0  # prompt tokens taken from the server's prompt cache, not read again
     # the transient failures of the attempts before this reply (each request reached the server)
     retried: tuple[str, ...] = ()
+    soft_tokens: int = 0  # soft-prompt vectors read before the text (counted in prompt_tokens)

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgviz.llm.base import Backend, Message, RawReply
+from kgviz.llm.base import Message, RawReply
 from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
+from kgviz.llm.in_process import InProcessBackend
 from kgviz.llm.model_files import DEFAULT_MODEL, ModelSpec, get_spec, verify_model
 from kgviz.llm.openai_format import chat_body, streamed, take_chunk, take_completion
 from kgviz.llm.prefix_state import PREFIX_ENV, PrefixStates, SlotPrefixes, prefix_cache_on
@@ -136,12 +137,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class LlamaCppBackend(Backend):
-    """`complete()` on an offline model from `model_files.MODELS`, verified before first use."""
+class LlamaCppBackend(InProcessBackend):
+    """`complete()` on an offline model from `model_files.MODELS`, verified before first use.
+    The deadline, cancellation and Ctrl-C are checked between streamed tokens (a prompt being
+    read is not interrupted)."""
 
     name = "llamacpp"
-    retries_transient = False  # the same prompt on the same model would time out again
-    streams = True  # hands each token to `streaming.emit` as it is generated
     # A CPU reading a long prompt and writing 384 tokens on one busy thread can take minutes;
     # nothing in-process can hang the way a server can, and max_tokens bounds the rest.
     default_timeout_s = 600.0
@@ -163,7 +164,6 @@ class LlamaCppBackend(Backend):
         self.slots = slots or default_slots()
         self.parallel_requests = self.slots
         self._loaded: LoadedModel | None = None
-        self._request = threading.local()  # the deadline of this thread's request in flight
 
     def warm_up(self) -> None:
         self.load()
@@ -193,28 +193,10 @@ class LlamaCppBackend(Backend):
             self._loaded = _load(self.spec, path, self.n_ctx, self.threads, self.slots)
         return self._loaded
 
-    def _bounded_generate(
-        self,
-        messages: list[Message],
-        schema: dict | None,
-        options: dict[str, Any],
-        deadline: float,
-    ) -> RawReply:
-        """The in-process model runs in this thread: the deadline, cancellation and Ctrl-C are
-        checked between streamed tokens (a prompt being read is not interrupted)."""
-        with RequestWatch(self.timeout_s, self.describe(), deadline) as watch:
-            if watch.expired():
-                watch.raise_expired()
-            self._request.watch = watch
-            try:
-                return self._generate(messages, schema, options)
-            finally:
-                self._request.watch = None
-
     def _generate(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any]
     ) -> RawReply:
-        watch: RequestWatch | None = getattr(self._request, "watch", None)
+        watch = self.watch()
         loaded = self.load()
         body = chat_body(self.model, messages, schema, options)
         guard = LoopGuard(watching=schema is None and options["loop_guard"])

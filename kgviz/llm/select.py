@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,16 @@ def _local(rest: str, slots: int | None) -> Choice:
     )
 
 
+def _hf(rest: str, slots: int | None) -> Choice:
+    from kgviz.llm.hf_backend import HFBackend
+
+    name = rest or default_local_model()
+    return Choice(
+        HFBackend(get_spec(name).name),
+        f"offline model {name} (transformers, white-box: takes soft prompts; as requested)",
+    )
+
+
 def _openai(rest: str, slots: int | None) -> Choice:
     url, _, model = rest.rpartition("#")
     if not (url and model):
@@ -100,6 +111,12 @@ BACKENDS = (
         "ollama", "ollama[:MODEL]", "an Ollama server (OLLAMA_HOST, KGVIZ_OLLAMA_MODEL)", _ollama
     ),
     BackendKind("local", "local[:NAME]", "an offline model in-process (llama.cpp)", _local),
+    BackendKind(
+        "hf",
+        "hf[:NAME]",
+        "the same offline model in PyTorch (transformers): slower, white-box (soft prompts)",
+        _hf,
+    ),
     BackendKind("openai", "openai:URL#MODEL", "an OpenAI-compatible server", _openai),
 )
 SPEC_HELP = " | ".join(kind.grammar for kind in BACKENDS)
@@ -168,6 +185,16 @@ def _runtime_row() -> dict[str, str]:
         )
 
 
+def _white_box_row() -> dict[str, str]:
+    from kgviz.llm.hf_backend import INSTALL, NEEDS
+
+    missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        return _row("white-box runtime (hf)", False, f"{' and '.join(missing)} missing", INSTALL)
+    versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in NEEDS)
+    return _row("white-box runtime (hf)", True, f"transformers reads GGUF ({versions})")
+
+
 def doctor_report() -> list[dict[str, str]]:
     """Rows (component, status ok|missing, detail, fix) on every LLM backend and offline model."""
     model = default_ollama_model()
@@ -186,6 +213,7 @@ def doctor_report() -> list[dict[str, str]]:
             f"ollama pull {model} (or set KGVIZ_OLLAMA_MODEL)",
         ),
         _runtime_row(),
+        _white_box_row(),
     ]
     usable: dict[str, bool] = {}
     for name, spec in MODELS.items():
