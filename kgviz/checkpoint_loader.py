@@ -29,10 +29,11 @@ class LearnedPart(Generic[M]):
     model_class: type[M]
     settings: type
     encoder: str
+    command: str = ""  # how to train it, when not `kgviz train METHOD`
 
     @property
     def train_command(self) -> str:
-        return f"kgviz train {self.method}"
+        return self.command or f"kgviz train {self.method}"
 
 
 def load_learned(part: LearnedPart[M], root: Path | None = None) -> tuple[M, dict[str, Any]]:

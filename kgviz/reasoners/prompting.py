@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kgviz.llm.base import LLM, Message
+from kgviz.llm.soft_prompt import SoftPrompt
 from kgviz.reasoners.llm_calls import ask_text
 from kgviz.trace import REASK_STAGE, Trace
 
@@ -57,6 +58,7 @@ def generate_answer(
     reask: str | Callable[[str], str] = NAMES_REASK,
     fallback: Callable[[str], list[str]] | None = None,
     reask_shows_reply: bool = True,
+    soft_prompt: SoftPrompt | None = None,
 ) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
@@ -67,11 +69,13 @@ def generate_answer(
     re-ask follows the question directly, without the failed reply (a small model otherwise
     repeats it).
     When neither commits, `fallback` (the method's last resort, `Reasoner.listed_answers`) reads
-    the kept first reply.
+    the kept first reply. A `soft_prompt` (GRAG's graph token) goes before both requests.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
     """
     with trace.stage(GENERATION):
-        reply = ask_text(trace, GENERATION, llm, messages, max_tokens=max_tokens).strip()
+        reply = ask_text(
+            trace, GENERATION, llm, messages, max_tokens=max_tokens, soft_prompt=soft_prompt
+        ).strip()
         answers = extract(reply)
         if not answers:
             second = ask_text(
@@ -84,6 +88,7 @@ def generate_answer(
                     reask if isinstance(reask, str) else reask(reply),
                 ),
                 max_tokens=max_tokens,
+                soft_prompt=soft_prompt,
             ).strip()
             answers = extract(second)
             if answers:

@@ -43,9 +43,10 @@ def save_trained(
     encoder: str,
     fitted: Fitted,
     outcome: Outcome,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     """Save `model` (holding the best epoch's weights, read with `encoder`'s vectors) and its
-    card in the run's folder, and say so."""
+    card, with `extra` entries, in the run's folder, and say so."""
     schedule, seconds = fitted.schedule, round(run.data.seconds(), 1)
     card = {
         "format": CARD_FORMAT,
@@ -74,6 +75,7 @@ def save_trained(
         "validation": outcome.validation,
         "versions": {"python": sys.version.split()[0], "torch": torch.__version__},
         "command": run.command,
+        **(extra or {}),
     }
     save_checkpoint(run.folder, model.state_dict(), card)
     print(

@@ -52,4 +52,10 @@ class GRAGConfig(GroundedConfig):
     checkpoint_root: str | None = option(
         None, "folder holding grag/ (default: the dataset's or the packaged one)"
     )
+    soft_prompt: bool | None = option(
+        None,
+        "the paper's graph token (a gated GAT over the ego-graphs, projected into the reader's "
+        "embeddings) before the hard prompt; needs a white-box reader (--llm hf:NAME); None: "
+        "on exactly when the reader is white-box",
+    )
     max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)

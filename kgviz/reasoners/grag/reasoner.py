@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+from kgviz.checkpoint_store import checkpoint_dir, find_checkpoint
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.llm.soft_prompt import SoftPrompt, text_only_error
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import (
     Reasoner,
@@ -17,16 +20,27 @@ from kgviz.reasoners.grag.config import GRAGConfig
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
+from kgviz.reasoners.grag.graph_token import (
+    CHECKPOINT as TOKEN_CHECKPOINT,
+)
+from kgviz.reasoners.grag.graph_token import (
+    GraphTokenEncoder,
+    ego_tensors,
+    load_token_encoder,
+)
 from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import prune
 from kgviz.reasoners.grag.records import (
     DESCRIPTION,
     EGO_GRAPHS,
+    GRAPH_TOKEN,
     PRUNING,
     Description,
     EgoRetrieval,
+    GraphToken,
     PrunedEgoGraph,
     RetrievedEgo,
+    TokenGraph,
 )
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
 from kgviz.reasoners.grounding import link_and_ground
@@ -42,12 +56,21 @@ QUESTION_GRAPHS = "_grag_question_graphs"
 
 @dataclass(frozen=True)
 class GRAGFound:
-    """What retrieval hands to generation: the task, the question, its topics, the descriptions."""
+    """What retrieval hands to generation: the task, the question, its topics, the descriptions
+    and the graph token (None without one)."""
 
     task: str
     question: str
     topics: tuple[str, ...]
     descriptions: list[Description]
+    graph_token: SoftPrompt | None = None
+
+
+def soft_prompt_of(record: GraphToken) -> SoftPrompt:
+    """The recorded graph token as the soft prompt the reader takes."""
+    import torch
+
+    return SoftPrompt(torch.tensor([record.vector], dtype=torch.float32))
 
 
 def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, ...]]:
@@ -67,14 +90,13 @@ def question_graphs(context: ReasonerContext) -> dict[str, tuple[StringTriple, .
 
 
 class GRAG(Reasoner[GRAGFound]):
-    """GRAG with its hard prompt only.
+    """GRAG: hard prompt, and the graph token (soft prompt) with a white-box reader.
 
     Stages: topic-entity linking; ego-graph retrieval (top-N by cosine of mean-pooled ego-graph
     vectors to the question); soft pruning (a trained gate per node and edge); the hierarchical
-    description of each pruned ego-graph; generation. The paper's second prompt, a graph token
-    from a GNN over the pruned ego-graphs fed as a soft prompt into the LLM's embedding layer,
-    needs a white-box LLM and training through it: it is left out. On the stance task the whole
-    question graph is described, unpruned, as the paper does for ExplaGraphs.
+    description of each pruned ego-graph; the graph token (`soft_prompt`: a gated GAT over the
+    retrieved ego-graphs, projected into the reader's embeddings); generation. On the stance
+    task the whole question graph is described, unpruned, as the paper does for ExplaGraphs.
     """
 
     name = "grag"
@@ -85,6 +107,39 @@ class GRAG(Reasoner[GRAGFound]):
     def checkpoint(self) -> tuple[SoftPruner, dict[str, Any]]:
         """The trained gate and its card (a missing checkpoint names `kgviz train grag`)."""
         return load_pruner(self.chosen_checkpoint)
+
+    @cached_property
+    def token_root(self) -> Path:
+        """The root holding the graph-token encoder for the dataset in use."""
+        root = self.config.checkpoint_root
+        return find_checkpoint(
+            TOKEN_CHECKPOINT, self.context.dataset.name, Path(root) if root else None
+        )
+
+    @cached_property
+    def token_encoder(self) -> tuple[GraphTokenEncoder, dict[str, Any]]:
+        """The trained encoder and its card; it must have been trained through this reader."""
+        encoder, card = load_token_encoder(self.token_root)
+        reader = str(card.get("reader", {}).get("model", ""))
+        llm = self.context.llm
+        if llm is not None and reader != llm.model:
+            folder = checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)
+            raise KgvizError(
+                f"grag: the graph-token encoder in {folder} was trained through "
+                f"{reader or 'an unnamed reader'}, not {llm.model}; train one with "
+                f"`kgviz train grag --graph-token --llm hf:{llm.model}`"
+            )
+        return encoder, card
+
+    def graph_token_on(self) -> bool:
+        """Whether this run feeds the graph token: `soft_prompt`, or (None) whether the reader
+        is white-box; asking for it with a text-only reader is a one-line error."""
+        llm = self.context.llm
+        white_box = llm is not None and llm.takes_embeddings
+        if self.config.soft_prompt and not white_box:
+            reader = llm.describe() if llm is not None else "no LLM"
+            raise KgvizError(f"grag soft_prompt=true: {text_only_error(reader)}")
+        return white_box if self.config.soft_prompt is None else self.config.soft_prompt
 
     @cached_property
     def ego_index(self) -> EgoIndex:
@@ -111,6 +166,7 @@ class GRAG(Reasoner[GRAGFound]):
             return self._retrieve_question_graph(trace, question)
         config = self.config
         pruner, card = self.checkpoint  # a missing checkpoint fails before any work
+        token_on = self.graph_token_on() and self.token_encoder is not None  # fails early
         self.note_checkpoint(trace, card)
         linking = link_and_ground(
             trace, self.context, question, topic_entities, self.config.on_ungrounded
@@ -136,7 +192,38 @@ class GRAG(Reasoner[GRAGFound]):
             descriptions = self._describe([(g.centre, g.kept_triples) for g in pruned])
             trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(t for p in pruned for t in p.kept_triples))
-        return GRAGFound("qa", linking.question, tuple(linking.names), descriptions)
+        token = None
+        if token_on and retrieved:
+            with trace.stage(GRAPH_TOKEN):
+                record = self._graph_token(index, vector, retrieved)
+                trace.record(GRAPH_TOKEN, record)
+            token = soft_prompt_of(record)
+        return GRAGFound("qa", linking.question, tuple(linking.names), descriptions, token)
+
+    def _graph_token(self, index: EgoIndex, vector: Any, retrieved: list[Retrieved]) -> GraphToken:
+        """Eq. 9-10 on the retrieved ego-graphs, recorded with what each one gave the token."""
+        import torch
+
+        encoder, card = self.token_encoder
+        graphs = [ego_tensors(index, r.ego) for r in retrieved]
+        with torch.no_grad():
+            token, inside = encoder(torch.from_numpy(vector), graphs)
+        return GraphToken(
+            str(checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)),
+            str(card.get("reader", {}).get("model", "")),
+            [round(v, 6) for v in token[0].tolist()],
+            [
+                TokenGraph(
+                    index.kg.entities[r.ego.centre],
+                    [round(g, 4) for g in nodes.tolist()],
+                    [round(g, 4) for g in edges.tolist()],
+                    [round(a, 4) for a in attention.tolist()],
+                )
+                for r, nodes, edges, attention in zip(
+                    retrieved, inside.node_gates, inside.edge_gates, inside.attention, strict=True
+                )
+            ],
+        )
 
     def _retrieve_question_graph(self, trace: Trace, question: str) -> GRAGFound:
         """ExplaGraphs: the question's own graph is the source, described whole (no pruning)."""
@@ -178,7 +265,14 @@ class GRAG(Reasoner[GRAGFound]):
             descriptions += self._describe([(added[0][0], added)])
         trace.record(DESCRIPTION, descriptions)
         linking = trace.stages[LINKING]
-        return GRAGFound("qa", linking.question, tuple(linking.names), descriptions)
+        token = trace.stages.get(GRAPH_TOKEN)
+        return GRAGFound(
+            "qa",
+            linking.question,
+            tuple(linking.names),
+            descriptions,
+            soft_prompt_of(token) if token is not None else None,
+        )
 
     def generate(self, trace: Trace, question: str, found: GRAGFound) -> None:
         described = [(d.centre, d.text) for d in found.descriptions]
@@ -200,6 +294,7 @@ class GRAG(Reasoner[GRAGFound]):
             self.config.max_tokens,
             lambda reply: mentioned_entities(reply, names),
             fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
+            soft_prompt=found.graph_token,
         )
 
     def _retrieval_record(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 EGO_GRAPHS = "ego_graphs"  # EgoRetrieval
 PRUNING = "pruning"  # list[PrunedEgoGraph]
 DESCRIPTION = "description"  # list[Description]
+GRAPH_TOKEN = "graph_token"  # GraphToken
 
 
 @dataclass
@@ -69,3 +70,26 @@ class PrunedEgoGraph:
     @property
     def kept_triples(self) -> list[tuple[str, str, str]]:
         return [(e.head, e.relation, e.tail) for e in self.edges if e.kept]
+
+
+@dataclass
+class TokenGraph:
+    """One ego-graph as the graph token read it, in the order of its `PrunedEgoGraph`'s nodes
+    and edges: the gates scaling them inside the GAT and the last GAT layer's attention on
+    each edge (averaged over heads)."""
+
+    centre: str
+    node_gates: list[float]
+    edge_gates: list[float]
+    attention: list[float]
+
+
+@dataclass
+class GraphToken:
+    """The `"graph_token"` record: the soft prompt fed before the hard prompt, the encoder's
+    checkpoint, the reader it was trained through, and what each ego-graph gave it."""
+
+    checkpoint: str
+    reader: str
+    vector: list[float]
+    graphs: list[TokenGraph] = field(default_factory=list)

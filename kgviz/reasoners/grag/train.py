@@ -50,6 +50,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=4, help="questions per optimiser step")
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--hidden", type=int, default=GateShape.hidden)
+    parser.add_argument(
+        "--graph-token",
+        action="store_true",
+        help="train the graph token (the soft prompt) through a white-box reader instead "
+        "(its options: kgviz train grag --graph-token --help)",
+    )
     return parser.parse_args(argv)
 
 
@@ -92,6 +98,10 @@ def per_hop(pruner: SoftPruner, index: EgoIndex, samples: list[GRAGSample], budg
 
 
 def main(argv: list[str]) -> int:
+    if "--graph-token" in argv:
+        from kgviz.reasoners.grag import train_token
+
+        return train_token.main([a for a in argv if a != "--graph-token"])
     args = parse_args(argv)
     with training_run(ABOUT.method, args, argv) as run:
         settings = GRAGRetrieval()
