@@ -123,7 +123,8 @@ class Trace:
         return self.timings.get("total", 0.0) + self.replayed_seconds
 
     def to_json(self) -> dict[str, Any]:
-        """The contract JSON of `kgviz ask --json` (plus token counts and warnings)."""
+        """The contract JSON of `kgviz ask --json` (plus token counts, warnings, the stages
+        recorded and a line per LLM request; `save` writes the records themselves)."""
         return {
             "method": self.method,
             "question": self.question,
@@ -139,6 +140,20 @@ class Trace:
             "abstained": self.abstained,
             "warnings": list(self.warnings),
             "setting": dict(self.setting),
+            "stages": list(self.stages),
+            "llm_calls": [
+                {
+                    "stage": call.stage,
+                    "llm": f"{call.backend}:{call.model}",
+                    "prompt_tokens": call.prompt_tokens,
+                    "soft_tokens": call.soft_tokens,
+                    "completion_tokens": call.completion_tokens,
+                    "seconds": round(call.latency_s, 3),
+                    "cached": call.cached,
+                    "problem": call.problem,
+                }
+                for call in self.llm_calls
+            ],
         }
 
     def save(self, path: str | Path) -> None:

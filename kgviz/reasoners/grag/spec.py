@@ -6,8 +6,9 @@ from kgviz.reasoners.spec import MethodSpec
 PAPER_PRESET = Preset(
     PAPER,
     "GRAG with the paper's top-10 2-hop ego-graphs (its Figure 3 sweeps N; 10 is the setting "
-    "its retriever comparison shares). Not followed: only the hard prompt (the graph-token "
-    "soft prompt needs a white-box, LoRA-tuned LLM); the description is cut to "
+    "its retriever comparison shares); the graph token (soft prompt) with a white-box reader "
+    "(--llm hf:NAME). Not followed: the token's encoder is trained on a short prompt (token, "
+    "question, answer) and is smaller than the paper's; the description is cut to "
     "description_tokens to fit the reader's context, hubs expand through max_degree "
     "half-edges and centres lie within scope_hops of the topic entities (choices the paper "
     "leaves open); the gate was trained with top-3 retrieval; text vectors come from "
