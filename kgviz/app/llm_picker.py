@@ -25,6 +25,7 @@ def llm_options(ollama: list[str]) -> list[tuple[str, str]]:
     return [
         (f"auto ({backend_kind('auto').summary})", "auto"),
         *((f"offline: {name}", f"local:{name}") for name in MODELS),
+        *((f"white-box (transformers, soft prompts): {name}", f"hf:{name}") for name in MODELS),
         *((f"Ollama: {name}", f"ollama:{name}") for name in ollama),
         (f"{backend_kind(OPENAI).summary}: URL…", OPENAI),
     ]

@@ -141,16 +141,20 @@ class HFBackend(InProcessBackend):
     def __init__(self, model: str = DEFAULT_MODEL, **defaults: Any) -> None:
         self.spec = get_spec(model)
         super().__init__(self.spec.name, **defaults)
-        self._loaded: LoadedReader | None = None
 
     def load(self) -> LoadedReader:
-        """Verify the model file and load it if this process has not yet."""
-        if self._loaded is None:
-            self._loaded = _load(self.spec, verify_model(self.spec))
-        return self._loaded
+        """Verify the model file and load it if this process has not yet (or has unloaded it)."""
+        loaded = _LOADED.get(str(self.spec.path))
+        return loaded if loaded is not None else _load(self.spec, verify_model(self.spec))
 
     def warm_up(self) -> None:
         self.load()
+
+    def unload(self) -> None:
+        """Free the model (about 9 GB for the 1.5B on a CPU) for every backend object of this
+        process sharing it; the next request loads it again."""
+        with _LOADING:
+            _LOADED.pop(str(self.spec.path), None)
 
     def hidden_size(self) -> int:
         return int(self.load().model.config.hidden_size)
@@ -228,7 +232,8 @@ class HFBackend(InProcessBackend):
         return stream.reply()
 
     def describe(self) -> str:
-        where = self._loaded.device if self._loaded else "cuda or cpu"
+        loaded = _LOADED.get(str(self.spec.path))
+        where = loaded.device if loaded is not None else "cuda or cpu"
         return f"{self.name}:{self.model} (transformers on {where})"
 
 

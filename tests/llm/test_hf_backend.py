@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,11 @@ LONG = [{"role": "user", "content": "Summarise: " + "the graph has nodes and edg
 
 
 @pytest.fixture(scope="module")
-def reader(model_0_5b: Path) -> HFBackend:
+def reader(model_0_5b: Path) -> Iterator[HFBackend]:
     backend = HFBackend("qwen2.5-coder-0.5b", max_tokens=16)
     backend.warm_up()
-    return backend
+    yield backend
+    backend.unload()  # 4 GB the rest of the test session does not need
 
 
 def test_it_answers_through_the_chat_template_and_streams_what_it_returns(reader) -> None:

@@ -70,6 +70,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         assert main(TRAIN) == 0
         assert not progress.exists()
         yield root
+    HFBackend(READER).unload()
 
 
 def test_the_card_names_the_reader_and_the_token_against_no_token(cache) -> None:
@@ -122,3 +123,18 @@ def test_gradients_reach_the_gates_the_gat_and_the_projector(cache) -> None:
     for part in (encoder.gates.node_gate, encoder.gates.edge_gate, encoder.convs, encoder.project):
         assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in part.parameters())
     assert len(inside.attention[0]) == 3 and len(inside.node_gates[0]) == 4
+
+
+def test_the_packaged_token_answers_through_the_1_5b_reader(tmp_cache, capsys) -> None:
+    """The issue's acceptance: the packaged encoder (trained on MetaQA through the 1.5B reader)
+    on the demo KG."""
+    prepare_model("qwen2.5-coder-1.5b", progress=False)
+    reader = ["--llm", "hf:qwen2.5-coder-1.5b", "--cache", "off", "--json"]
+    try:
+        assert main([*ASK, "--set", "soft_prompt=true", *reader]) == 0
+    finally:
+        HFBackend("qwen2.5-coder-1.5b").unload()
+    out = json.loads(capsys.readouterr().out)
+    assert "Robert Zemeckis" in out["answers"] and "graph_token" in out["stages"]
+    (call,) = [c for c in out["llm_calls"] if c["stage"] == "generation"]
+    assert call["soft_tokens"] == 1 and call["llm"] == "hf:qwen2.5-coder-1.5b"
