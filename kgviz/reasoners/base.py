@@ -93,6 +93,11 @@ class ReasonerContext:
         return self._llm
 
     @property
+    def reader(self) -> LLM | None:
+        """The LLM, or None in a context made for retrieval only."""
+        return self._llm
+
+    @property
     def llm_model(self) -> str:
         """The LLM's model name ('' in a context made for retrieval only)."""
         return "" if self._llm is None else self._llm.model

@@ -121,7 +121,7 @@ class GRAG(Reasoner[GRAGFound]):
         """The trained encoder and its card; it must have been trained through this reader."""
         encoder, card = load_token_encoder(self.token_root)
         reader = str(card.get("reader", {}).get("model", ""))
-        llm = self.context.llm
+        llm = self.context.reader
         if llm is not None and reader != llm.model:
             folder = checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)
             raise KgvizError(
@@ -134,7 +134,7 @@ class GRAG(Reasoner[GRAGFound]):
     def graph_token_on(self) -> bool:
         """Whether this run feeds the graph token: `soft_prompt`, or (None) whether the reader
         is white-box; asking for it with a text-only reader is a one-line error."""
-        llm = self.context.llm
+        llm = self.context.reader
         white_box = llm is not None and llm.takes_embeddings
         if self.config.soft_prompt and not white_box:
             reader = llm.describe() if llm is not None else "no LLM"
