@@ -71,8 +71,8 @@ def import_graph() -> nx.DiGraph:
 
 
 # A method's folder is a vertical slice: its views (the `views` package and every module in it)
-# sit with the views, its trainer with training.
-METHOD_PARTS = {"views": "viz", "train": "training"}
+# sit with the views, its trainers (`train`, and GRAG's graph-token `train_token`) with training.
+METHOD_PARTS = {"views": "viz", "train": "training", "train_token": "training"}
 METHODS = {path.parent.name for path in (PACKAGE / "reasoners").glob("*/spec.py")}
 
 
@@ -112,6 +112,7 @@ def test_a_methods_views_and_trainer_are_layered_apart_from_its_reasoner():
     assert layer_of("kgviz.reasoners.simgrag.views.pools") == viz
     assert layer_of("kgviz.reasoners.simgrag.pools") == reasoners
     assert layer_of("kgviz.reasoners.gnnrag.train") == layer_of("kgviz.training")
+    assert layer_of("kgviz.reasoners.grag.train_token") == layer_of("kgviz.training")
 
 
 def test_views_import_no_other_methods_code_and_shared_views_name_no_method():

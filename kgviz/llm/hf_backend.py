@@ -135,7 +135,7 @@ class HFBackend(InProcessBackend):
 
     name = "hf"
     takes_embeddings = True
-    # fp32 on 2 CPU cores reads about 20-40 prompt tokens a second and writes about 1-2
+    # fp32 on 2 CPU cores reads about 40 prompt tokens a second and writes 2-3 (bench_white_box)
     default_timeout_s = 1800.0
 
     def __init__(self, model: str = DEFAULT_MODEL, **defaults: Any) -> None:
