@@ -18,7 +18,6 @@ import importlib.util
 import os
 import shutil
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,19 +42,23 @@ END_TOKENS = ("<|im_end|>", "<|endoftext|>")
 
 @dataclass
 class LoadedReader:
-    """A transformers model and tokenizer, where they run, what ends a reply, the load time,
-    and the lock admitting one request at a time."""
+    """A transformers model and tokenizer, where they run, what ends a reply, and the lock
+    admitting one request at a time."""
 
     model: Any
     tokenizer: Any
     device: str
     end_ids: frozenset[int]
-    load_s: float
     lock: threading.Lock
 
 
 _LOADED: dict[str, LoadedReader] = {}
 _LOADING = threading.Lock()
+
+
+def missing_packages() -> list[str]:
+    """The packages of `NEEDS` this environment lacks."""
+    return [name for name in NEEDS if importlib.util.find_spec(name) is None]
 
 
 def tokenizer_folder(spec: ModelSpec) -> Path:
@@ -101,13 +104,12 @@ def _load(spec: ModelSpec, path: Path) -> LoadedReader:
     """Load `path` once per process (later calls return the same reader)."""
     with _LOADING:
         if str(path) not in _LOADED:
-            missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
+            missing = missing_packages()
             if missing:
                 raise LLMUnavailable(f"the hf backend needs {' and '.join(missing)}: {INSTALL}")
             from transformers import AutoModelForCausalLM
 
             device, dtype = _device()
-            start = time.perf_counter()
             try:
                 tokenizer = load_tokenizer(spec, path)
                 model: Any = AutoModelForCausalLM.from_pretrained(
@@ -123,7 +125,6 @@ def _load(spec: ModelSpec, path: Path) -> LoadedReader:
                 tokenizer,
                 device,
                 frozenset(i for i in ends if isinstance(i, int) and i >= 0),
-                time.perf_counter() - start,
                 threading.Lock(),
             )
         return _LOADED[str(path)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -186,9 +185,9 @@ def _runtime_row() -> dict[str, str]:
 
 
 def _white_box_row() -> dict[str, str]:
-    from kgviz.llm.hf_backend import INSTALL, NEEDS
+    from kgviz.llm.hf_backend import INSTALL, NEEDS, missing_packages
 
-    missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
+    missing = missing_packages()
     if missing:
         return _row("white-box runtime (hf)", False, f"{' and '.join(missing)} missing", INSTALL)
     versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in NEEDS)

@@ -45,17 +45,19 @@ def evidence_graph(
     marks: Marks | None = None,
     kg: KnowledgeGraph | None = None,
     edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
+    score_label: str = "triple score",
 ) -> str:
     """HTML: the graph of `triples`, `highlight` names (e.g. answers) in red; with `scores`
     (entity name -> probability, e.g. a GNN's), node size grows with the score shown on hover;
-    with `triple_scores` (e.g. a retriever's), edges take their score's colour and width (and a
-    score filter); gold answers and topic entities in `marks` get their border; with `kg`,
-    entities link to it (`kg_links`); a triple in `edge_marks` is drawn in its mark."""
+    with `triple_scores` (e.g. a retriever's; `score_label` names them in the legend), edges take
+    their score's colour and width (and a score filter); gold answers and topic entities in
+    `marks` get their border; with `kg`, entities link to it (`kg_links`); a triple in
+    `edge_marks` is drawn in its mark."""
     marked = set(highlight)
     triples = list(triples)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
     if triple_scores:
-        key += score_key("triple score")
+        key += score_key(score_label)
     elif any(triple not in (edge_marks or {}) for triple in triples):  # some drawn plain
         key.append(("triple", TRIPLE))
     return triples_graph(

@@ -103,6 +103,7 @@ def test_the_saved_token_reloads_answers_and_is_drawn(cache, monkeypatch, capsys
     view = stage_views(trace)["graph_token"]
     assert "Graph token: one vector of 896" in view and "Largest moves" in view
     assert "Forrest Gump" in view and "attention of the last GAT layer" in view
+    assert "GAT attention (relative) 1" in view and "triple score" not in view
 
 
 def test_a_text_only_reader_is_refused_in_one_line(cache, monkeypatch, capsys) -> None:

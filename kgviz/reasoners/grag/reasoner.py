@@ -66,6 +66,11 @@ class GRAGFound:
     graph_token: SoftPrompt | None = None
 
 
+def trained_reader(card: dict[str, Any]) -> str:
+    """The reader a graph-token encoder's card says it was trained through ('' if none)."""
+    return str(card.get("reader", {}).get("model", ""))
+
+
 def soft_prompt_of(record: GraphToken) -> SoftPrompt:
     """The recorded graph token as the soft prompt the reader takes."""
     import torch
@@ -120,7 +125,7 @@ class GRAG(Reasoner[GRAGFound]):
     def token_encoder(self) -> tuple[GraphTokenEncoder, dict[str, Any]]:
         """The trained encoder and its card; it must have been trained through this reader."""
         encoder, card = load_token_encoder(self.token_root)
-        reader = str(card.get("reader", {}).get("model", ""))
+        reader = trained_reader(card)
         llm = self.context.reader
         if llm is not None and reader != llm.model:
             folder = checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)
@@ -166,7 +171,9 @@ class GRAG(Reasoner[GRAGFound]):
             return self._retrieve_question_graph(trace, question)
         config = self.config
         pruner, card = self.checkpoint  # a missing checkpoint fails before any work
-        token_on = self.graph_token_on() and self.token_encoder is not None  # fails early
+        token_on = self.graph_token_on()
+        if token_on:
+            self.token_encoder  # noqa: B018  (a missing or mismatched encoder fails before any work)
         self.note_checkpoint(trace, card)
         linking = link_and_ground(
             trace, self.context, question, topic_entities, self.config.on_ungrounded
@@ -210,7 +217,7 @@ class GRAG(Reasoner[GRAGFound]):
             token, inside = encoder(torch.from_numpy(vector), graphs)
         return GraphToken(
             str(checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)),
-            str(card.get("reader", {}).get("model", "")),
+            trained_reader(card),
             [round(v, 6) for v in token[0].tolist()],
             [
                 TokenGraph(

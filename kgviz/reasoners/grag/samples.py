@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from kgviz.datasets.base import QARecord
+from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.kg.weak_labels import resolve, shortest_path_edges
 from kgviz.reasoners.grag.ego_index import EgoIndex
 from kgviz.reasoners.grag.gate import SoftPruner
@@ -61,6 +62,13 @@ def build_sample(
         np.isin(nodes, positive_nodes).astype(np.float32),
         edge_labels.astype(np.float32),
         frozenset(answers),
+    )
+
+
+def question_vectors(index: EgoIndex, records: Sequence[QARecord]) -> np.ndarray:
+    """The records' question vectors, from the embedding cache where it holds them."""
+    return embed_with_cache(
+        index.encoder, [r.question for r in records], EmbeddingCache(index.encoder.model_name)
     )
 
 

@@ -18,7 +18,6 @@ from torch.nn.functional import binary_cross_entropy_with_logits
 
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.splits import HOPS
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, GateShape, SoftPruner
 from kgviz.reasoners.grag.samples import (
@@ -26,6 +25,7 @@ from kgviz.reasoners.grag.samples import (
     GRAGSample,
     build_samples,
     evaluate,
+    question_vectors,
     sample_tensors,
 )
 from kgviz.training.arguments import trainer_parser
@@ -62,10 +62,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def samples_of(
     index: EgoIndex, records: list[QARecord], settings: GRAGRetrieval, desc: str
 ) -> list[GRAGSample]:
-    vectors = embed_with_cache(
-        index.encoder, [r.question for r in records], EmbeddingCache(index.encoder.model_name)
-    )
-    return build_samples(index, records, vectors, settings, desc)
+    return build_samples(index, records, question_vectors(index, records), settings, desc)
 
 
 def balanced_bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -24,11 +24,10 @@ import torch
 
 from kgviz.atomic import atomic_path
 from kgviz.datasets.base import QARecord
-from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.errors import KgvizError
 from kgviz.kg.weak_labels import resolve
 from kgviz.llm.hf_backend import HFBackend
-from kgviz.llm.model_files import get_spec
+from kgviz.llm.select import choose_llm
 from kgviz.llm.soft_prompt import SoftPrompt
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import load_pruner
@@ -39,10 +38,11 @@ from kgviz.reasoners.grag.graph_token import (
     ego_tensors,
 )
 from kgviz.reasoners.grag.retrieval import Retrieved, retrieve
-from kgviz.reasoners.grag.samples import GRAGRetrieval
+from kgviz.reasoners.grag.samples import GRAGRetrieval, question_vectors
 from kgviz.reasoners.prompting import answer_messages
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.card import MethodCard, Outcome, save_trained
+from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.loop import Fitted, Schedule, Validation
 from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import TrainingRun, data_card, training_run
@@ -85,21 +85,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def reader_of(spec: str) -> HFBackend:
-    backend, _, name = spec.partition(":")
-    if backend != "hf":
+    reader = choose_llm(spec).llm
+    if not isinstance(reader, HFBackend):
         raise KgvizError(f"--llm {spec}: the graph token trains through a white-box reader, hf:")
-    return HFBackend(get_spec(name or "qwen2.5-coder-1.5b").name)
+    return reader
 
 
 def samples_of(
     index: EgoIndex, records: list[QARecord], settings: GRAGRetrieval
 ) -> list[TokenSample]:
     """Each record with a linked topic and an answer, retrieved as the reasoner retrieves."""
-    vectors = embed_with_cache(
-        index.encoder, [r.question for r in records], EmbeddingCache(index.encoder.model_name)
-    )
     samples = []
-    for record, vector in zip(records, vectors, strict=True):
+    for record, vector in zip(records, question_vectors(index, records), strict=True):
         topics = resolve(index.kg, record.topic_entities)
         found = retrieve(index, vector, topics, settings.top_n, settings.scope_hops)
         if found and record.answers:
@@ -202,12 +199,12 @@ def fit_token(
     epoch, step, history = 1, 0, []
     order = run.data.rng.permutation(len(train))
     losses: list[float] = []
-    best: dict[str, Any] | None = None
+    stopping: EarlyStopping[float] = EarlyStopping(args.patience)
     if state is not None:
         encoder.load_state_dict(state["encoder"])
         optimizer.load_state_dict(state["optimizer"])
         epoch, step, order, losses = state["epoch"], state["step"], state["order"], state["losses"]
-        history, best = state["history"], state["best"]
+        history, stopping = state["history"], state["stopping"]
         print(f"resuming {saved.path}: epoch {epoch}, step {step} of {len(train)}")
     started = time.perf_counter()
     with TrainingProgress(args.epochs, len(train), unit="q") as progress:
@@ -227,7 +224,7 @@ def fit_token(
                         encoder=encoder.state_dict(),
                         optimizer=optimizer.state_dict(),
                         history=history,
-                        best=best,
+                        stopping=stopping,
                         without=without,
                         **snapshot,
                     )
@@ -236,25 +233,22 @@ def fit_token(
             mean_loss = round(float(np.mean(losses)), 5)
             history.append({"epoch": epoch, "loss": mean_loss, METRIC: score})
             progress.report(f"epoch {epoch}: val {METRIC} {score} (no token: {without})")
-            if best is None or score > best["score"]:
-                weights = {k: v.detach().clone() for k, v in encoder.state_dict().items()}
-                best = {"score": score, "epoch": epoch, "state": weights}
+            if stopping.should_stop(epoch, score, score, encoder):
+                break
             epoch, step, losses = epoch + 1, 0, []
             order = run.data.rng.permutation(len(train))
-            if epoch - best["epoch"] > args.patience:
-                break
-    assert best is not None
-    encoder.load_state_dict(best["state"])
+    best, weights, best_epoch = stopping.best()
+    encoder.load_state_dict(weights)
     saved.clear()
-    summary = {METRIC: best["score"]}
+    summary = {METRIC: best}
     validation = {
-        METRIC: best["score"],
+        METRIC: best,
         f"{METRIC}_without_token": without,
         "questions": len(val),
         "seconds_this_process": round(time.perf_counter() - started, 1),
         "prompt": "graph token, then the system prompt and the question (no descriptions)",
     }
-    fitted = Fitted(schedule, history, Validation(summary, summary), best["epoch"])
+    fitted = Fitted(schedule, history, Validation(summary, summary), best_epoch)
     return fitted, validation
 
 

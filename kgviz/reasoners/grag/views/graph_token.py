@@ -79,6 +79,7 @@ def graph_token_view(
         triple_scores={t: attention[t] for t in drawn},
         marks=marks,
         kg=kg,
+        score_label="GAT attention (relative)",
     )
     moves = gate_moves(token, pruned)
     shift = np.mean([after - before for _, before, after in moves]) if moves else 0.0
