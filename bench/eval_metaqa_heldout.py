@@ -8,6 +8,13 @@ copy of the dataset); `kgviz report` turns them into tables and charts.
     python bench/eval_metaqa_heldout.py --rounds 10,25,50,100 --out results/metaqa-heldout
     python bench/eval_metaqa_heldout.py --methods subgraphrag --set top_k=30 \
         --out results/ablations/subgraphrag-top30      # an ablation, in files of its own
+    python bench/eval_metaqa_heldout.py --methods grag --llm hf:qwen2.5-coder-1.5b \
+        --variant soft_prompt=false --variant soft_prompt=true \
+        --out results/ablations/grag-soft-prompt       # paired: both settings, round by round
+
+With `--variant`, each round runs every variant on the same questions before the next round
+starts, so an interrupted comparison stays paired; each variant's rows go to a folder named
+after its settings (`OUT/soft_prompt=true/1hop.jsonl`).
 """
 
 from __future__ import annotations
@@ -44,34 +51,47 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="an option of every method run (as kgviz eval --set)",
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,KEY=VALUE]",
+        help="one setting to compare (repeat for each); rows go to OUT/<variant>/",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/metaqa-heldout"))
     args = parser.parse_args()
     methods = args.methods.split(",")
-    settings = parse_settings(args.set)
+    base = parse_settings(args.set)
+    variants = {label: {**base, **parse_settings(label.split(","))} for label in args.variant} or {
+        "": base
+    }
     hops = [int(h) for h in args.hops.split(",")]
     sessions = {h: open_session(f"metaqa-{h}hop", args.llm, llm_slots=args.workers) for h in hops}
     for per_hop in (int(n) for n in args.rounds.split(",")):
         for method in methods:
             for h in hops:
-                start = time.perf_counter()
-                plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
-                summary = run_eval(
-                    sessions[h],
-                    [method],
-                    plan,
-                    args.out / f"{h}hop.jsonl",
-                    progress=False,
-                    workers=args.workers,
-                    questions=False,
-                    settings=settings,
-                )
-                print(
-                    f"round {per_hop}: {method} {h}-hop hits@1 {summary['hits@1']:.3f} "
-                    f"n={summary['n']} ({time.perf_counter() - start:.0f} s)",
-                    flush=True,
-                )
-    rows = [row for h in hops for row in read_results(args.out / f"{h}hop.jsonl")]
-    print(json.dumps(summarize(rows)))
+                for label, settings in variants.items():
+                    start = time.perf_counter()
+                    plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
+                    summary = run_eval(
+                        sessions[h],
+                        [method],
+                        plan,
+                        args.out / label / f"{h}hop.jsonl",
+                        progress=False,
+                        workers=args.workers,
+                        questions=False,
+                        settings=settings,
+                    )
+                    print(
+                        f"round {per_hop}: {method} {label} {h}-hop hits@1 "
+                        f"{summary['hits@1']:.3f} n={summary['n']} "
+                        f"({time.perf_counter() - start:.0f} s)",
+                        flush=True,
+                    )
+    for label in variants:
+        rows = [row for h in hops for row in read_results(args.out / label / f"{h}hop.jsonl")]
+        print(label, json.dumps(summarize(rows)))
 
 
 if __name__ == "__main__":
