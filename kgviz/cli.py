@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from kgviz.datasets.splits import PARTS
@@ -35,6 +37,7 @@ def cmd_data_info(args: argparse.Namespace) -> int:
 
     from kgviz.datasets import get_dataset
     from kgviz.reasoners.topic_links import count_topic_links
+    from kgviz.triplestore.graph import SparqlGraph
 
     dataset = get_dataset(args.name)
     dataset.check_available()
@@ -42,12 +45,17 @@ def cmd_data_info(args: argparse.Namespace) -> int:
     if dataset.per_question_graphs:
         info["graphs"] = "one per question"
     else:
+        started = time.perf_counter()
         kg = dataset.kg
         info |= {
             "entities": kg.num_entities,
             "relations": kg.num_relations,
-            "triples": kg.num_triples,
+            "triples": kg.stored_triples,
         }
+        if isinstance(kg, SparqlGraph):
+            info["endpoint"] = kg.config.endpoint
+            steps = kg.table.timings or {"name table (cached)": time.perf_counter() - started}
+            info["seconds"] = {step: round(seconds, 2) for step, seconds in steps.items()}
     splits = {split: dataset.questions(split) for split in dataset.available_splits()}
     info["splits"] = {split: len(records) for split, records in splits.items()}
     topics = {split: count_topic_links(dataset, records) for split, records in splits.items()}
@@ -72,6 +80,18 @@ def cmd_data_info(args: argparse.Namespace) -> int:
                 else ""
             )
         )
+    return 0
+
+
+def cmd_data_export(args: argparse.Namespace) -> int:
+    from kgviz.datasets import get_dataset
+    from kgviz.triplestore.export import write_ntriples
+
+    dataset = get_dataset(args.name)
+    if dataset.per_question_graphs:
+        raise KgvizError(f"dataset {dataset.name!r} has one graph per question, not one KG")
+    lines = write_ntriples(dataset.kg, args.out)
+    print(f"wrote {lines:,} N-Triples lines to {args.out}")
     return 0
 
 
@@ -232,7 +252,6 @@ def run_streaming(ask: Callable[..., Run]) -> Run:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from kgviz.eval.plan import EvalPlan
     from kgviz.eval.runner import run_eval
@@ -285,7 +304,6 @@ def llm_spec_of(identity: str) -> str:
 
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from kgviz.run import judged_run, parse_triple
     from kgviz.run_store import RunStore
@@ -498,7 +516,6 @@ def keep_prompt_prefixes(model: str, dataset: str) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from kgviz.demo import run_demo
 
@@ -532,7 +549,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from kgviz.datasets import get_dataset
     from kgviz.eval.rows import attach_questions
@@ -560,7 +576,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_rescore(args: argparse.Namespace) -> int:
     import json
     from contextlib import ExitStack
-    from pathlib import Path
 
     from kgviz.atomic import write_text_atomic
     from kgviz.datasets import get_dataset
@@ -658,6 +673,12 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_parser("list", help="known datasets and whether their files are present").set_defaults(
         handler=cmd_data_list
     )
+    export = data.add_parser(
+        "export", help="a dataset's KG as N-Triples, to load into a triple store"
+    )
+    export.add_argument("name")
+    export.add_argument("out", type=Path, help="the .nt file to write")
+    export.set_defaults(handler=cmd_data_export)
 
     methods = commands.add_parser("methods", help="the methods, what each retrieves, its options")
     methods.add_argument("name", nargs="*", help="only these methods")

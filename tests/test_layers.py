@@ -25,7 +25,7 @@ LAYERS = [
         "version",
     },
     {"kg"},
-    {"embed", "llm", "datasets"},
+    {"embed", "llm", "triplestore", "datasets"},
     {"trace", "trace_io"},
     {"reasoners"},
     {"scoring"},

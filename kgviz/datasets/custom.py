@@ -1,18 +1,21 @@
 """Bring your own KG: a triples TSV, or RDF as N-Triples (`kb.nt`) or Turtle (`kb.ttl`) named by
-`rdfs:label`, plus QA JSONL files (`question`, `answers`, `topic_entities`).
+`rdfs:label`, or a SPARQL endpoint serving it (`kb.sparql`), plus QA JSONL files (`question`,
+`answers`, `topic_entities`).
 """
 
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import open_text_lines
+from kgviz.paths import cache_root
 
-KB_NAMES = ("kb.tsv", "kb.nt", "kb.ttl")
+KB_NAMES = ("kb.tsv", "kb.nt", "kb.ttl", "kb.sparql")
 
 
 def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str, ...]:
@@ -113,7 +116,23 @@ class CustomDataset(Dataset):
     def how_to_get(self) -> str:
         return (
             f"create {self.root}/kb.tsv (head<TAB>relation<TAB>tail per line), or kb.nt / kb.ttl "
-            f"(RDF; rdfs:label gives names), and <split>.jsonl question files"
+            f"(RDF; rdfs:label gives names), or kb.sparql (the URL of a SPARQL endpoint serving "
+            f"it), and <split>.jsonl question files"
+        )
+
+    @cached_property
+    def kg(self) -> KnowledgeGraph:
+        """The KG read from its file, or the one a `kb.sparql` file names, read through its
+        endpoint (`SparqlGraph`)."""
+        (file,) = self.kb_files
+        if file.suffix != ".sparql":
+            return Dataset.kg.func(self)  # type: ignore[attr-defined]
+        self.check_available()
+        from kgviz.triplestore.config import EndpointConfig
+        from kgviz.triplestore.graph import SparqlGraph
+
+        return SparqlGraph.open(
+            EndpointConfig.read(file), self.kg_name or self.name, cache_root() / "graphs"
         )
 
     def read_kb(self) -> KnowledgeGraph:

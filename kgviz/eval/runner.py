@@ -25,10 +25,11 @@ from kgviz.llm.errors import LLMCancelled, LLMUnavailable, ModelIntegrityError
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.run_store import RunStore
 from kgviz.session import Session
+from kgviz.triplestore.client import SparqlUnavailable
 
-# Failures that end a run at once: no server or model, a model file that fails its check, a
-# request cancelled (the lab's Stop).
-FATAL = (LLMUnavailable, ModelIntegrityError, LLMCancelled)
+# Failures that end a run at once (it resumes when run again): no LLM server or model, a model
+# file that fails its check, a request cancelled (the lab's Stop), a KG endpoint gone.
+FATAL = (LLMUnavailable, ModelIntegrityError, LLMCancelled, SparqlUnavailable)
 # Consecutive failed questions after which the run stops (the LLM server is likely down).
 MAX_FAILURES_IN_A_ROW = 3
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -67,6 +68,8 @@ def _build_csr(
 
 class KnowledgeGraph:
     """A directed, relation-labelled multigraph of distinct `(head, relation, tail)` triples."""
+
+    fetches = False  # True for a graph that holds only what `reach` has fetched
 
     def __init__(
         self, entities: Vocabulary, relations: Vocabulary, triples: np.ndarray, name: str = "kg"
@@ -135,7 +138,36 @@ class KnowledgeGraph:
             f"relations={self.num_relations}, triples={self.num_triples})"
         )
 
+    @cached_property
+    def entity_rank(self) -> np.ndarray:
+        """Each entity's position in name order: ties broken by name are the same however the
+        entities are numbered."""
+        return _name_ranks(self.entities)
+
+    @cached_property
+    def relation_rank(self) -> np.ndarray:
+        return _name_ranks(self.relations)
+
+    @property
+    def stored_triples(self) -> int:
+        """Triples the KG holds where it is kept (here: all of them, in memory)."""
+        return self.num_triples
+
     # ----------------------------------------------------------------- neighbourhoods
+    def reach(
+        self, seeds: Iterable[int], hops: int, hub_degree: int | None = None
+    ) -> KnowledgeGraph:
+        """A graph in this graph's ids and rows holding every triple that a walk of `hops`
+        undirected steps from `seeds` takes, not walking through entities of degree above
+        `hub_degree` beyond the seeds. Methods walk the graph this returns; in memory it is the
+        graph itself, a KG behind an endpoint fetches what the walk needs (`SparqlGraph`)."""
+        return self
+
+    def degrees(self, entities: np.ndarray) -> np.ndarray:
+        """The number of triples touching each of `entities` (a self-loop counts twice)."""
+        ids = np.asarray(entities, dtype=np.int64)
+        return self.adj.ptr[ids + 1] - self.adj.ptr[ids]
+
     def neighbors(self, entity: int, direction: str = "both") -> list[tuple[int, int, int, bool]]:
         """`(edge, relation, neighbour, forward)` for each triple touching `entity`.
 
@@ -279,6 +311,12 @@ class KnowledgeGraph:
             edge_type=rows_t[:, 1],
             num_nodes=self.num_entities,
         )
+
+
+def _name_ranks(names: Vocabulary) -> np.ndarray:
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    return ranks
 
 
 def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

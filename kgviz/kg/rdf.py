@@ -34,7 +34,7 @@ Turtle for literals and nesting).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import count
 from pathlib import Path
 from urllib.parse import unquote
@@ -167,6 +167,23 @@ def _unique_names(base: dict[Node, str], idents: dict[Node, str]) -> dict[Node, 
     return names
 
 
+def node_names(idents: dict[Node, str], labels: Mapping[Node, list[Literal]]) -> dict[Node, str]:
+    """The name of each node (or predicate) of `idents` (node -> its IRI or `_:b<n>`): its
+    preferred label, else its local name, shared names made unique (the module's rules)."""
+
+    def base_name(node: Node) -> str:  # escaped here already, so that no two names merge later
+        if labels.get(node):
+            return visible(str(min(labels[node], key=_label_key)).strip())
+        return visible(idents[node] if isinstance(node, BNode) else _local_name(str(node)))
+
+    return _unique_names({node: base_name(node) for node in idents}, idents)
+
+
+def literal_name(lexical: str) -> str:
+    """The entity a literal is: its lexical form, trimmed (`""` when empty)."""
+    return lexical.strip() or '""'
+
+
 def read_rdf_triples(path: Path) -> list[StringTriple]:
     """The triples of an N-Triples (`.nt`) or else Turtle file, named as the module docstring says.
 
@@ -195,17 +212,11 @@ def read_rdf_triples(path: Path) -> list[StringTriple]:
             elif isinstance(node, URIRef):
                 idents[node] = str(node)
 
-    def base_name(node: Node) -> str:  # escaped here already, so that no two names merge later
-        if node in labels:
-            return visible(str(min(labels[node], key=_label_key)).strip())
-        return visible(idents[node] if isinstance(node, BNode) else _local_name(str(node)))
-
-    entities = _unique_names({node: base_name(node) for node in idents}, idents)
-    predicates = {p: str(p) for _, (_, p, _) in facts}
-    relations = _unique_names({p: base_name(p) for p in predicates}, predicates)
+    entities = node_names(idents, labels)
+    relations = node_names({p: str(p) for _, (_, p, _) in facts}, labels)
 
     def entity(node: Node) -> str:
-        return entities[node] if node in entities else str(node).strip() or '""'
+        return entities[node] if node in entities else literal_name(str(node))
 
     longest = max_name_chars()
     triples = []

@@ -39,8 +39,8 @@ def load_graph(path: Path) -> KnowledgeGraph:
         version = int(data["format_version"][0])
         if version != FORMAT_VERSION:
             raise CorruptCache(f"processed graph format {version} is not {FORMAT_VERSION}")
-        entities = _vocabulary(data["entity_blob"], data["entity_offsets"], "entity")
-        relations = _vocabulary(data["relation_blob"], data["relation_offsets"], "relation")
+        entities = checked_vocabulary(data["entity_blob"], data["entity_offsets"], "entity")
+        relations = checked_vocabulary(data["relation_blob"], data["relation_offsets"], "relation")
         triples = data["triples"]
         if triples.dtype != np.int32 or triples.ndim != 2 or triples.shape[1] != 3:
             raise CorruptCache(f"triples of shape {triples.shape} and type {triples.dtype}")
@@ -51,7 +51,7 @@ def load_graph(path: Path) -> KnowledgeGraph:
         return KnowledgeGraph(entities, relations, triples, name=name)
 
 
-def _vocabulary(blob: np.ndarray, offsets: np.ndarray, kind: str) -> Vocabulary:
+def checked_vocabulary(blob: np.ndarray, offsets: np.ndarray, kind: str) -> Vocabulary:
     """A saved vocabulary, once its blob is bytes and its offsets rise from 0 to the blob's end."""
     if blob.dtype != np.uint8 or blob.ndim != 1 or offsets.dtype != np.int64 or offsets.ndim != 1:
         raise CorruptCache(f"{kind} names stored as {blob.dtype} bytes, {offsets.dtype} offsets")

@@ -98,7 +98,7 @@ def candidate_paths(
         mean = float(np.mean([probability.get(i, 0.0) for i in inner])) if inner else 1.0
         path.score = round(mean, 5)
         found.append(path)
-    found.sort(key=lambda p: -p.score)  # stable: ties keep the search order
+    found.sort(key=lambda p: (-p.score, p.text))  # ties by text: the same in any store
     return found[:keep]
 
 

@@ -66,6 +66,7 @@ def dense_subgraph(
     """Nodes within `hops` of `topics`, cut to `max_nodes` by PageRank personalised on `topics`
     (topic entities always kept), with every triple among the kept nodes."""
     seeds = np.unique(np.asarray(topics, dtype=np.int64))
+    kg = kg.reach(seeds.tolist(), hops)
     nodes, edges = kg.k_hop_subgraph(seeds.tolist(), hops)
     position = np.full(kg.num_entities, -1, dtype=np.int64)
     position[nodes] = np.arange(len(nodes))

@@ -30,6 +30,7 @@ def candidate_edges(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Triple rows within `hops` of `seeds` and their hop; beyond `cap`, nearer hops are kept
     first and a seeded sample of the last hop fills the rest. Also returns how many were dropped."""
+    kg = kg.reach(seeds, hops)
     _, edges = kg.k_hop_subgraph(seeds, hops)
     dist = kg.distances_from(seeds, hops)
     hop = dist[kg.triples[edges][:, [0, 2]]].min(axis=1) + 1

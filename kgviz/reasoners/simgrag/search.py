@@ -15,7 +15,6 @@ Matches are ranked by the key `(gsd, nodes, edges)`, where `gsd` is the exactly 
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import math
 import time
@@ -28,6 +27,8 @@ import numpy as np
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.greedy_order import greedy_blocks
 from kgviz.reasoners.simgrag.search_input import PatternGraph, SearchPool, SearchPools
+from kgviz.reasoners.simgrag.search_order import Step, search_order
+from kgviz.reasoners.simgrag.search_reach import reach_for_search
 from kgviz.reasoners.simgrag.search_tree import SearchTree
 
 Status = Literal["complete", "node_budget", "time_limit"]
@@ -80,55 +81,6 @@ class SearchResult:
     tree: SearchTree | None = None
 
 
-@dataclass(frozen=True)
-class Step:
-    """One pattern edge in search order: from the mapped `src` to `dst` (mapped here if `new`).
-
-    `siblings` are earlier steps' edges with the same endpoints, whose triples must differ.
-    """
-
-    edge: int
-    src: int
-    dst: int
-    new: bool
-    siblings: tuple[int, ...]
-
-
-def search_order(
-    pattern: PatternGraph, pools: SearchPools, num_entities: int
-) -> tuple[int, tuple[Step, ...]]:
-    """Algorithm 1, lines 1-3: the start node with the fewest candidates (the first of those
-    tied), edges in DFS order."""
-    sizes = [num_entities if pool is None else len(pool) for pool in pools.nodes]
-    start = sizes.index(min(sizes))
-    return start, _steps_from(pattern, start)
-
-
-@functools.lru_cache(maxsize=1024)
-def _steps_from(pattern: PatternGraph, start: int) -> tuple[Step, ...]:
-    """The pattern's edges in DFS order from `start` (patterns recur, so this is cached)."""
-    touching = pattern.incident()
-    steps: list[Step] = []
-    listed: set[int] = set()
-    seen = {start}
-
-    def visit(node: int) -> None:
-        for edge in touching[node]:
-            if edge in listed:
-                continue
-            listed.add(edge)
-            far = pattern.other(edge, node)
-            pair = {node, far}
-            siblings = tuple(s.edge for s in steps if set(pattern.edges[s.edge]) == pair)
-            steps.append(Step(edge, node, far, far not in seen, siblings))
-            if far not in seen:
-                seen.add(far)
-                visit(far)
-
-    visit(start)
-    return tuple(steps)
-
-
 # A pool as Python lists, ids and distances in greedy order; None when unknown.
 Listed = tuple[list[int], list[float]] | None
 
@@ -156,6 +108,26 @@ def _remaining_bounds(nodes: list[Listed], relations: list[Listed], steps: tuple
         terms.append(_least(nodes[step.dst]) if step.new else 0.0)
         terms.append(_least(relations[step.edge]))
     return [math.fsum(terms[2 * i :]) for i in range(len(steps) + 1)]
+
+
+Rank = tuple[float, tuple[int, ...], tuple[tuple[int, int], ...]]
+
+
+def match_rank(
+    key: tuple[float, tuple[int, ...], tuple[int, ...]],
+    entity_rank: np.ndarray,
+    relation_rank: np.ndarray,
+    triples: np.ndarray,
+) -> Rank:
+    """How a match `(gsd, entities, rows)` ranks: by GSD, ties by the names of its entities, then
+    of its triples' relations and heads. Names, not ids, so that the top-k is the same however the
+    KG numbers its entities (a file's order, an endpoint's)."""
+    gsd, entities, rows = key
+    return (
+        gsd,
+        tuple(int(entity_rank[e]) for e in entities),
+        tuple((int(relation_rank[triples[r, 1]]), int(entity_rank[triples[r, 0]])) for r in rows),
+    )
 
 
 class _Stop(Exception):
@@ -191,9 +163,10 @@ class _Search:
         pools.check(pattern, kg.num_entities, kg.num_relations)
         self.k, self.prune, self.tree = k, prune, tree
         self.pools, self.num_entities, self.num_relations = pools, kg.num_entities, kg.num_relations
+        self.start, self.steps = search_order(pattern, pools, kg.num_entities)
+        kg = reach_for_search(kg, self.start, self.steps, pools)
         adj = kg.adj
         self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
-        self.start, self.steps = search_order(pattern, pools, kg.num_entities)
         if tree is not None:
             tree.steps = [(step.edge, step.src, step.dst) for step in self.steps]
         nodes = [_listed(p) for p in pools.nodes]
@@ -208,7 +181,10 @@ class _Search:
         self.node_d = [0.0] * pattern.num_nodes
         self.erow = [-1] * len(pattern.edges)
         self.edge_d = [0.0] * len(pattern.edges)
-        self.best: list[tuple[tuple[float, tuple[int, ...], tuple[int, ...]], int]] = []
+        # (rank, (gsd, entities, rows), tree record), by rank: see `_rank`
+        self.best: list[tuple[Rank, tuple[float, tuple[int, ...], tuple[int, ...]], int]] = []
+        self.entity_rank, self.relation_rank = kg.entity_rank, kg.relation_rank
+        self.triples = kg.triples
         self.threshold = math.inf
         self.expanded = self.pruned = 0
         self.max_expansions = math.inf if max_expansions is None else max_expansions
@@ -221,9 +197,9 @@ class _Search:
         except _Stop as stop:
             status = stop.status
         if self.tree is not None:
-            for _, record in self.best:
+            for _, _, record in self.best:
                 self.tree.mark(record, "in_topk")
-        matches = [Match(*key) for key, _ in self.best]
+        matches = [Match(*key) for _, key, _ in self.best]
         return SearchResult(
             matches, status, self.expanded, self.pruned, time.monotonic() - self.began, self.tree
         )
@@ -385,16 +361,17 @@ class _Search:
         there keeps only its better edge map. (Pruning stays exact: an edge map that would
         improve a kept node map scores below the k-th best, so no bound discards it.)"""
         key = (math.fsum(self.node_d + self.edge_d), tuple(self.ent), tuple(self.erow))
+        rank = match_rank(key, self.entity_rank, self.relation_rank, self.triples)
         if self.tree is not None:
             self.tree.mark(record, "completed")
-        same = next((i for i, (kept, _) in enumerate(self.best) if kept[1] == key[1]), None)
+        same = next((i for i, (_, kept, _) in enumerate(self.best) if kept[1] == key[1]), None)
         if same is not None:
-            if key >= self.best[same][0]:
+            if rank >= self.best[same][0]:
                 return
             del self.best[same]
-        elif len(self.best) == self.k and key >= self.best[-1][0]:
+        elif len(self.best) == self.k and rank >= self.best[-1][0]:
             return
-        bisect.insort(self.best, (key, record), key=lambda entry: entry[0])
+        bisect.insort(self.best, (rank, key, record), key=lambda entry: entry[0])
         if len(self.best) > self.k:
             self.best.pop()
         if len(self.best) == self.k:
@@ -524,7 +501,7 @@ def brute_force_topk(
             if len(set(edges)) == len(edges):
                 gsd = math.fsum([d for _, d in combo] + [d for _, d in chosen])
                 keys.append((gsd, nodes, edges))
-    keys.sort()
+    keys.sort(key=lambda key: match_rank(key, kg.entity_rank, kg.relation_rank, kg.triples))
     best: dict[tuple[int, ...], tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
     for key in keys:  # each node map with its best edge map, best first
         best.setdefault(key[1], key)

@@ -37,6 +37,7 @@ def collect_candidates(
     max_degree: int | None = None,
 ) -> Candidates:
     """Breadth-first layers of triples around `seeds`, at most `max_candidates` of them."""
+    kg = kg.reach(seeds, hops, hub_degree=max_degree)
     edge_hop = np.zeros(kg.num_triples, dtype=np.int16)  # 0 = not a candidate
     seen = np.zeros(kg.num_entities, dtype=bool)
     frontier = np.unique(np.asarray(seeds, dtype=np.int64))
@@ -44,23 +45,25 @@ def collect_candidates(
     taken, full_layers, cut = 0, 0, 0
     hubs: list[tuple[int, int]] = []
     unexpanded: list[tuple[int, int]] = []
-    degree = kg.adj.degree()
     for hop in range(1, hops + 1):
         if hop > 1 and max_degree is not None:
-            is_hub = degree[frontier] > max_degree
-            hubs += zip(frontier[is_hub].tolist(), degree[frontier[is_hub]].tolist())
+            degree = kg.degrees(frontier)
+            is_hub = degree > max_degree
+            hubs += zip(frontier[is_hub].tolist(), degree[is_hub].tolist())
             frontier = frontier[~is_hub]
         if frontier.size == 0:
             break
-        frontier = frontier[np.argsort(degree[frontier], kind="stable")]
+        degree = kg.degrees(frontier)
+        order = np.argsort(degree, kind="stable")
+        frontier, degree = frontier[order], degree[order]
         layer = _new_edges(kg, frontier, edge_hop)
         if taken + layer.size <= max_candidates:
             full_layers += 1
         else:
-            fits = np.cumsum(degree[frontier]) <= max_candidates - taken  # degree bounds new rows
+            fits = np.cumsum(degree) <= max_candidates - taken  # degree bounds new rows
             left = frontier[~fits]
             partial = _new_edges(kg, frontier[fits], edge_hop)
-            unexpanded = list(zip(left.tolist(), degree[left].tolist()))
+            unexpanded = list(zip(left.tolist(), degree[~fits].tolist()))
             cut = int(layer.size - partial.size)
             layer = partial
         edge_hop[layer] = hop

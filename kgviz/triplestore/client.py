@@ -1,0 +1,159 @@
+"""SPARQL 1.1 SELECT queries over HTTP, with a total deadline, retries and one-line errors.
+
+The rules are the LLM layer's: each request runs under a total deadline that works in any thread
+(`run_with_deadline`), transient failures (HTTP 5xx, a dropped connection, a slow connect) are
+retried after the same pauses, and a refused connection ends at once. A reply that is not a
+SPARQL JSON result is an error naming what was wrong, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from kgviz.errors import KgvizError
+from kgviz.llm.base import RETRY_PAUSES_S
+from kgviz.llm.deadline import run_with_deadline
+from kgviz.llm.errors import LLMError, LLMTimeout, LLMTransient, LLMUnavailable
+from kgviz.llm.http_errors import CONNECT_TIMEOUT_S, read_capped, status_error, transport_error
+
+log = logging.getLogger(__name__)
+REPLY_CAP = 512_000_000  # bytes of one result read at most
+Binding = dict[str, dict[str, str]]  # variable -> {"type": ..., "value": ..., ...}
+
+
+class SparqlError(KgvizError):
+    """A SPARQL endpoint refused a query or sent something that is not a result."""
+
+
+class SparqlUnavailable(SparqlError):
+    """The endpoint cannot be reached (stopped, wrong address): an evaluation stops here."""
+
+
+class SparqlTransient(SparqlError):
+    """A failure that may pass on a retry (HTTP 5xx, a dropped connection, a timeout)."""
+
+
+@dataclass
+class QueryStats:
+    """What a client has done: queries sent, rows read, seconds spent, retries."""
+
+    queries: int = 0
+    rows: int = 0
+    seconds: float = 0.0
+    retries: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, rows: int, seconds: float) -> None:
+        with self.lock:
+            self.queries += 1
+            self.rows += rows
+            self.seconds += seconds
+
+
+@dataclass
+class SparqlClient:
+    """SELECT queries against one endpoint; `timeout_s` bounds each query (all its attempts)."""
+
+    endpoint: str
+    timeout_s: float = 60.0
+    stats: QueryStats = field(default_factory=QueryStats)
+
+    def select(self, query: str) -> list[Binding]:
+        """The bindings of a SELECT query, retried on transient failures within the deadline."""
+        deadline = time.monotonic() + self.timeout_s
+        started = time.perf_counter()
+        for attempt, pause in enumerate((*RETRY_PAUSES_S, None), start=1):
+            try:
+                rows = self._attempt(query, deadline)
+                self.stats.add(len(rows), time.perf_counter() - started)
+                return rows
+            except SparqlTransient as error:
+                if pause is None or time.monotonic() + pause >= deadline:
+                    raise SparqlTransient(f"{error} ({attempt} attempt(s))") from error
+                log.warning("%s; retrying in %g s", error, pause)
+                with self.stats.lock:
+                    self.stats.retries += 1
+                time.sleep(pause)
+        raise AssertionError("unreachable")
+
+    def _attempt(self, query: str, deadline: float) -> list[Binding]:
+        client = httpx.Client(
+            timeout=httpx.Timeout(self.timeout_s, connect=CONNECT_TIMEOUT_S), trust_env=False
+        )
+        try:
+            body = run_with_deadline(
+                lambda: self._post(client, query),
+                self.timeout_s,
+                client.close,
+                f"the SPARQL endpoint {self.endpoint}",
+                deadline,
+            )
+        except LLMTimeout:
+            raise SparqlTransient(
+                f"the SPARQL endpoint {self.endpoint} did not answer within {self.timeout_s:g} s "
+                "(raise `timeout` in kb.sparql to allow more)"
+            ) from None
+        except LLMError as error:
+            raise _as_sparql_error(error) from None
+        finally:
+            client.close()
+        return parse_bindings(body, self.endpoint)
+
+    def _post(self, client: httpx.Client, query: str) -> bytes:
+        headers = {"Accept": "application/sparql-results+json"}
+        where = f"the SPARQL endpoint {self.endpoint}"
+        try:
+            with client.stream(
+                "POST", self.endpoint, data={"query": query}, headers=headers
+            ) as response:
+                body = read_capped(response.iter_bytes(), REPLY_CAP)
+        except httpx.HTTPError as error:
+            refused = f"no SPARQL endpoint answers at {self.endpoint} (is the server running?)"
+            raise transport_error(error, where, self.timeout_s, refused, answered=False) from None
+        if response.status_code >= 400:
+            raise status_error(response.status_code, body, where)
+        return body
+
+
+def _as_sparql_error(error: LLMError) -> SparqlError:
+    """The LLM layer's classification of an HTTP failure, as the store's own error."""
+    if isinstance(error, LLMUnavailable):
+        return SparqlUnavailable(str(error))
+    if isinstance(error, LLMTransient):
+        return SparqlTransient(str(error))
+    return SparqlError(str(error))
+
+
+def parse_bindings(body: bytes, endpoint: str) -> list[Binding]:
+    """The `results.bindings` of a SPARQL JSON result; anything else is a one-line error."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        start = " ".join(body[:80].decode("utf-8", "replace").split())
+        raise SparqlError(
+            f"the SPARQL endpoint {endpoint} did not send a JSON result (it began {start!r})"
+        ) from None
+    bindings = data.get("results", {}).get("bindings") if isinstance(data, dict) else None
+    if not isinstance(bindings, list) or not all(
+        isinstance(row, dict) and all(_is_term(term) for term in row.values()) for row in bindings
+    ):
+        raise SparqlError(
+            f"the SPARQL endpoint {endpoint} sent JSON that is not a SELECT result "
+            "(no results.bindings list of terms)"
+        )
+    return bindings
+
+
+def _is_term(term: object) -> bool:
+    return (
+        isinstance(term, dict)
+        and term.get("type") in {"uri", "literal", "typed-literal", "bnode"}
+        and isinstance(term.get("value"), str)
+    )

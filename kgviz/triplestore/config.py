@@ -1,0 +1,61 @@
+"""`kb.sparql`: where a KG is served, in TOML.
+
+endpoint = "http://127.0.0.1:7878/query"   # required: the SPARQL 1.1 query URL
+graph = "http://example.org/kg"            # a named graph (default: the default graph)
+label = "http://www.w3.org/2000/01/rdf-schema#label"   # the predicate that names things
+timeout = 60        # seconds one query may take, all its retries included
+batch = 200         # entities per VALUES block
+page = 50000        # rows per page while the name table is built
+max_fetch = 500000  # triples one walk may fetch before it stops and says so
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgviz.errors import DataFormatError
+from kgviz.triplestore.terms import RDFS_LABEL
+
+_NUMBERS = {"timeout": float, "batch": int, "page": int, "max_fetch": int}
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    endpoint: str
+    graph: str | None = None
+    label: str = RDFS_LABEL
+    timeout: float = 60.0
+    batch: int = 200
+    page: int = 50_000
+    max_fetch: int = 500_000
+
+    @classmethod
+    def read(cls, path: Path) -> EndpointConfig:
+        """Parse `path`; a syntax error, an unknown key or a bad value names the file."""
+        try:
+            data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise DataFormatError(path, 0, f"invalid TOML ({error})") from None
+        known = {"endpoint", "graph", "label", *_NUMBERS}
+        if unknown := sorted(set(data) - known):
+            raise DataFormatError(
+                path, 0, f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        endpoint = data.get("endpoint")
+        if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
+            raise DataFormatError(path, 0, "'endpoint' must be an http(s) URL of a SPARQL endpoint")
+        for key in ("graph", "label"):
+            if key in data and not (isinstance(data[key], str) and data[key]):
+                raise DataFormatError(path, 0, f"{key!r} must be an IRI (a non-empty string)")
+        for key, kind in _NUMBERS.items():
+            value = data.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+            ):
+                raise DataFormatError(path, 0, f"{key!r} must be a number above 0, not {value!r}")
+            if value is not None:
+                data[key] = kind(value)
+        return cls(**data)

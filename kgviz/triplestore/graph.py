@@ -1,0 +1,154 @@
+"""A KG served by a SPARQL endpoint, read as a `KnowledgeGraph` that holds what has been fetched.
+
+Its names and ids are the whole KG's (the name table, `names.py`). Its triples are those
+fetched so far, appended in the order they came, so a row names the same triple for the life of
+the process. `reach` fetches, in batched `VALUES` queries, every triple a bounded walk needs (the
+complete neighbourhood of each entity it walks through, and the degree of each hub it stops at);
+the methods then run their own algorithms on the graph it returns, exactly as in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from kgviz.errors import KgvizError
+from kgviz.kg.graph import KnowledgeGraph, concat_ranges
+from kgviz.triplestore.client import SparqlClient, SparqlError
+from kgviz.triplestore.config import EndpointConfig
+from kgviz.triplestore.names import NameTable, build_name_table, cached_name_table
+from kgviz.triplestore.terms import Queries, term_key
+
+log = logging.getLogger(__name__)
+
+
+class FetchLimitError(KgvizError):
+    """A walk would fetch more triples than `max_fetch` allows."""
+
+
+def endpoint_fingerprint(config: EndpointConfig, triples: int) -> str:
+    """A key that changes with the endpoint, graph, label predicate or number of triples."""
+    text = f"{config.endpoint}|{config.graph}|{config.label}|{triples}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class SparqlGraph(KnowledgeGraph):
+    """The KG behind `config.endpoint`; see the module docstring."""
+
+    fetches = True
+
+    def __init__(self, config: EndpointConfig, table: NameTable, name: str) -> None:
+        super().__init__(table.entities, table.relations, np.zeros((0, 3), np.int32), name=name)
+        self.config, self.table = config, table
+        self.client = SparqlClient(config.endpoint, config.timeout)
+        self.queries = Queries(config.graph, config.label)
+        self._rows: dict[tuple[int, int, int], int] = {}
+        self._complete = np.zeros(len(table.entities), dtype=bool)
+        self._degree = np.full(len(table.entities), -1, dtype=np.int64)
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, config: EndpointConfig, name: str, cache_dir: Path) -> SparqlGraph:
+        """Count the endpoint's triples, then load (or build and cache) its name table."""
+        client = SparqlClient(config.endpoint, config.timeout)
+        queries = Queries(config.graph, config.label)
+        rows = client.select(queries.count())
+        triples = int(rows[0]["n"]["value"]) if rows and "n" in rows[0] else 0
+        if triples == 0:
+            raise KgvizError(
+                f"the SPARQL endpoint {config.endpoint} holds no triples"
+                + (f" in graph <{config.graph}>" if config.graph else "")
+            )
+        path = cache_dir / f"sparql-{endpoint_fingerprint(config, triples)}.npz"
+        table = cached_name_table(path, lambda: build_name_table(client, queries, config.page))
+        return cls(config, table, name)
+
+    @property
+    def stored_triples(self) -> int:
+        return self.table.triples
+
+    # ----------------------------------------------------------------- walks
+    def reach(
+        self, seeds: Iterable[int], hops: int, hub_degree: int | None = None
+    ) -> KnowledgeGraph:
+        """Fetch what a walk of `hops` from `seeds` takes (see `KnowledgeGraph.reach`)."""
+        with self._lock:
+            frontier = np.unique(np.fromiter(seeds, dtype=np.int64))
+            seen = np.zeros(self.num_entities, dtype=bool)
+            seen[frontier] = True
+            for layer in range(hops):
+                if frontier.size == 0:
+                    break
+                if layer and hub_degree is not None:
+                    frontier = frontier[self.degrees(frontier) <= hub_degree]
+                self._fetch(frontier)
+                ptr = self.adj.ptr
+                reached = self.adj.neighbor[concat_ranges(ptr[frontier], ptr[frontier + 1])]
+                frontier = np.unique(reached[~seen[reached]])
+                seen[frontier] = True
+            return self
+
+    def degrees(self, entities: np.ndarray) -> np.ndarray:
+        """Degrees from the endpoint (asked once per entity, in batches)."""
+        with self._lock:
+            ids = np.asarray(entities, dtype=np.int64)
+            unknown = np.unique(ids[self._degree[ids] < 0])
+            for start in range(0, unknown.size, self.config.batch):
+                batch = unknown[start : start + self.config.batch]
+                self._degree[batch] = 0
+                query = self.queries.degrees(self.table.keys_of(batch))
+                for row in self.client.select(query):
+                    entity = self._entity(row["x"])
+                    if entity is not None:
+                        self._degree[entity] += int(row["n"]["value"])
+            return self._degree[ids]
+
+    def _fetch(self, entities: np.ndarray) -> None:
+        """Append every triple touching `entities` not fetched before; then rebuild the CSR."""
+        todo = entities[~self._complete[entities]]
+        if todo.size == 0:
+            return
+        added: list[tuple[int, int, int]] = []
+        for start in range(0, todo.size, self.config.batch):
+            batch = todo[start : start + self.config.batch]
+            for row in self.client.select(self.queries.incident(self.table.keys_of(batch))):
+                triple = self._triple(row)
+                if triple is not None and triple not in self._rows:
+                    self._rows[triple] = len(self._rows)
+                    added.append(triple)
+            if len(self._rows) > self.config.max_fetch:
+                raise FetchLimitError(
+                    f"a walk over {self.config.endpoint} fetched more than "
+                    f"{self.config.max_fetch:,} triples; raise max_fetch in kb.sparql or use "
+                    "fewer hops"
+                )
+        self._complete[todo] = True
+        if added:
+            triples = np.concatenate([self.triples, np.array(added, dtype=np.int32)])
+            KnowledgeGraph.__init__(self, self.entities, self.relations, triples, name=self.name)
+        self._degree[todo] = KnowledgeGraph.degrees(self, todo)
+
+    def _entity(self, term: dict[str, str]) -> int | None:
+        key = term_key(term)
+        if key is None:
+            return None
+        found = self.table.entity_terms.get(key)
+        if found is None:
+            raise SparqlError(
+                f"the SPARQL endpoint {self.config.endpoint} holds {key[:80]}, which its name "
+                "table does not: the KG changed since the table was built (it is rebuilt when "
+                "the number of triples changes; delete the cached sparql-*.npz to force it)"
+            )
+        return int(self.table.term_entity[found])
+
+    def _triple(self, row: dict[str, dict[str, str]]) -> tuple[int, int, int] | None:
+        head, tail = self._entity(row["s"]), self._entity(row["o"])
+        relation_term = self.table.relation_terms.get(term_key(row["p"]) or "")
+        if head is None or tail is None or relation_term is None:
+            return None
+        return head, int(self.table.term_relation[relation_term]), tail

@@ -1,0 +1,96 @@
+"""RDF terms of SPARQL JSON results as keys in SPARQL syntax, and the query texts kgviz sends.
+
+A term's key is how a query writes it (`<iri>`, `"text"@en`, `"1"^^<datatype>`), kept exactly as
+the endpoint gave it: no literal is normalised, so a key sent back in a `VALUES` block matches
+the stored term. Blank nodes have no key (an endpoint's blank node labels do not survive from one
+query to the next), so triples with a blank node are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def iri_key(iri: str) -> str:
+    return f"<{iri}>"
+
+
+def term_key(term: dict[str, str]) -> str | None:
+    """The SPARQL spelling of a JSON result term; None for a blank node."""
+    kind, value = term["type"], term["value"]
+    if kind == "uri":
+        return iri_key(value)
+    if kind == "bnode":
+        return None
+    text = f'"{value.translate(_ESCAPES)}"'
+    if term.get("xml:lang"):
+        return f"{text}@{term['xml:lang']}"
+    datatype = term.get("datatype")
+    return f"{text}^^<{datatype}>" if datatype and datatype != XSD_STRING else text
+
+
+@dataclass(frozen=True)
+class Queries:
+    """The SELECT queries over one endpoint's KG: its named graph (or the default graph) and its
+    label predicate, whose triples with a literal object give names and are not edges."""
+
+    graph: str | None = None
+    label: str = RDFS_LABEL
+
+    @property
+    def _from(self) -> str:
+        return f"FROM {iri_key(self.graph)} " if self.graph else ""
+
+    def _kept(self, s: str, p: str, o: str) -> str:
+        """A triple kgviz keeps as an edge: no blank node, not a label."""
+        return (
+            f"FILTER(!isBlank({s}) && !isBlank({o}) && "
+            f"({p} != {iri_key(self.label)} || !isLiteral({o})))"
+        )
+
+    def count(self) -> str:
+        kept = self._kept("?s", "?p", "?o")
+        return f"SELECT (COUNT(*) AS ?n) {self._from}WHERE {{ ?s ?p ?o {kept} }}"
+
+    def predicates(self, limit: int, offset: int) -> str:
+        return (
+            f"SELECT DISTINCT ?x {self._from}WHERE {{ ?s ?x ?o {self._kept('?s', '?x', '?o')} }} "
+            f"ORDER BY ?x LIMIT {limit} OFFSET {offset}"
+        )
+
+    def nodes(self, limit: int, offset: int) -> str:
+        return (
+            f"SELECT DISTINCT ?x {self._from}WHERE {{ "
+            f"{{ ?x ?p ?o {self._kept('?x', '?p', '?o')} }} UNION "
+            f"{{ ?s ?p ?x {self._kept('?s', '?p', '?x')} }} }} "
+            f"ORDER BY ?x LIMIT {limit} OFFSET {offset}"
+        )
+
+    def labels(self, limit: int, offset: int) -> str:
+        return (
+            f"SELECT ?x ?l {self._from}WHERE {{ ?x {iri_key(self.label)} ?l "
+            f"FILTER(isLiteral(?l) && !isBlank(?x)) }} ORDER BY ?x ?l LIMIT {limit} OFFSET {offset}"
+        )
+
+    def incident(self, keys: Iterable[str]) -> str:
+        """Every kept triple with one of `keys` at either end."""
+        values = " ".join(keys)
+        return (
+            f"SELECT ?s ?p ?o {self._from}WHERE {{ "
+            f"{{ VALUES ?s {{ {values} }} ?s ?p ?o }} UNION "
+            f"{{ VALUES ?o {{ {values} }} ?s ?p ?o }} {self._kept('?s', '?p', '?o')} }}"
+        )
+
+    def degrees(self, keys: Iterable[str]) -> str:
+        """How many kept triples touch each of `keys` (a self-loop counts twice)."""
+        values = " ".join(keys)
+        return (
+            f"SELECT ?x (COUNT(*) AS ?n) {self._from}WHERE {{ VALUES ?x {{ {values} }} "
+            f"{{ ?x ?p ?o {self._kept('?x', '?p', '?o')} }} UNION "
+            f"{{ ?s ?q ?x {self._kept('?s', '?q', '?x')} }} }} GROUP BY ?x"
+        )
