@@ -148,6 +148,17 @@ class KnowledgeGraph:
     def relation_rank(self) -> np.ndarray:
         return _name_ranks(self.relations)
 
+    def rows_by_name(self, rows: np.ndarray) -> np.ndarray:
+        """`rows` ordered by their triples' names (head, relation, tail)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        heads, relations, tails = self.triples[rows].T
+        ranks = (self.entity_rank[tails], self.relation_rank[relations], self.entity_rank[heads])
+        return rows[np.lexsort(ranks)]
+
+    def entities_by_name(self, entities: np.ndarray) -> np.ndarray:
+        entities = np.asarray(entities, dtype=np.int64)
+        return entities[np.argsort(self.entity_rank[entities], kind="stable")]
+
     @property
     def stored_triples(self) -> int:
         """Triples the KG holds where it is kept (here: all of them, in memory)."""

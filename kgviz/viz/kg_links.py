@@ -34,6 +34,7 @@ def link_to_kg(
     named `name` gets the id `neighbour_id(name)`). Without a `kg`: the nodes as they are."""
     if kg is None:
         return list(nodes), {}
+    _reach_shown(kg, [e for node in nodes if (e := kg.entities.get(node.label)) is not None], cap)
     linked: list[VisNode] = []
     neighbourhoods: dict[str, Neighbourhood] = {}
     for node in nodes:
@@ -46,12 +47,28 @@ def link_to_kg(
     return linked, neighbourhoods
 
 
+def _reach_shown(kg: KnowledgeGraph, entities: list[int], cap: int) -> None:
+    """Fetch the triples of the drawn entities and of the neighbours shown with them, where the
+    KG is behind an endpoint (a hover counts them; in memory there is nothing to fetch)."""
+    if not kg.fetches or not entities:
+        return
+    kg.reach(entities, 1)
+    shown = [kg.adj.neighbor[_shown_positions(kg, entity, cap)] for entity in entities]
+    kg.reach(np.concatenate(shown), 1)
+
+
+def _shown_positions(kg: KnowledgeGraph, entity: int, cap: int) -> np.ndarray:
+    """Positions in `kg.adj` of the (at most `cap`) triples shown around `entity`."""
+    span = kg.adj.span(entity)
+    return span.start + take_in_turn(kg.adj.relation[span], cap)
+
+
 def degree_text(kg: KnowledgeGraph, entity: int) -> str:
     """`degree 57: starred_actors 40, directed_by 3, …`: the triples touching `entity`, by
     relation, the most frequent first."""
     span = kg.adj.span(entity)
     relations, counts = np.unique(kg.adj.relation[span], return_counts=True)
-    order = np.argsort(-counts, kind="stable")
+    order = np.lexsort((kg.relation_rank[relations], -counts))  # ties by name
     named = ", ".join(f"{kg.relations[relations[i]]} {counts[i]}" for i in order[:MAX_RELATIONS])
     more = ", …" if len(order) > MAX_RELATIONS else ""
     return f"degree {span.stop - span.start}: {named}{more}"
@@ -67,7 +84,7 @@ def neighbourhood(
     """Up to `cap` triples touching `entity` (drawn as `node`), each relation in turn, with their
     other ends styled as KG neighbours."""
     span = kg.adj.span(entity)
-    positions = span.start + take_in_turn(kg.adj.relation[span], cap)
+    positions = _shown_positions(kg, entity, cap)
     nodes: dict[str, VisNode] = {}
     edges: list[VisEdge] = []
     for position in positions.tolist():

@@ -120,7 +120,7 @@ def test_mean_pooling_on_a_hand_made_graph(chain):
     np.testing.assert_allclose(one_hop[ids["d"]], np.array([2, 0, 1, 1]) / 3)
     # b: {a, b, c, h} with a-r->b, b-s->c, h-s->b: ([2, 2, 2, 1] + r + 2s) / 7
     np.testing.assert_allclose(one_hop[ids["b"]], np.array([4, 2, 2, 5]) / 7)
-    # the hub expands through its first 2 half-edges only (a, then b, in CSR order):
+    # the hub expands through its first 2 half-edges only (a, then b, in name order):
     # {h, a, b} with h-s->a and h-s->b: ([2, 2, 1, 1] + 2s) / 5
     capped = pooled_ego_embeddings(chain, nodes, relations, hops=1, max_degree=2)
     np.testing.assert_allclose(capped[ids["h"]], np.array([2, 2, 1, 5]) / 5)
@@ -178,7 +178,7 @@ def test_bulk_pooling_matches_each_walked_ego_graph(tmp_cache):
         np.testing.assert_allclose(
             index.ego_vectors[centre], total / np.linalg.norm(total), atol=1e-5
         )
-    assert list(tmp_cache.glob("grag/demo-*/*/ego-2hop-deg8.npy"))  # persisted per graph
+    assert list(tmp_cache.glob("grag/demo-*/*/ego-2hop-deg8-byname.npy"))  # persisted per graph
 
 
 # ------------------------------------------------------------------ gate data and checkpoint

@@ -67,7 +67,7 @@ def test_the_endpoint_names_what_the_file_names(served_demo):
     assert served.num_triples == 0  # nothing fetched before a walk asks
 
 
-@pytest.mark.parametrize("method", ["kaping", "gnnrag", "subgraphrag"])
+@pytest.mark.parametrize("method", ["kaping", "gnnrag", "subgraphrag", "grag"])
 def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
     memory = make_reasoner(method, ReasonerContext(get_dataset("demo"), None))
     served = make_reasoner(method, ReasonerContext(served_demo, None))
@@ -192,3 +192,17 @@ def test_a_bad_kb_sparql_names_the_file(tmp_path, text, message):
     with pytest.raises(DataFormatError, match=message) as error:
         EndpointConfig.read(tmp_path / "kb.sparql")
     assert str(tmp_path / "kb.sparql") in str(error.value)
+
+
+def test_a_view_shows_the_kg_degree_and_neighbours_from_the_endpoint(served_demo):
+    from kgviz.viz.graph_data import VisNode
+    from kgviz.viz.kg_links import link_to_kg
+
+    drawn = [VisNode("n1", "Tom Hanks", "", {}), VisNode("n2", "not in the KG", "", {})]
+    expected_nodes, expected = link_to_kg(drawn, get_dataset("demo").kg)
+    found_nodes, found = link_to_kg(drawn, served_demo.kg)
+    assert [n.title for n in found_nodes] == [n.title for n in expected_nodes]
+    assert "degree" in found_nodes[0].title and set(found) == {"n1"}
+    shown = {(e.source, e.target, e.label) for e in found["n1"].edges}
+    assert shown == {(e.source, e.target, e.label) for e in expected["n1"].edges}
+    assert [n.title for n in found["n1"].nodes] != [] and found["n1"].more == expected["n1"].more

@@ -6,8 +6,10 @@ at most `max_degree` of its half-edges, so hubs (genres, years) join an ego-grap
 flood it. Its nodes are those reached, its edges those walked. A question's ego-graphs expand a
 hub through the half-edges most relevant to the question (relation and neighbour text vectors
 against the question's); the index, built before any question, pools each hub's first
-`max_degree` half-edges in CSR order. The whole index is built with sparse matrix products over
-the CSR (no per-entity Python loop).
+`max_degree` half-edges in name order (relation, then neighbour), which is the same however the
+KG numbers its entities. The whole index is built with sparse matrix products over the CSR (no
+per-entity Python loop). A KG behind an endpoint (`KnowledgeGraph.fetches`) has no whole index:
+the vectors of the centres a question ranks are pooled when it asks, over what `reach` fetched.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
+from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
 
@@ -47,16 +50,31 @@ class EgoGraph:
 def capped_positions(
     kg: KnowledgeGraph, nodes: np.ndarray, max_degree: int, relevance: Relevance | None = None
 ) -> np.ndarray:
-    """Positions in `kg.adj` of at most `max_degree` half-edges of each node: the most relevant
-    ones given `relevance`, else the first ones."""
+    """Sorted positions in `kg.adj` of at most `max_degree` half-edges of each node: the most
+    relevant ones given `relevance`, else the first ones in name order."""
     starts, ends = kg.adj.ptr[nodes], kg.adj.ptr[nodes + 1]
-    if relevance is None:
-        return concat_ranges(starts, np.minimum(ends, starts + max_degree))
     small = ends - starts <= max_degree
     kept = [concat_ranges(starts[small], ends[small])]
     for start, end in zip(starts[~small].tolist(), ends[~small].tolist()):
-        kept.append(most_relevant(start, end, max_degree, relevance))
-    return np.concatenate(kept)
+        if relevance is None:
+            kept.append(first_by_name(kg, start, end, max_degree))
+        else:
+            kept.append(most_relevant(start, end, max_degree, relevance))
+    return np.sort(np.concatenate(kept))
+
+
+def first_by_name(kg: KnowledgeGraph, start: int, end: int, count: int) -> np.ndarray:
+    """The `count` positions in `[start, end)` first by relation name, then neighbour name, then
+    direction (outgoing first)."""
+    positions = np.arange(start, end)
+    order = np.lexsort(
+        (
+            ~kg.adj.forward[positions],
+            kg.entity_rank[kg.adj.neighbor[positions]],
+            kg.relation_rank[kg.adj.relation[positions]],
+        )
+    )
+    return np.sort(positions[order[:count]])
 
 
 def most_relevant(start: int, end: int, count: int, relevance: Relevance) -> np.ndarray:
@@ -103,14 +121,17 @@ def pooled_ego_embeddings(
     relation_vectors: np.ndarray,
     hops: int,
     max_degree: int,
+    centres: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Mean of node and edge vectors over each entity's ego-graph, `(num_entities, dim)`.
+    """Mean of node and edge vectors over the ego-graph of each of `centres` (default: every
+    entity), `(len(centres), dim)`.
 
     With `A` the capped adjacency and `B` the capped node -> edge incidence, the nodes within
     `hops - 1` steps are `R = (I + A)^(hops-1)`; the ego nodes are `R (I + A)` and the ego edges
     `R B` (binarised), whose relation counts `R B T` pick up the relation vectors.
     """
     n = kg.num_entities
+    targets = np.arange(n, dtype=np.int64) if centres is None else np.asarray(centres, np.int64)
     positions = capped_positions(kg, np.arange(n, dtype=np.int64), max_degree)
     owners = np.repeat(np.arange(n), np.diff(np.searchsorted(positions, kg.adj.ptr)))
     ones = np.ones(len(positions), dtype=np.float32)
@@ -123,9 +144,13 @@ def pooled_ego_embeddings(
         (np.ones(kg.num_triples, np.float32), (np.arange(kg.num_triples), kg.triples[:, 1])),
         shape=(kg.num_triples, kg.num_relations),
     )
-    pooled = np.zeros((n, node_vectors.shape[1]), dtype=np.float32)
-    for start in range(0, n, CHUNK_ROWS):
-        rows = sp.identity(n, np.float32, format="csr")[start : start + CHUNK_ROWS]
+    pooled = np.zeros((len(targets), node_vectors.shape[1]), dtype=np.float32)
+    for start in range(0, len(targets), CHUNK_ROWS):
+        chunk = targets[start : start + CHUNK_ROWS]
+        rows = sp.csr_matrix(
+            (np.ones(len(chunk), np.float32), (np.arange(len(chunk)), chunk)),
+            shape=(len(chunk), n),
+        )
         for _ in range(hops - 1):
             rows = _binary(rows @ step)
         nodes, edges = _binary(rows @ step), _binary(rows @ incidence)
@@ -150,13 +175,36 @@ class EgoIndex:
     max_degree: int
     node_vectors: np.ndarray
     relation_vectors: np.ndarray
-    ego_vectors: np.ndarray
+    ego_vectors: np.ndarray | None  # None for a KG behind an endpoint: see `vectors_of`
 
     def ego_graph(self, centre: int, question_vector: np.ndarray | None = None) -> EgoGraph:
         """`centre`'s ego-graph; hubs expand through the half-edges most relevant to the question
         when its vector is given."""
+        self._reach_egos(np.array([centre]), question_vector)
         relevance = None if question_vector is None else self.relevance(question_vector)
         return ego_graph(self.kg, centre, self.hops, self.max_degree, relevance)
+
+    def vectors_of(self, centres: np.ndarray) -> np.ndarray:
+        """The unit ego vectors of `centres`: read from the index, or pooled now over what a KG
+        behind an endpoint fetches for them."""
+        if self.ego_vectors is not None:
+            return self.ego_vectors[centres]
+        self._reach_egos(centres, None)
+        pooled = pooled_ego_embeddings(
+            self.kg, self.node_vectors, self.relation_vectors, self.hops, self.max_degree, centres
+        )
+        return unit_rows(pooled)
+
+    def _reach_egos(self, centres: np.ndarray, question_vector: np.ndarray | None) -> None:
+        """Fetch every neighbourhood the ego-graphs of `centres` walk (a KG that fetches)."""
+        if not self.kg.fetches:
+            return
+        frontier = np.unique(np.asarray(centres, dtype=np.int64))
+        for _ in range(self.hops):
+            self.kg.reach(frontier, 1)
+            relevance = None if question_vector is None else self.relevance(question_vector)
+            positions = capped_positions(self.kg, frontier, self.max_degree, relevance)
+            frontier = np.unique(self.kg.adj.neighbor[positions]).astype(np.int64)
 
     def relevance(self, question_vector: np.ndarray) -> Relevance:
         """Scores adjacency positions by the question's similarity to the walked relation's and
@@ -173,6 +221,11 @@ class EgoIndex:
     @cached_property
     def vector_search(self) -> FaissIndex:
         """A flat index over the ego-graph vectors, built on the first global search."""
+        if self.ego_vectors is None:
+            raise KgvizError(
+                "GRAG ranks every ego-graph of the KG only when the KG is in memory; over an "
+                "endpoint it needs topic entities and scope_hops (the default)"
+            )
         return FaissIndex.build(self.ego_vectors)
 
     def embed_question(self, question: str) -> np.ndarray:
@@ -186,7 +239,7 @@ def index_file(kg: KnowledgeGraph, model_name: str, hops: int, max_degree: int) 
         / "grag"
         / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}"
         / safe_model
-        / f"ego-{hops}hop-deg{max_degree}.npy"
+        / f"ego-{hops}hop-deg{max_degree}-byname.npy"
     )
 
 
@@ -209,6 +262,8 @@ def build_ego_index(
         encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
     )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
+    if kg.fetches:  # no whole index: `EgoIndex.vectors_of` pools what a question ranks
+        return EgoIndex(kg, encoder, hops, max_degree, nodes, relations, None)
     path = index_file(kg, encoder.model_name, hops, max_degree)
     egos = _load_egos(path, (kg.num_entities, nodes.shape[1])) if persist else None
     if egos is None:

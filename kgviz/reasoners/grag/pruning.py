@@ -76,7 +76,8 @@ def prune(
     within `budget` description tokens."""
     kg = index.kg
     nodes = np.unique(np.concatenate([r.ego.nodes for r in retrieved]))
-    edges = np.unique(np.concatenate([r.ego.edges for r in retrieved]))
+    # in name order, so that ties in the gate keep the same triples however the KG numbers them
+    edges = kg.rows_by_name(np.unique(np.concatenate([r.ego.edges for r in retrieved])))
     node_gate, edge_p = gate_elements(pruner, index, question_vector, nodes, edges)
     scores = triple_scores(kg.triples[edges], node_gate, edge_p)
     kept = keep_within_budget(scores, triple_tokens(kg, edges), budget)
@@ -91,9 +92,12 @@ def prune(
             budget,
             [
                 GatedNode(kg.entities[n], round(node_gate[n], 4), n in described)
-                for n in item.ego.nodes.tolist()
+                for n in kg.entities_by_name(item.ego.nodes).tolist()
             ],
-            [GatedEdge(*kg.triple_names(e), *by_edge[e]) for e in item.ego.edges.tolist()],
+            [
+                GatedEdge(*kg.triple_names(e), *by_edge[e])
+                for e in kg.rows_by_name(item.ego.edges).tolist()
+            ],
         )
         for item in retrieved
     ]

@@ -30,7 +30,8 @@ def candidate_centres(
     """Ego-graph centres within `scope_hops` of the topics (None: every entity)."""
     if scope_hops is None or not topics:
         return None
-    return np.flatnonzero(index.kg.distances_from(topics, scope_hops) >= 0)
+    kg = index.kg.reach(topics, scope_hops)
+    return np.flatnonzero(kg.distances_from(topics, scope_hops) >= 0)
 
 
 def global_search(
@@ -54,7 +55,7 @@ def retrieve(
     if centres is None:
         ids, scores = global_search(index, question_vector, top_n)
     else:
-        similarity = index.ego_vectors[centres] @ question_vector
+        similarity = index.vectors_of(centres) @ question_vector
         order = np.argsort(-similarity, kind="stable")[:top_n]
         ids, scores = centres[order], similarity[order]
     return [
