@@ -278,7 +278,9 @@ class KnowledgeGraph:
         return paths
 
     def _paths_back(self, target: int, dist: np.ndarray, max_paths: int) -> list[list[int]]:
-        """Walk from `target` down the distance gradient to a source (depth-first, capped)."""
+        """Walk from `target` down the distance gradient to a source (depth-first, capped),
+        stepping to nearer entities in name order, so that the cap keeps the same paths however
+        the KG numbers its entities."""
         found: list[list[int]] = []
         stack: list[tuple[int, list[int]]] = [(target, [])]
         while stack and len(found) < max_paths:
@@ -287,11 +289,18 @@ class KnowledgeGraph:
                 found.append(suffix)
                 continue
             span = self.adj.span(node)
-            for edge, neighbour in zip(
-                self.adj.edge[span].tolist(), self.adj.neighbor[span].tolist()
-            ):
-                if dist[neighbour] == dist[node] - 1:
-                    stack.append((neighbour, [edge, *suffix]))
+            neighbours, edges = self.adj.neighbor[span], self.adj.edge[span]
+            nearer = dist[neighbours] == dist[node] - 1
+            neighbours, edges = neighbours[nearer], edges[nearer]
+            order = np.lexsort(
+                (
+                    self.adj.forward[span][nearer],
+                    self.relation_rank[self.adj.relation[span][nearer]],
+                    self.entity_rank[neighbours],
+                )
+            )
+            for position in order[::-1].tolist():  # the stack pops the first name first
+                stack.append((int(neighbours[position]), [int(edges[position]), *suffix]))
         return found
 
     # ----------------------------------------------------------------- exports

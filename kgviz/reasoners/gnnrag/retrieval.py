@@ -119,8 +119,8 @@ def candidates_by_mass(
 ) -> np.ndarray:
     """Positions of the most probable nodes not `excluded`, best first, until their
     probabilities sum to at least `mass`: at least one (when any is left), at most
-    `max_candidates`."""
-    order = np.argsort(-probabilities, kind="stable")
+    `max_candidates`. Probabilities equal to 1e-9 keep the nodes' order."""
+    order = np.argsort(-np.round(probabilities, 9), kind="stable")
     order = order[~excluded[order]]
     below = int(np.searchsorted(np.cumsum(probabilities[order]), mass, side="left"))
     return order[: min(below + 1, max_candidates)]

@@ -13,9 +13,9 @@ from kgviz.kg.graph import KnowledgeGraph
 
 @dataclass
 class DenseSubgraph:
-    """Kept `nodes` (KG ids, topic entities first, then by PageRank) with their `ppr` scores, the
-    triple rows among them (`edges`) and `local` `(m, 3)` rows `[head, relation, tail]` in positions
-    of `nodes`; `khop_nodes` / `khop_edges` are the sizes before pruning."""
+    """Kept `nodes` (KG ids, topic entities first, then by PageRank, then name) with their `ppr`
+    scores, the triple rows among them (`edges`) and `local` `(m, 3)` rows `[head, relation,
+    tail]` in positions of `nodes`; `khop_nodes` / `khop_edges` are the sizes before pruning."""
 
     nodes: np.ndarray
     ppr: np.ndarray
@@ -76,7 +76,9 @@ def dense_subgraph(
     )
     is_topic = np.zeros(len(nodes), dtype=bool)
     is_topic[position[seeds]] = True
-    order = np.lexsort((nodes, -ppr, ~is_topic))[: max(max_nodes, len(seeds))]
+    # ties in PageRank (to float noise) go by name: the same however the KG numbers its entities
+    by_rank = (kg.entity_rank[nodes], -np.round(ppr, 12), ~is_topic)
+    order = np.lexsort(by_rank)[: max(max_nodes, len(seeds))]
     kept = nodes[order]
     position[:] = -1
     position[kept] = np.arange(len(kept))
