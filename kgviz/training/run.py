@@ -52,8 +52,16 @@ class TrainingData:
 
     @cached_property
     def kg(self) -> KnowledgeGraph:
-        """The graph the questions are read against (`Dataset.training_graph`)."""
-        return self.dataset.training_graph(self.train + self.val)
+        """The graph the questions are read against (`Dataset.training_graph`); a KG behind an
+        endpoint is refused (trainers read whole graphs)."""
+        graph = self.dataset.training_graph(self.train + self.val)
+        if graph.fetches:
+            raise KgvizError(
+                f"{self.dataset.name} is read through a SPARQL endpoint; training reads whole "
+                "graphs, so train on the KG in memory (kgviz data export, then a kb.nt folder) "
+                "and ask over the endpoint with the weights it gives"
+            )
+        return graph
 
 
 @dataclass

@@ -63,10 +63,14 @@ class SparqlClient:
 
     endpoint: str
     timeout_s: float = 60.0
+    rate: float | None = None  # queries per second at most
     stats: QueryStats = field(default_factory=QueryStats)
+    _next_at: float = field(default=0.0, repr=False)
+    _pace: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def select(self, query: str) -> list[Binding]:
         """The bindings of a SELECT query, retried on transient failures within the deadline."""
+        self._wait_turn()
         deadline = time.monotonic() + self.timeout_s
         started = time.perf_counter()
         for attempt, pause in enumerate((*RETRY_PAUSES_S, None), start=1):
@@ -82,6 +86,16 @@ class SparqlClient:
                     self.stats.retries += 1
                 time.sleep(pause)
         raise AssertionError("unreachable")
+
+    def _wait_turn(self) -> None:
+        """Keep to `rate` queries per second (across threads)."""
+        if self.rate is None:
+            return
+        with self._pace:
+            now = time.monotonic()
+            wait, self._next_at = self._next_at - now, max(now, self._next_at) + 1.0 / self.rate
+        if wait > 0:
+            time.sleep(wait)
 
     def _attempt(self, query: str, deadline: float) -> list[Binding]:
         client = httpx.Client(

@@ -19,7 +19,7 @@ from typing import Any
 from kgviz.errors import DataFormatError
 from kgviz.triplestore.terms import RDFS_LABEL
 
-_NUMBERS = {"timeout": float, "batch": int, "page": int, "max_fetch": int}
+_NUMBERS = {"timeout": float, "batch": int, "page": int, "max_fetch": int, "rate": float}
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class EndpointConfig:
     label: str = RDFS_LABEL
     timeout: float = 60.0
     batch: int = 200
-    page: int = 50_000
+    page: int = 1_000_000
     max_fetch: int = 500_000
+    rate: float | None = None
 
     @classmethod
     def read(cls, path: Path) -> EndpointConfig:

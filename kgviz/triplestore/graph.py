@@ -13,6 +13,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,14 @@ from kgviz.triplestore.names import NameTable, build_name_table, cached_name_tab
 from kgviz.triplestore.terms import Queries, term_key
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class WalkStats:
+    """Entities whose triples walks fetched, and those they found fetched already."""
+
+    fetched: int = 0
+    reused: int = 0
 
 
 class FetchLimitError(KgvizError):
@@ -42,20 +51,23 @@ class SparqlGraph(KnowledgeGraph):
 
     fetches = True
 
-    def __init__(self, config: EndpointConfig, table: NameTable, name: str) -> None:
+    def __init__(
+        self, config: EndpointConfig, table: NameTable, name: str, client: SparqlClient
+    ) -> None:
         super().__init__(table.entities, table.relations, np.zeros((0, 3), np.int32), name=name)
-        self.config, self.table = config, table
-        self.client = SparqlClient(config.endpoint, config.timeout)
+        self.config, self.table, self.client = config, table, client
         self.queries = Queries(config.graph, config.label)
         self._rows: dict[tuple[int, int, int], int] = {}
         self._complete = np.zeros(len(table.entities), dtype=bool)
         self._degree = np.full(len(table.entities), -1, dtype=np.int64)
         self._lock = threading.RLock()
+        self.walks = WalkStats()
+        self.table_path: Path | None = None  # where the name table is cached
 
     @classmethod
     def open(cls, config: EndpointConfig, name: str, cache_dir: Path) -> SparqlGraph:
         """Count the endpoint's triples, then load (or build and cache) its name table."""
-        client = SparqlClient(config.endpoint, config.timeout)
+        client = SparqlClient(config.endpoint, config.timeout, config.rate)
         queries = Queries(config.graph, config.label)
         rows = client.select(queries.count())
         triples = int(rows[0]["n"]["value"]) if rows and "n" in rows[0] else 0
@@ -66,7 +78,9 @@ class SparqlGraph(KnowledgeGraph):
             )
         path = cache_dir / f"sparql-{endpoint_fingerprint(config, triples)}.npz"
         table = cached_name_table(path, lambda: build_name_table(client, queries, config.page))
-        return cls(config, table, name)
+        graph = cls(config, table, name, client)
+        graph.table_path = path
+        return graph
 
     @property
     def stored_triples(self) -> int:
@@ -110,7 +124,9 @@ class SparqlGraph(KnowledgeGraph):
 
     def _fetch(self, entities: np.ndarray) -> None:
         """Append every triple touching `entities` not fetched before; then rebuild the CSR."""
-        todo = entities[~self._complete[entities]]
+        todo = np.unique(entities[~self._complete[entities]])
+        self.walks.fetched += todo.size
+        self.walks.reused += np.unique(entities).size - todo.size
         if todo.size == 0:
             return
         added: list[tuple[int, int, int]] = []

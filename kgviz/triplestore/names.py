@@ -4,8 +4,8 @@ their names, and the RDF terms each stands for.
 It is built once by paging through the endpoint's predicates, nodes and labels, named by the
 RDF reader's rules (`kgviz.kg.rdf`: preferred label, else local name; shared names made unique;
 a literal is the entity its lexical form names), and cached under the endpoint's fingerprint.
-Ids follow the endpoint's term order (IRIs sorted, then literals), so they are the same in every
-process, which saved traces and vector indexes rely on.
+Ids follow the terms' order (IRIs sorted, then literals, sorted by their SPARQL spelling), so
+they are the same in every process, which saved traces and vector indexes rely on.
 """
 
 from __future__ import annotations
@@ -61,11 +61,18 @@ class NameTable:
         ]
 
 
-def _paged(client: SparqlClient, query: Callable[[int, int], str], page: int) -> Iterator[Binding]:
-    """Every row of an ordered query, `page` rows per request."""
+def _paged(
+    client: SparqlClient, query: Callable[[int, int, bool], str], page: int
+) -> Iterator[Binding]:
+    """Every row of a listing: in one request when it holds at most `page` rows (no order needed),
+    else `page` rows per request in the query's order (servers sort slowly, so only then)."""
+    rows = client.select(query(page + 1, 0, False))
+    if len(rows) <= page:
+        yield from rows
+        return
     offset = 0
     while True:
-        rows = client.select(query(page, offset))
+        rows = client.select(query(page, offset, True))
         yield from rows
         if len(rows) < page:
             return
@@ -92,14 +99,17 @@ def build_name_table(client: SparqlClient, queries: Queries, page: int) -> NameT
     timings["relations"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    iris: list[str] = []
-    literals: list[tuple[str, str]] = []  # (key, lexical form)
-    for row in _paged(client, queries.nodes, page):
-        term = _term(row, "x")
-        if term["type"] == "uri":
-            iris.append(term["value"])
-        elif (key := term_key(term)) is not None:
-            literals.append((key, term["value"]))
+    iri_set: set[str] = set()
+    literal_set: dict[str, str] = {}  # key -> lexical form
+    for listing in (queries.subjects, queries.objects):
+        for row in _paged(client, listing, page):
+            term = _term(row, "x")
+            if term["type"] == "uri":
+                iri_set.add(term["value"])
+            elif (key := term_key(term)) is not None:
+                literal_set[key] = term["value"]
+    iris, literals = sorted(iri_set), sorted(literal_set.items())
+    predicates.sort()
     timings["entities"] = time.perf_counter() - started
 
     started = time.perf_counter()

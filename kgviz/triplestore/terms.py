@@ -57,24 +57,32 @@ class Queries:
         kept = self._kept("?s", "?p", "?o")
         return f"SELECT (COUNT(*) AS ?n) {self._from}WHERE {{ ?s ?p ?o {kept} }}"
 
-    def predicates(self, limit: int, offset: int) -> str:
-        return (
-            f"SELECT DISTINCT ?x {self._from}WHERE {{ ?s ?x ?o {self._kept('?s', '?x', '?o')} }} "
-            f"ORDER BY ?x LIMIT {limit} OFFSET {offset}"
-        )
+    @staticmethod
+    def _page(limit: int, offset: int, ordered: str | None) -> str:
+        """A page of results: ordered by `ordered` when a listing spans several pages."""
+        order = f"ORDER BY {ordered} " if ordered else ""
+        return f"{order}LIMIT {limit} OFFSET {offset}"
 
-    def nodes(self, limit: int, offset: int) -> str:
-        return (
-            f"SELECT DISTINCT ?x {self._from}WHERE {{ "
-            f"{{ ?x ?p ?o {self._kept('?x', '?p', '?o')} }} UNION "
-            f"{{ ?s ?p ?x {self._kept('?s', '?p', '?x')} }} }} "
-            f"ORDER BY ?x LIMIT {limit} OFFSET {offset}"
-        )
+    def predicates(self, limit: int, offset: int, ordered: bool) -> str:
+        kept = self._kept("?s", "?x", "?o")
+        page = self._page(limit, offset, "?x" if ordered else None)
+        return f"SELECT DISTINCT ?x {self._from}WHERE {{ ?s ?x ?o {kept} }} {page}"
 
-    def labels(self, limit: int, offset: int) -> str:
+    def subjects(self, limit: int, offset: int, ordered: bool) -> str:
+        kept = self._kept("?x", "?p", "?o")
+        page = self._page(limit, offset, "?x" if ordered else None)
+        return f"SELECT DISTINCT ?x {self._from}WHERE {{ ?x ?p ?o {kept} }} {page}"
+
+    def objects(self, limit: int, offset: int, ordered: bool) -> str:
+        kept = self._kept("?s", "?p", "?x")
+        page = self._page(limit, offset, "?x" if ordered else None)
+        return f"SELECT DISTINCT ?x {self._from}WHERE {{ ?s ?p ?x {kept} }} {page}"
+
+    def labels(self, limit: int, offset: int, ordered: bool) -> str:
+        page = self._page(limit, offset, "?x ?l" if ordered else None)
         return (
             f"SELECT ?x ?l {self._from}WHERE {{ ?x {iri_key(self.label)} ?l "
-            f"FILTER(isLiteral(?l) && !isBlank(?x)) }} ORDER BY ?x ?l LIMIT {limit} OFFSET {offset}"
+            f"FILTER(isLiteral(?l) && !isBlank(?x)) }} {page}"
         )
 
     def incident(self, keys: Iterable[str]) -> str:

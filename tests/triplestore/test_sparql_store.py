@@ -4,6 +4,7 @@ garbled endpoint is a one-line error (those use the stub server of `conftest.py`
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
@@ -13,12 +14,18 @@ import pytest
 from kgviz.datasets import get_dataset
 from kgviz.datasets.custom import CustomDataset
 from kgviz.errors import DataFormatError
+from kgviz.eval.plan import EvalPlan
+from kgviz.eval.results_file import read_results
+from kgviz.eval.runner import run_eval
+from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag.config import SimGRAGConfig
+from kgviz.reasoners.simgrag.path_pattern import path_pattern
 from kgviz.reasoners.simgrag.pools import build_pools
-from kgviz.reasoners.simgrag.query_pattern import QueryPattern, parse_pattern
+from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.search import optimized_topk
+from kgviz.session import Session
 from kgviz.triplestore import oxigraph
 from kgviz.triplestore.client import SparqlClient, SparqlError, SparqlTransient, SparqlUnavailable
 from kgviz.triplestore.config import EndpointConfig
@@ -67,6 +74,16 @@ def test_the_endpoint_names_what_the_file_names(served_demo):
     assert served.num_triples == 0  # nothing fetched before a walk asks
 
 
+def test_listings_paged_in_order_give_the_same_table(tmp_path, endpoint, served_demo, monkeypatch):
+    """A listing longer than `page` is read in ordered pages (a server may cap its results)."""
+    served_demo.kg  # noqa: B018  (its table is built in one request per listing)
+    monkeypatch.setenv("KGVIZ_CACHE", str(tmp_path / "another-cache"))
+    paged = CustomDataset(sparql_folder(tmp_path / "paged", endpoint, page=7), name="paged").kg
+    assert list(paged.entities) == list(served_demo.kg.entities)
+    assert list(paged.relations) == list(served_demo.kg.relations)
+    assert paged.client.stats.queries > 40  # 224 entities, 7 a page
+
+
 @pytest.mark.parametrize("method", ["kaping", "gnnrag", "subgraphrag", "grag"])
 def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
     memory = make_reasoner(method, ReasonerContext(get_dataset("demo"), None))
@@ -80,19 +97,10 @@ def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
     assert kg.client.stats.queries > 0
 
 
-def path_pattern(record) -> QueryPattern:
-    """The pattern of the question's path in the demo KG: its topic entity named, the other
-    nodes unknown (ties in GSD are common, which is what the test wants)."""
-    kg = get_dataset("demo").kg
-    topic, answer = kg.entity_id(record.topic_entities[0]), kg.entity_id(record.answers[0])
-    (rows,) = kg.shortest_paths([topic], [answer], max_hops=3, max_paths=1)
-    names, here, triples = {topic: record.topic_entities[0]}, topic, []
-    for row in rows:
-        head, relation, tail = kg.triples[row].tolist()
-        here = tail if here == head else head
-        names[here] = f"UNKNOWN entity {len(names)}"
-        triples.append([names[head], kg.relations[relation].replace("_", " "), names[tail]])
-    return parse_pattern({"phrases": [], "triples": triples}, 5)
+def gold_pattern(record, kg) -> QueryPattern:
+    """The pattern of the question's path to its first answer (ties in GSD are common: unknown
+    nodes cost nothing, which is what the test wants)."""
+    return path_pattern(kg, record.topic_entities[0], record.answers[0])
 
 
 def top_k_by_name(context: ReasonerContext, pattern: QueryPattern, topics) -> list:
@@ -119,7 +127,7 @@ def test_simgrag_finds_the_same_top_k_node_maps(served_demo):
     memory = ReasonerContext(get_dataset("demo"), None)
     served = ReasonerContext(served_demo, None)
     for record in get_dataset("demo").questions("dev"):
-        pattern = path_pattern(record)
+        pattern = gold_pattern(record, memory.kg)
         expected = top_k_by_name(memory, pattern, record.topic_entities)
         assert top_k_by_name(served, pattern, record.topic_entities) == expected, record.qid
 
@@ -206,3 +214,84 @@ def test_a_view_shows_the_kg_degree_and_neighbours_from_the_endpoint(served_demo
     shown = {(e.source, e.target, e.label) for e in found["n1"].edges}
     assert shown == {(e.source, e.target, e.label) for e in expected["n1"].edges}
     assert [n.title for n in found["n1"].nodes] != [] and found["n1"].more == expected["n1"].more
+
+
+def test_an_eval_stopped_by_its_endpoint_resumes_with_nothing_lost(
+    tmp_cache, tmp_path, demo_store, fault_server
+):
+    """KAPING over the real Oxigraph server; the answers come from a stub LLM server (the test is
+    about the endpoint stopping, not the answers)."""
+    answer = {"choices": [{"message": {"content": "Robert Zemeckis"}, "finish_reason": "stop"}]}
+    llm = fault_server(lambda n, _: (200, json.dumps(answer).encode(), 0))
+    out = tmp_path / "results.jsonl"
+
+    def session_on(url: str) -> Session:
+        dataset = CustomDataset(sparql_folder(tmp_path / "kg", url), name="served", domain="movies")
+        return Session(dataset, ReasonerContext(dataset, OpenAIBackend(llm.url + "/v1", "m")), "")
+
+    def evaluate(session: Session, limit: int) -> None:
+        run_eval(session, ["kaping"], EvalPlan("dev", limit=limit), out, progress=False)
+
+    with oxigraph.served(demo_store) as (url, process):
+        session = session_on(url)
+        evaluate(session, 2)
+        process.terminate()  # the endpoint stops while the KG is open: the next fetch fails
+        process.wait()
+        with pytest.raises(SparqlUnavailable, match="no SPARQL endpoint answers") as error:
+            evaluate(session, 4)
+    assert "\n" not in str(error.value)
+    assert len(read_results(out)) == 2  # the rows written before the stop are kept
+    with oxigraph.served(demo_store) as (url, _):  # back, at another address
+        evaluate(session_on(url), 4)
+    rows = read_results(out)
+    assert len(rows) == 4 and len({row["qid"] for row in rows}) == 4
+
+
+@pytest.fixture(scope="module")
+def metaqa_served(shared_data, tmp_path_factory: pytest.TempPathFactory):
+    """MetaQA's KB (134k triples) in Oxigraph, where the real data is present, read as a
+    `kb.sparql` dataset. It uses the user cache (MetaQA's name vectors are there), and takes
+    away the name table it adds, whose key names the test server's port."""
+    folder = tmp_path_factory.mktemp("metaqa-oxigraph")
+    write_ntriples(get_dataset("metaqa-1hop").kg, folder / "metaqa.nt")
+    oxigraph.load(folder / "metaqa.nt", folder / "store")
+    with oxigraph.served(folder / "store") as (url, _):
+        dataset = CustomDataset(sparql_folder(folder / "kg", url), domain="movies")
+        yield dataset
+        if dataset.kg.table_path is not None:
+            dataset.kg.table_path.unlink(missing_ok=True)
+
+
+METAQA_PER_HOP = 3
+
+
+@pytest.mark.parametrize("method", ["kaping", "gnnrag", "subgraphrag", "grag", "simgrag-search"])
+def test_metaqa_over_the_endpoint_gets_the_same_evidence(metaqa_served, method):
+    records = [
+        record
+        for hops in (1, 2, 3)
+        for record in get_dataset(f"metaqa-{hops}hop").questions("dev")[:METAQA_PER_HOP]
+    ]
+    memory = ReasonerContext(get_dataset("metaqa-1hop"), None)
+    context = ReasonerContext(metaqa_served, None)
+    if method == "simgrag-search":
+        for record in records:
+            pattern = gold_pattern(record, memory.kg)
+            expected = top_k_by_name(memory, pattern, record.topic_entities)
+            assert top_k_by_name(context, pattern, record.topic_entities) == expected, record.qid
+        return
+    in_memory, over_endpoint = make_reasoner(method, memory), make_reasoner(method, context)
+    for record in records:
+        expected = in_memory.retrieve_only(record.question, record.topic_entities).evidence
+        found = over_endpoint.retrieve_only(record.question, record.topic_entities).evidence
+        assert found == expected, record.qid
+
+
+def test_a_rate_spaces_the_queries(fault_server):
+    """The stub answers at once (only the client's pacing is tested)."""
+    server = fault_server(lambda n, _: (200, b'{"results": {"bindings": []}}', 0.0))
+    client = SparqlClient(server.url, timeout_s=5.0, rate=10.0)
+    started = time.monotonic()
+    for _ in range(4):
+        client.select("SELECT * WHERE { ?s ?p ?o }")
+    assert time.monotonic() - started >= 0.3  # 4 queries at 10 per second: 3 gaps of 0.1 s
