@@ -110,23 +110,19 @@ def _remaining_bounds(nodes: list[Listed], relations: list[Listed], steps: tuple
     return [math.fsum(terms[2 * i :]) for i in range(len(steps) + 1)]
 
 
-Rank = tuple[float, tuple[int, ...], tuple[tuple[int, int], ...]]
+Rank = tuple[float, tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
-def match_rank(
-    key: tuple[float, tuple[int, ...], tuple[int, ...]],
-    entity_rank: np.ndarray,
-    relation_rank: np.ndarray,
-    triples: np.ndarray,
-) -> Rank:
+def match_rank(key: tuple[float, tuple[int, ...], tuple[int, ...]], kg: KnowledgeGraph) -> Rank:
     """How a match `(gsd, entities, rows)` ranks: by GSD, ties by the names of its entities, then
     of its triples' relations and heads. Names, not ids, so that the top-k is the same however the
     KG numbers its entities (a file's order, an endpoint's)."""
     gsd, entities, rows = key
+    names, relations, triples = kg.entities, kg.relations, kg.triples
     return (
         gsd,
-        tuple(int(entity_rank[e]) for e in entities),
-        tuple((int(relation_rank[triples[r, 1]]), int(entity_rank[triples[r, 0]])) for r in rows),
+        tuple(names[e] for e in entities),
+        tuple((relations[triples[r, 1]], names[triples[r, 0]]) for r in rows),
     )
 
 
@@ -183,8 +179,7 @@ class _Search:
         self.edge_d = [0.0] * len(pattern.edges)
         # (rank, (gsd, entities, rows), tree record), by rank: see `_rank`
         self.best: list[tuple[Rank, tuple[float, tuple[int, ...], tuple[int, ...]], int]] = []
-        self.entity_rank, self.relation_rank = kg.entity_rank, kg.relation_rank
-        self.triples = kg.triples
+        self.kg = kg
         self.threshold = math.inf
         self.expanded = self.pruned = 0
         self.max_expansions = math.inf if max_expansions is None else max_expansions
@@ -361,7 +356,7 @@ class _Search:
         there keeps only its better edge map. (Pruning stays exact: an edge map that would
         improve a kept node map scores below the k-th best, so no bound discards it.)"""
         key = (math.fsum(self.node_d + self.edge_d), tuple(self.ent), tuple(self.erow))
-        rank = match_rank(key, self.entity_rank, self.relation_rank, self.triples)
+        rank = match_rank(key, self.kg)
         if self.tree is not None:
             self.tree.mark(record, "completed")
         same = next((i for i, (_, kept, _) in enumerate(self.best) if kept[1] == key[1]), None)
@@ -501,7 +496,7 @@ def brute_force_topk(
             if len(set(edges)) == len(edges):
                 gsd = math.fsum([d for _, d in combo] + [d for _, d in chosen])
                 keys.append((gsd, nodes, edges))
-    keys.sort(key=lambda key: match_rank(key, kg.entity_rank, kg.relation_rank, kg.triples))
+    keys.sort(key=lambda key: match_rank(key, kg))
     best: dict[tuple[int, ...], tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
     for key in keys:  # each node map with its best edge map, best first
         best.setdefault(key[1], key)
