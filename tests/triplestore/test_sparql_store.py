@@ -108,7 +108,14 @@ def top_k_by_name(context: ReasonerContext, pattern: QueryPattern, topics) -> li
     pools = build_pools(context.index, pattern, config.k_nodes, config.k_relations, topics)
     found = []
     for part in pattern.searchable():
-        result = optimized_topk(kg, part.graph, pools.for_component(part), config.k)
+        result = optimized_topk(
+            kg,
+            part.graph,
+            pools.for_component(part),
+            config.k,
+            max_expansions=None,
+            time_limit_s=300,
+        )
         assert result.status == "complete"
         found.append(
             [
