@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
@@ -68,11 +68,10 @@ def served(location: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         yield url, process
     finally:
         process.terminate()
-        try:
+        with suppress(subprocess.TimeoutExpired):
             process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.kill()  # a no-op once it has stopped
+        process.wait()
 
 
 def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
