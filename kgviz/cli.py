@@ -90,6 +90,8 @@ def cmd_data_export(args: argparse.Namespace) -> int:
     dataset = get_dataset(args.name)
     if dataset.per_question_graphs:
         raise KgvizError(f"dataset {dataset.name!r} has one graph per question, not one KG")
+    if dataset.kg.fetches:
+        raise KgvizError(f"dataset {dataset.name!r} is already in a triple store")
     lines = write_ntriples(dataset.kg, args.out)
     print(f"wrote {lines:,} N-Triples lines to {args.out}")
     return 0

@@ -82,6 +82,12 @@ class EvalJob:
         return {record_key(m, r.qid) for m in self.methods for r in self.records}
 
 
+def _fetches(session: Session) -> bool:
+    """The KG is behind an endpoint: its questions are answered one at a time, since a walk
+    grows the graph the others would be reading."""
+    return not session.dataset.per_question_graphs and session.dataset.kg.fetches
+
+
 def run_eval(
     session: Session,
     methods: Sequence[str],
@@ -119,7 +125,7 @@ def run_eval(
         plan.select(session.dataset.questions(plan.split)),
         settings or {},
         questions,
-        max(1, min(workers, session.context.llm.parallel_requests)),
+        1 if _fetches(session) else max(1, min(workers, session.context.llm.parallel_requests)),
         store,
         preset,
     )

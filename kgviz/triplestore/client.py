@@ -2,7 +2,8 @@
 
 The rules are the LLM layer's: each request runs under a total deadline that works in any thread
 (`run_with_deadline`), transient failures (HTTP 5xx, a dropped connection, a slow connect) are
-retried after the same pauses, and a refused connection ends at once. A reply that is not a
+retried after the same pauses once the endpoint has answered, and a refused connection ends at
+once; a cancelled request (Ctrl-C, the lab's Stop) stays a cancellation. A reply that is not a
 SPARQL JSON result is an error naming what was wrong, never a traceback.
 """
 
@@ -20,7 +21,13 @@ import httpx
 from kgviz.errors import KgvizError
 from kgviz.llm.base import RETRY_PAUSES_S
 from kgviz.llm.deadline import run_with_deadline
-from kgviz.llm.errors import LLMError, LLMTimeout, LLMTransient, LLMUnavailable
+from kgviz.llm.errors import (
+    LLMCancelled,
+    LLMError,
+    LLMTimeout,
+    LLMTransient,
+    LLMUnavailable,
+)
 from kgviz.llm.http_errors import CONNECT_TIMEOUT_S, read_capped, status_error, transport_error
 
 log = logging.getLogger(__name__)
@@ -66,6 +73,7 @@ class SparqlClient:
     rate: float | None = None  # queries per second at most
     stats: QueryStats = field(default_factory=QueryStats)
     _next_at: float = field(default=0.0, repr=False)
+    _answered: bool = field(default=False, repr=False)  # a drop after a first reply may pass
     _pace: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def select(self, query: str) -> list[Binding]:
@@ -114,10 +122,13 @@ class SparqlClient:
                 f"the SPARQL endpoint {self.endpoint} did not answer within {self.timeout_s:g} s "
                 "(raise `timeout` in kb.sparql to allow more)"
             ) from None
+        except LLMCancelled:
+            raise
         except LLMError as error:
             raise _as_sparql_error(error) from None
         finally:
             client.close()
+        self._answered = True
         return parse_bindings(body, self.endpoint)
 
     def _post(self, client: httpx.Client, query: str) -> bytes:
@@ -130,7 +141,7 @@ class SparqlClient:
                 body = read_capped(response.iter_bytes(), REPLY_CAP)
         except httpx.HTTPError as error:
             refused = f"no SPARQL endpoint answers at {self.endpoint} (is the server running?)"
-            raise transport_error(error, where, self.timeout_s, refused, answered=False) from None
+            raise transport_error(error, where, self.timeout_s, refused, self._answered) from None
         if response.status_code >= 400:
             raise status_error(response.status_code, body, where)
         return body

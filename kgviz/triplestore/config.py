@@ -53,10 +53,12 @@ class EndpointConfig:
                 raise DataFormatError(path, 0, f"{key!r} must be an IRI (a non-empty string)")
         for key, kind in _NUMBERS.items():
             value = data.get(key)
+            allowed = int if kind is int else int | float
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+                isinstance(value, bool) or not isinstance(value, allowed) or value <= 0
             ):
-                raise DataFormatError(path, 0, f"{key!r} must be a number above 0, not {value!r}")
+                what = "a whole number" if kind is int else "a number"
+                raise DataFormatError(path, 0, f"{key!r} must be {what} above 0, not {value!r}")
             if value is not None:
                 data[key] = kind(value)
         return cls(**data)

@@ -10,7 +10,6 @@ the methods then run their own algorithms on the graph it returns, exactly as in
 from __future__ import annotations
 
 import hashlib
-import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,8 +23,6 @@ from kgviz.triplestore.client import SparqlClient, SparqlError
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.names import NameTable, build_name_table, cached_name_table
 from kgviz.triplestore.terms import Queries, term_key
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -70,14 +67,16 @@ class SparqlGraph(KnowledgeGraph):
         client = SparqlClient(config.endpoint, config.timeout, config.rate)
         queries = Queries(config.graph, config.label)
         rows = client.select(queries.count())
-        triples = int(rows[0]["n"]["value"]) if rows and "n" in rows[0] else 0
+        triples = _count(rows[0], config.endpoint) if rows else 0
         if triples == 0:
             raise KgvizError(
                 f"the SPARQL endpoint {config.endpoint} holds no triples"
                 + (f" in graph <{config.graph}>" if config.graph else "")
             )
         path = cache_dir / f"sparql-{endpoint_fingerprint(config, triples)}.npz"
-        table = cached_name_table(path, lambda: build_name_table(client, queries, config.page))
+        table = cached_name_table(
+            path, lambda: build_name_table(client, queries, config.page, triples)
+        )
         graph = cls(config, table, name, client)
         graph.table_path = path
         return graph
@@ -95,12 +94,13 @@ class SparqlGraph(KnowledgeGraph):
             frontier = np.unique(np.fromiter(seeds, dtype=np.int64))
             seen = np.zeros(self.num_entities, dtype=bool)
             seen[frontier] = True
+            budget = [self.config.max_fetch]  # triples this walk may still fetch
             for layer in range(hops):
                 if frontier.size == 0:
                     break
                 if layer and hub_degree is not None:
                     frontier = frontier[self.degrees(frontier) <= hub_degree]
-                self._fetch(frontier)
+                self._fetch(frontier, budget)
                 ptr = self.adj.ptr
                 reached = self.adj.neighbor[concat_ranges(ptr[frontier], ptr[frontier + 1])]
                 frontier = np.unique(reached[~seen[reached]])
@@ -108,44 +108,49 @@ class SparqlGraph(KnowledgeGraph):
             return self
 
     def degrees(self, entities: np.ndarray) -> np.ndarray:
-        """Degrees from the endpoint (asked once per entity, in batches)."""
+        """Degrees from the endpoint (asked once per entity, in batches; kept only once a
+        batch's answer is whole)."""
         with self._lock:
             ids = np.asarray(entities, dtype=np.int64)
             unknown = np.unique(ids[self._degree[ids] < 0])
             for start in range(0, unknown.size, self.config.batch):
                 batch = unknown[start : start + self.config.batch]
-                self._degree[batch] = 0
-                query = self.queries.degrees(self.table.keys_of(batch))
-                for row in self.client.select(query):
-                    entity = self._entity(row["x"])
+                counts = dict.fromkeys(batch.tolist(), 0)
+                for row in self.client.select(self.queries.degrees(self.table.keys_of(batch))):
+                    entity = self._entity(_bound(row, "x", self.config.endpoint))
                     if entity is not None:
-                        self._degree[entity] += int(row["n"]["value"])
+                        counts[entity] += _count(row, self.config.endpoint)
+                self._degree[list(counts)] = list(counts.values())
             return self._degree[ids]
 
-    def _fetch(self, entities: np.ndarray) -> None:
-        """Append every triple touching `entities` not fetched before; then rebuild the CSR."""
+    def _fetch(self, entities: np.ndarray, budget: list[int]) -> None:
+        """Append every triple touching `entities` not fetched before, then rebuild the CSR.
+        Nothing is kept unless every batch came whole and within the walk's `budget`."""
         todo = np.unique(entities[~self._complete[entities]])
         self.walks.fetched += todo.size
         self.walks.reused += np.unique(entities).size - todo.size
         if todo.size == 0:
             return
-        added: list[tuple[int, int, int]] = []
+        added: dict[tuple[int, int, int], None] = {}
         for start in range(0, todo.size, self.config.batch):
             batch = todo[start : start + self.config.batch]
-            for row in self.client.select(self.queries.incident(self.table.keys_of(batch))):
+            query = self.queries.incident(self.table.keys_of(batch), limit=budget[0] + 1)
+            for row in self.client.select(query):
                 triple = self._triple(row)
                 if triple is not None and triple not in self._rows:
-                    self._rows[triple] = len(self._rows)
-                    added.append(triple)
-            if len(self._rows) > self.config.max_fetch:
+                    added[triple] = None
+            if len(added) > budget[0]:
                 raise FetchLimitError(
-                    f"a walk over {self.config.endpoint} fetched more than "
+                    f"a walk over {self.config.endpoint} would fetch more than "
                     f"{self.config.max_fetch:,} triples; raise max_fetch in kb.sparql or use "
                     "fewer hops"
                 )
+        budget[0] -= len(added)
+        for triple in added:
+            self._rows[triple] = len(self._rows)
         self._complete[todo] = True
         if added:
-            triples = np.concatenate([self.triples, np.array(added, dtype=np.int32)])
+            triples = np.concatenate([self.triples, np.array(list(added), dtype=np.int32)])
             KnowledgeGraph.__init__(self, self.entities, self.relations, triples, name=self.name)
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
 
@@ -163,8 +168,22 @@ class SparqlGraph(KnowledgeGraph):
         return int(self.table.term_entity[found])
 
     def _triple(self, row: dict[str, dict[str, str]]) -> tuple[int, int, int] | None:
-        head, tail = self._entity(row["s"]), self._entity(row["o"])
-        relation_term = self.table.relation_terms.get(term_key(row["p"]) or "")
+        where = self.config.endpoint
+        head, tail = self._entity(_bound(row, "s", where)), self._entity(_bound(row, "o", where))
+        relation_term = self.table.relation_terms.get(term_key(_bound(row, "p", where)) or "")
         if head is None or tail is None or relation_term is None:
             return None
         return head, int(self.table.term_relation[relation_term]), tail
+
+
+def _bound(row: dict[str, dict[str, str]], var: str, endpoint: str) -> dict[str, str]:
+    if var not in row:
+        raise SparqlError(f"the SPARQL endpoint {endpoint} left ?{var} unbound in a result row")
+    return row[var]
+
+
+def _count(row: dict[str, dict[str, str]], endpoint: str) -> int:
+    value = _bound(row, "n", endpoint)["value"]
+    if not value.isdigit():
+        raise SparqlError(f"the SPARQL endpoint {endpoint} counted {value[:40]!r}, not a number")
+    return int(value)

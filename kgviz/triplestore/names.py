@@ -29,7 +29,7 @@ from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import Binding, SparqlClient, SparqlError
 from kgviz.triplestore.terms import Queries, iri_key, term_key
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: control characters in term keys written as \uXXXX
 
 
 @dataclass
@@ -86,13 +86,10 @@ def _term(row: Binding, var: str) -> dict[str, str]:
     return term
 
 
-def build_name_table(client: SparqlClient, queries: Queries, page: int) -> NameTable:
-    """Page through the endpoint and name what it holds (see the module docstring)."""
+def build_name_table(client: SparqlClient, queries: Queries, page: int, triples: int) -> NameTable:
+    """Page through the endpoint, which holds `triples` kept triples, and name what it holds (see
+    the module docstring)."""
     timings: dict[str, float] = {}
-    started = time.perf_counter()
-    count_rows = client.select(queries.count())
-    triples = int(_term(count_rows[0], "n")["value"]) if count_rows else 0
-    timings["count"] = time.perf_counter() - started
 
     started = time.perf_counter()
     predicates = [_term(row, "x")["value"] for row in _paged(client, queries.predicates, page)]

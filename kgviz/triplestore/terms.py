@@ -13,11 +13,17 @@ from dataclasses import dataclass
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Other control characters as \uXXXX, which SPARQL reads back: a key is always one printable line.
+_LITERAL = str.maketrans(
+    {**{chr(c): f"\\u{c:04X}" for c in [*range(0x20), *range(0x7F, 0xA0)]}, **_ESCAPES}
+)
+_IRI = str.maketrans({c: f"\\u{ord(c):04X}" for c in '<>"{}|^`\\' + "".join(map(chr, range(0x21)))})
 
 
 def iri_key(iri: str) -> str:
-    return f"<{iri}>"
+    """`<iri>`, with the characters an IRI may not hold written as \\uXXXX."""
+    return f"<{iri.translate(_IRI)}>"
 
 
 def term_key(term: dict[str, str]) -> str | None:
@@ -27,7 +33,7 @@ def term_key(term: dict[str, str]) -> str | None:
         return iri_key(value)
     if kind == "bnode":
         return None
-    text = f'"{value.translate(_ESCAPES)}"'
+    text = f'"{value.translate(_LITERAL)}"'
     if term.get("xml:lang"):
         return f"{text}@{term['xml:lang']}"
     datatype = term.get("datatype")
@@ -85,20 +91,21 @@ class Queries:
             f"FILTER(isLiteral(?l) && !isBlank(?x)) }} {page}"
         )
 
-    def incident(self, keys: Iterable[str]) -> str:
-        """Every kept triple with one of `keys` at either end."""
+    def incident(self, keys: Iterable[str], limit: int) -> str:
+        """The kept triples with one of `keys` at either end (at most `limit`)."""
         values = " ".join(keys)
         return (
             f"SELECT ?s ?p ?o {self._from}WHERE {{ "
             f"{{ VALUES ?s {{ {values} }} ?s ?p ?o }} UNION "
-            f"{{ VALUES ?o {{ {values} }} ?s ?p ?o }} {self._kept('?s', '?p', '?o')} }}"
+            f"{{ VALUES ?o {{ {values} }} ?s ?p ?o }} {self._kept('?s', '?p', '?o')} }} "
+            f"LIMIT {limit}"
         )
 
     def degrees(self, keys: Iterable[str]) -> str:
         """How many kept triples touch each of `keys` (a self-loop counts twice)."""
         values = " ".join(keys)
         return (
-            f"SELECT ?x (COUNT(*) AS ?n) {self._from}WHERE {{ VALUES ?x {{ {values} }} "
-            f"{{ ?x ?p ?o {self._kept('?x', '?p', '?o')} }} UNION "
-            f"{{ ?s ?q ?x {self._kept('?s', '?q', '?x')} }} }} GROUP BY ?x"
+            f"SELECT ?x (COUNT(*) AS ?n) {self._from}WHERE {{ "
+            f"{{ VALUES ?x {{ {values} }} ?x ?p ?o {self._kept('?x', '?p', '?o')} }} UNION "
+            f"{{ VALUES ?x {{ {values} }} ?s ?q ?x {self._kept('?s', '?q', '?x')} }} }} GROUP BY ?x"
         )

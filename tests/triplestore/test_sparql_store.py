@@ -145,6 +145,8 @@ def test_a_walk_past_max_fetch_stops_in_one_line(tmp_cache, tmp_path, endpoint):
     with pytest.raises(FetchLimitError, match="more than 20 triples; raise max_fetch") as error:
         kg.reach([kg.entity_id("Drama")], 2)
     assert "\n" not in str(error.value)
+    assert kg.num_triples == 0  # the cut walk kept nothing
+    assert kg.reach([kg.entity_id("Forrest Gump")], 1).num_triples > 0  # a small walk still runs
 
 
 def test_a_stopped_endpoint_is_unavailable_in_one_line(tmp_cache, tmp_path, demo_store):
@@ -196,7 +198,8 @@ def test_a_server_error_is_retried(fault_server):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('endpoint = "http://x/query"\nbatch = 0\n', "'batch' must be a number above 0"),
+        ('endpoint = "http://x/query"\nbatch = 0\n', "'batch' must be a whole number above 0"),
+        ('endpoint = "http://x/query"\npage = 0.5\n', "'page' must be a whole number above 0"),
         ('endpoint = "ftp://x"\n', "'endpoint' must be an http"),
         ('endpoint = "http://x/query"\nlimit = 3\n', "unknown key"),
         ("endpoint = \n", "invalid TOML"),
@@ -302,3 +305,29 @@ def test_a_rate_spaces_the_queries(fault_server):
     for _ in range(4):
         client.select("SELECT * WHERE { ?s ?p ?o }")
     assert time.monotonic() - started >= 0.3  # 4 queries at 10 per second: 3 gaps of 0.1 s
+
+
+def test_odd_characters_in_terms_are_sent_back_as_sparql_reads_them(tmp_cache, tmp_path):
+    """A literal with a form feed and an IRI with a brace: their VALUES keys are escaped."""
+    (tmp_path / "kb.nt").write_text(
+        '<http://x.org/a> <http://x.org/says> "page\\u000Cbreak" .\n'
+        '<http://x.org/b> <http://x.org/says> "page\\u000Cbreak" .\n'
+        "<http://x.org/a> <http://x.org/knows> <http://x.org/c%7Bd%7D> .\n"
+    )
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
+        literal = kg.entity_id("page\\x0cbreak")  # names show control characters escaped
+        walked = kg.reach([literal], 1)
+        assert sorted(walked.triple_names(row)[0] for row in range(walked.num_triples)) == [
+            "a",
+            "b",
+        ]
+        assert kg.reach([kg.entity_id("a")], 1).num_triples == 3
+
+
+def test_a_kg_in_a_store_is_not_exported_again(served_demo, tmp_path, capsys):
+    from kgviz.cli import main
+
+    assert main(["data", "export", f"custom:{served_demo.root}", str(tmp_path / "x.nt")]) == 2
+    assert "already in a triple store" in capsys.readouterr().err

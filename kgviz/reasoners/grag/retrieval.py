@@ -56,7 +56,7 @@ def retrieve(
         ids, scores = global_search(index, question_vector, top_n)
     else:
         similarity = index.vectors_of(centres) @ question_vector
-        order = np.argsort(-similarity, kind="stable")[:top_n]
+        order = np.lexsort((index.kg.entity_rank[centres], -similarity))[:top_n]  # ties by name
         ids, scores = centres[order], similarity[order]
     return [
         Retrieved(index.ego_graph(int(c), question_vector), float(s)) for c, s in zip(ids, scores)

@@ -32,6 +32,7 @@ def candidate_edges(
     first and a seeded sample of the last hop fills the rest. Also returns how many were dropped."""
     kg = kg.reach(seeds, hops)
     _, edges = kg.k_hop_subgraph(seeds, hops)
+    edges = kg.rows_by_name(edges)  # the sample is the same however the KG numbers its triples
     dist = kg.distances_from(seeds, hops)
     hop = dist[kg.triples[edges][:, [0, 2]]].min(axis=1) + 1
     order = np.lexsort((rng.permutation(len(edges)), hop))[:cap]

@@ -8,8 +8,9 @@ between the same two entities are alternatives inside one match, whose edge map 
 choice, so they never fill the top-k with near-duplicates. Parallel pattern edges must map to
 distinct triples. A symmetric pattern can return the same triple set twice under two node maps.
 
-Matches are ranked by the key `(gsd, nodes, edges)`, where `gsd` is the exactly rounded
-`math.fsum` of the element distances, so every search returns the same list, ties included.
+Matches are ranked by GSD, the exactly rounded `math.fsum` of the element distances, then by the
+names of their entities and triples (`match_rank`), so every search returns the same list, ties
+included, however the KG numbers its entities.
 """
 
 from __future__ import annotations
@@ -160,7 +161,9 @@ class _Search:
         self.k, self.prune, self.tree = k, prune, tree
         self.pools, self.num_entities, self.num_relations = pools, kg.num_entities, kg.num_relations
         self.start, self.steps = search_order(pattern, pools, kg.num_entities)
+        fetching = time.monotonic()
         kg = reach_for_search(kg, self.start, self.steps, pools)
+        self.began += time.monotonic() - fetching  # what an endpoint takes is not search time
         adj = kg.adj
         self.ptr, self.nbr, self.rel, self.row = adj.ptr, adj.neighbor, adj.relation, adj.edge
         if tree is not None:
@@ -177,7 +180,7 @@ class _Search:
         self.node_d = [0.0] * pattern.num_nodes
         self.erow = [-1] * len(pattern.edges)
         self.edge_d = [0.0] * len(pattern.edges)
-        # (rank, (gsd, entities, rows), tree record), by rank: see `_rank`
+        # (rank, (gsd, entities, rows), tree record), by rank: see `match_rank`
         self.best: list[tuple[Rank, tuple[float, tuple[int, ...], tuple[int, ...]], int]] = []
         self.kg = kg
         self.threshold = math.inf
