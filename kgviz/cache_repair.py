@@ -8,7 +8,9 @@ import os
 import shutil
 import threading
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -66,3 +68,21 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
+
+
+T = TypeVar("T")
+
+
+def load_or_build(
+    path: Path, load: Callable[[Path], T], build: Callable[[], T], save: Callable[[T, Path], None]
+) -> T:
+    """`load(path)` if the file is there, else `build()` and `save` it there; a file that does
+    not load (torn, truncated, another format) is set aside and rebuilt."""
+    if path.is_file():
+        try:
+            return load(path)
+        except CORRUPT as error:
+            set_aside(path, error)
+    value = build()
+    save(value, path)
+    return value

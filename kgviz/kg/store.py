@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
+from kgviz.cache_repair import CorruptCache, load_or_build
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
 
@@ -74,11 +74,4 @@ def source_fingerprint(files: Sequence[Path]) -> str:
 def cached_graph(cache_file: Path, build: Callable[[], KnowledgeGraph]) -> KnowledgeGraph:
     """Load `cache_file` if present, else build the graph and save it there atomically. An
     unreadable cache file (torn, truncated, another format) is set aside and rebuilt."""
-    if cache_file.is_file():
-        try:
-            return load_graph(cache_file)
-        except CORRUPT as error:
-            set_aside(cache_file, error)
-    graph = build()
-    save_graph(graph, cache_file)
-    return graph
+    return load_or_build(cache_file, load_graph, build, save_graph)

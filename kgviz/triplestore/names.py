@@ -22,7 +22,7 @@ from rdflib import Literal, URIRef
 from rdflib.term import Node
 
 from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
+from kgviz.cache_repair import CorruptCache, load_or_build
 from kgviz.kg.rdf import literal_name, node_names
 from kgviz.kg.store import checked_vocabulary
 from kgviz.kg.vocab import Vocabulary
@@ -193,11 +193,4 @@ def load_name_table(path: Path) -> NameTable:
 
 def cached_name_table(path: Path, build: Callable[[], NameTable]) -> NameTable:
     """Load `path`, else build the table and save it atomically; a torn file is set aside."""
-    if path.is_file():
-        try:
-            return load_name_table(path)
-        except CORRUPT as error:
-            set_aside(path, error)
-    table = build()
-    save_name_table(table, path)
-    return table
+    return load_or_build(path, load_name_table, build, save_name_table)
