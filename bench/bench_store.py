@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _store_scale import run as run_scale
+
 from kgviz.datasets import get_dataset
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.custom import CustomDataset
@@ -100,7 +102,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-hop", type=int, default=10, help="dev questions per hop count")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument(
+        "--synthetic",
+        type=float,
+        default=0,
+        help="instead, SimGRAG's search on a synthetic KG of this many triples (e.g. 1e7)",
+    )
+    parser.add_argument("--synthetic-per-hop", type=int, default=20)
     args = parser.parse_args()
+    if args.synthetic:
+        with tempfile.TemporaryDirectory(prefix="kgviz-bench-store-scale-") as temporary:
+            run_scale(int(args.synthetic), args.synthetic_per_hop, Path(temporary))
+        return
     records = [
         record
         for hops in (1, 2, 3)

@@ -13,6 +13,9 @@ from kgviz.kg.readers import StringTriple, read_triples, require_file
 from kgviz.kg.store import cached_graph, source_fingerprint
 from kgviz.paths import cache_name, cache_root, data_root
 
+# What a KG can be about; methods adapt their prompts and few-shot examples to it.
+DOMAINS = ("generic", "movies", "paths", "football", "commonsense", "freebase")
+
 
 @dataclass(frozen=True)
 class QARecord:
@@ -37,9 +40,7 @@ class Dataset(ABC):
 
     name: str = ""
     kg_name: str = ""  # datasets sharing one KB share its name, so caches and indexes are shared
-    domain: str = (
-        "generic"  # what the KG is about (movies, paths, football, ...): methods adapt to it
-    )
+    domain: str = "generic"  # what the KG is about (one of DOMAINS): methods adapt to it
     description: str = ""
     source_url: str = ""
     per_question_graphs: bool = False  # each question has its own graph (`question_graph`)

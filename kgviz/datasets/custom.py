@@ -6,16 +6,37 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from functools import cached_property
 from pathlib import Path
 
-from kgviz.datasets.base import Dataset, QARecord
+from kgviz.datasets.base import DOMAINS, Dataset, QARecord
 from kgviz.errors import DataFormatError, KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import open_text_lines
 from kgviz.paths import cache_root
 
 KB_NAMES = ("kb.tsv", "kb.nt", "kb.ttl", "kb.sparql")
+SETTINGS_NAME = "dataset.toml"  # optional: domain = "movies" (what the KG is about)
+
+
+def read_domain(path: Path) -> str:
+    """The `domain` a folder's `dataset.toml` declares (the few-shot examples and prompts methods
+    use follow it); "generic" without the file."""
+    if not path.is_file():
+        return "generic"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise DataFormatError(path, 0, f"invalid TOML ({error})") from None
+    if unknown := sorted(set(data) - {"domain"}):
+        raise DataFormatError(path, 0, f"unknown key(s) {', '.join(unknown)}; known: domain")
+    domain = data.get("domain", "generic")
+    if domain not in DOMAINS:
+        raise DataFormatError(
+            path, 0, f"'domain' must be one of {', '.join(DOMAINS)}, not {domain!r}"
+        )
+    return str(domain)
 
 
 def _string_list(path: Path, number: int, value: object, key: str) -> tuple[str, ...]:
@@ -87,11 +108,11 @@ class CustomDataset(Dataset):
     """A folder holding one KB file (`kb.tsv`: head, relation, tail per line; or RDF in `kb.nt` /
     `kb.ttl`, see `kgviz.kg.rdf` for how its nodes are named) and `<split>.jsonl` files."""
 
-    def __init__(self, folder: Path, name: str | None = None, domain: str = "generic") -> None:
+    def __init__(self, folder: Path, name: str | None = None, domain: str | None = None) -> None:
         folder = Path(folder).expanduser().resolve()
         super().__init__(folder)
         self.name = name or f"custom:{folder}"
-        self.domain = domain
+        self.domain = domain or read_domain(folder / SETTINGS_NAME)
         self.description = f"custom KG in {folder}"
 
     @property

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -173,6 +174,13 @@ class KnowledgeGraph:
         `hub_degree` beyond the seeds. Methods walk the graph this returns; in memory it is the
         graph itself, a KG behind an endpoint fetches what the walk needs (`SparqlGraph`)."""
         return self
+
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Keep the rows a reader walks valid until the block ends (a run, a view): a KG behind an
+        endpoint drops what it fetched, to stay within its bound, only when no one reads it. In
+        memory there is nothing to drop."""
+        yield
 
     def degrees(self, entities: np.ndarray) -> np.ndarray:
         """The number of triples touching each of `entities` (a self-loop counts twice)."""

@@ -293,7 +293,7 @@ class Reasoner(ABC, Generic[FoundT]):
         answers, when known, are recorded for the views (the method never sees them)."""
         trace = self._new_trace(question, listener)
         trace.gold, trace.topics = list(gold), list(topic_entities)
-        with trace.stage("total"):
+        with trace.stage("total"), self.context.kg.in_use():
             try:
                 with trace.stage("retrieval"):
                     found = self.retrieve(trace, trace.question, tuple(topic_entities))
@@ -306,7 +306,7 @@ class Reasoner(ABC, Generic[FoundT]):
     def retrieve_only(self, question: str, topic_entities: Sequence[str] = ()) -> Trace:
         """Only the retrieval stages (for retrieval benchmarks); the trace has no answer."""
         trace = self._new_trace(question, None)
-        with trace.stage("total"), trace.stage("retrieval"):
+        with trace.stage("total"), trace.stage("retrieval"), self.context.kg.in_use():
             try:
                 self.retrieve(trace, trace.question, tuple(topic_entities))
             except Abstained:

@@ -75,6 +75,8 @@ class SparqlClient:
     _next_at: float = field(default=0.0, repr=False)
     _answered: bool = field(default=False, repr=False)  # a drop after a first reply may pass
     _pace: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _http: httpx.Client | None = field(default=None, repr=False)  # kept alive between queries
+    _http_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def select(self, query: str) -> list[Binding]:
         """The bindings of a SELECT query, retried on transient failures within the deadline."""
@@ -105,15 +107,31 @@ class SparqlClient:
         if wait > 0:
             time.sleep(wait)
 
+    def _connection(self) -> httpx.Client:
+        """The HTTP client queries share (keep-alive; built once, as it costs ~30 ms)."""
+        with self._http_lock:
+            if self._http is None:
+                self._http = httpx.Client(
+                    timeout=httpx.Timeout(self.timeout_s, connect=CONNECT_TIMEOUT_S),
+                    trust_env=False,
+                )
+            return self._http
+
+    def _drop(self, client: httpx.Client) -> None:
+        """Close `client`, abandoning its requests (a deadline passed or the user stopped), so
+        the next query opens a fresh one."""
+        with self._http_lock:
+            if self._http is client:
+                self._http = None
+        client.close()
+
     def _attempt(self, query: str, deadline: float) -> list[Binding]:
-        client = httpx.Client(
-            timeout=httpx.Timeout(self.timeout_s, connect=CONNECT_TIMEOUT_S), trust_env=False
-        )
+        client = self._connection()
         try:
             body = run_with_deadline(
                 lambda: self._post(client, query),
                 self.timeout_s,
-                client.close,
+                lambda: self._drop(client),
                 f"the SPARQL endpoint {self.endpoint}",
                 deadline,
             )
@@ -126,8 +144,6 @@ class SparqlClient:
             raise
         except LLMError as error:
             raise _as_sparql_error(error) from None
-        finally:
-            client.close()
         self._answered = True
         return parse_bindings(body, self.endpoint)
 
@@ -142,6 +158,10 @@ class SparqlClient:
         except httpx.HTTPError as error:
             refused = f"no SPARQL endpoint answers at {self.endpoint} (is the server running?)"
             raise transport_error(error, where, self.timeout_s, refused, self._answered) from None
+        except RuntimeError:  # httpx: another thread's stopped query closed the shared client
+            if not client.is_closed:
+                raise
+            raise LLMTransient(f"{where}: the connection was closed by a stopped query") from None
         if response.status_code >= 400:
             raise status_error(response.status_code, body, where)
         return body
@@ -182,3 +202,18 @@ def _is_term(term: object) -> bool:
         and term.get("type") in {"uri", "literal", "typed-literal", "bnode"}
         and isinstance(term.get("value"), str)
     )
+
+
+def bound(row: Binding, var: str, endpoint: str) -> dict[str, str]:
+    """The term `row` binds to `?var`; a row leaving it unbound is a one-line error."""
+    if var not in row:
+        raise SparqlError(f"the SPARQL endpoint {endpoint} left ?{var} unbound in a result row")
+    return row[var]
+
+
+def count_value(row: Binding, endpoint: str) -> int:
+    """The whole number `row` binds to `?n` (a COUNT)."""
+    value = bound(row, "n", endpoint)["value"]
+    if not value.isdigit():
+        raise SparqlError(f"the SPARQL endpoint {endpoint} counted {value[:40]!r}, not a number")
+    return int(value)

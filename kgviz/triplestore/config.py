@@ -5,8 +5,9 @@ graph = "http://example.org/kg"            # a named graph (default: the default
 label = "http://www.w3.org/2000/01/rdf-schema#label"   # the predicate that names things
 timeout = 60        # seconds one query may take, all its retries included
 batch = 200         # entities per VALUES block
-page = 50000        # rows per page while the name table is built
+page = 1000000      # rows per request while the name table is built
 max_fetch = 500000  # triples one walk may fetch before it stops and says so
+cache_triples = 1000000  # fetched triples kept between runs (beyond: dropped, fetched anew)
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from typing import Any
 from kgviz.errors import DataFormatError
 from kgviz.triplestore.terms import RDFS_LABEL
 
-_NUMBERS = {"timeout": float, "batch": int, "page": int, "max_fetch": int, "rate": float}
+_NUMBERS = {
+    "timeout": float,
+    "batch": int,
+    "page": int,
+    "max_fetch": int,
+    "cache_triples": int,
+    "rate": float,
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,7 @@ class EndpointConfig:
     batch: int = 200
     page: int = 1_000_000
     max_fetch: int = 500_000
+    cache_triples: int = 1_000_000
     rate: float | None = None
 
     @classmethod

@@ -13,6 +13,8 @@ from kgviz.atomic import atomic_path
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.triplestore.terms import RDFS_LABEL, iri_key, term_key
 
+CHUNK = 100_000
+
 
 def _literal(text: str) -> str:
     key = term_key({"type": "literal", "value": text})
@@ -32,7 +34,9 @@ def write_ntriples(kg: KnowledgeGraph, path: Path, base: str = "http://kgviz.loc
             for iri, name in zip(iris, names, strict=True):
                 out.write(f"{iri} {label} {_literal(name)} .\n")
                 lines += 1
-        for head, rel, tail in kg.triples.tolist():
-            out.write(f"{entity[head]} {relation[rel]} {entity[tail]} .\n")
-            lines += 1
+        for start in range(0, len(kg.triples), CHUNK):  # chunks keep large KGs' lists small
+            chunk = kg.triples[start : start + CHUNK]
+            for head, rel, tail in chunk.tolist():
+                out.write(f"{entity[head]} {relation[rel]} {entity[tail]} .\n")
+            lines += len(chunk)
     return lines

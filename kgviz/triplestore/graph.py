@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
-from kgviz.triplestore.client import SparqlClient, SparqlError
+from kgviz.triplestore.client import SparqlClient, SparqlError, bound, count_value
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.names import NameTable, build_name_table, cached_name_table
 from kgviz.triplestore.terms import Queries, term_key
@@ -27,10 +28,12 @@ from kgviz.triplestore.terms import Queries, term_key
 
 @dataclass
 class WalkStats:
-    """Entities whose triples walks fetched, and those they found fetched already."""
+    """Entities whose triples walks fetched, those they found fetched already, and how often
+    the fetched triples were dropped to keep within `cache_triples`."""
 
     fetched: int = 0
     reused: int = 0
+    dropped: int = 0
 
 
 class FetchLimitError(KgvizError):
@@ -38,7 +41,8 @@ class FetchLimitError(KgvizError):
 
 
 def endpoint_fingerprint(config: EndpointConfig, triples: int) -> str:
-    """A key that changes with the endpoint, graph, label predicate or number of triples."""
+    """A key that changes with the endpoint, graph, label predicate or number of triples (all of
+    them, labels too)."""
     text = f"{config.endpoint}|{config.graph}|{config.label}|{triples}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -58,6 +62,7 @@ class SparqlGraph(KnowledgeGraph):
         self._complete = np.zeros(len(table.entities), dtype=bool)
         self._degree = np.full(len(table.entities), -1, dtype=np.int64)
         self._lock = threading.RLock()
+        self._readers = 0  # runs and views inside `in_use`
         self.walks = WalkStats()
         self.table_path: Path | None = None  # where the name table is cached
 
@@ -66,17 +71,20 @@ class SparqlGraph(KnowledgeGraph):
         """Count the endpoint's triples, then load (or build and cache) its name table."""
         client = SparqlClient(config.endpoint, config.timeout, config.rate)
         queries = Queries(config.graph, config.label)
-        rows = client.select(queries.count())
-        triples = _count(rows[0], config.endpoint) if rows else 0
-        if triples == 0:
+        rows = client.select(queries.count_all())
+        total = count_value(rows[0], config.endpoint) if rows else 0
+        path = cache_dir / f"sparql-{endpoint_fingerprint(config, total)}.npz"
+        table = (
+            cached_name_table(path, lambda: build_name_table(client, queries, config.page))
+            if total
+            else None
+        )
+        if table is None or table.triples == 0:
             raise KgvizError(
                 f"the SPARQL endpoint {config.endpoint} holds no triples"
                 + (f" in graph <{config.graph}>" if config.graph else "")
+                + (" other than labels" if total else "")
             )
-        path = cache_dir / f"sparql-{endpoint_fingerprint(config, triples)}.npz"
-        table = cached_name_table(
-            path, lambda: build_name_table(client, queries, config.page, triples)
-        )
         graph = cls(config, table, name, client)
         graph.table_path = path
         return graph
@@ -86,6 +94,25 @@ class SparqlGraph(KnowledgeGraph):
         return self.table.triples
 
     # ----------------------------------------------------------------- walks
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Hold the fetched triples while the block reads them; entered with no other reader and
+        more than `cache_triples` held, it first drops them all (they are fetched again as
+        walks need them), so a long session's memory stays bounded."""
+        with self._lock:
+            if self._readers == 0 and self.num_triples > self.config.cache_triples:
+                self._rows.clear()
+                self._complete[:] = False
+                empty = np.zeros((0, 3), np.int32)
+                KnowledgeGraph.__init__(self, self.entities, self.relations, empty, name=self.name)
+                self.walks.dropped += 1
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._readers -= 1
+
     def reach(
         self, seeds: Iterable[int], hops: int, hub_degree: int | None = None
     ) -> KnowledgeGraph:
@@ -117,9 +144,9 @@ class SparqlGraph(KnowledgeGraph):
                 batch = unknown[start : start + self.config.batch]
                 counts = dict.fromkeys(batch.tolist(), 0)
                 for row in self.client.select(self.queries.degrees(self.table.keys_of(batch))):
-                    entity = self._entity(_bound(row, "x", self.config.endpoint))
+                    entity = self._entity(bound(row, "x", self.config.endpoint))
                     if entity is not None:
-                        counts[entity] += _count(row, self.config.endpoint)
+                        counts[entity] += count_value(row, self.config.endpoint)
                 self._degree[list(counts)] = list(counts.values())
             return self._degree[ids]
 
@@ -169,21 +196,8 @@ class SparqlGraph(KnowledgeGraph):
 
     def _triple(self, row: dict[str, dict[str, str]]) -> tuple[int, int, int] | None:
         where = self.config.endpoint
-        head, tail = self._entity(_bound(row, "s", where)), self._entity(_bound(row, "o", where))
-        relation_term = self.table.relation_terms.get(term_key(_bound(row, "p", where)) or "")
+        head, tail = self._entity(bound(row, "s", where)), self._entity(bound(row, "o", where))
+        relation_term = self.table.relation_terms.get(term_key(bound(row, "p", where)) or "")
         if head is None or tail is None or relation_term is None:
             return None
         return head, int(self.table.term_relation[relation_term]), tail
-
-
-def _bound(row: dict[str, dict[str, str]], var: str, endpoint: str) -> dict[str, str]:
-    if var not in row:
-        raise SparqlError(f"the SPARQL endpoint {endpoint} left ?{var} unbound in a result row")
-    return row[var]
-
-
-def _count(row: dict[str, dict[str, str]], endpoint: str) -> int:
-    value = _bound(row, "n", endpoint)["value"]
-    if not value.isdigit():
-        raise SparqlError(f"the SPARQL endpoint {endpoint} counted {value[:40]!r}, not a number")
-    return int(value)

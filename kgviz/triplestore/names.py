@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from kgviz.cache_repair import CorruptCache, load_or_build
 from kgviz.kg.rdf import literal_name, node_names
 from kgviz.kg.store import checked_vocabulary
 from kgviz.kg.vocab import Vocabulary
-from kgviz.triplestore.client import Binding, SparqlClient, SparqlError
+from kgviz.triplestore.client import Binding, SparqlClient, bound, count_value
 from kgviz.triplestore.terms import Queries, iri_key, term_key
 
 FORMAT_VERSION = 2  # 2: control characters in term keys written as \uXXXX
@@ -79,20 +79,21 @@ def _paged(
         offset += page
 
 
-def _term(row: Binding, var: str) -> dict[str, str]:
-    term = row.get(var)
-    if term is None:
-        raise SparqlError(f"a SPARQL result row leaves ?{var} unbound")
-    return term
-
-
-def build_name_table(client: SparqlClient, queries: Queries, page: int, triples: int) -> NameTable:
-    """Page through the endpoint, which holds `triples` kept triples, and name what it holds (see
-    the module docstring)."""
+def build_name_table(client: SparqlClient, queries: Queries, page: int) -> NameTable:
+    """Page through the endpoint and name what it holds (see the module docstring)."""
     timings: dict[str, float] = {}
+    where = client.endpoint
 
     started = time.perf_counter()
-    predicates = [_term(row, "x")["value"] for row in _paged(client, queries.predicates, page)]
+    queries = replace(queries, blank_nodes=bool(client.select(queries.a_blank_node())))
+    rows = client.select(queries.count())
+    triples = count_value(rows[0], where) if rows else 0
+    timings["count"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    predicates = [
+        bound(row, "x", where)["value"] for row in _paged(client, queries.predicates, page)
+    ]
     timings["relations"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -100,7 +101,7 @@ def build_name_table(client: SparqlClient, queries: Queries, page: int, triples:
     literal_set: dict[str, str] = {}  # key -> lexical form
     for listing in (queries.subjects, queries.objects):
         for row in _paged(client, listing, page):
-            term = _term(row, "x")
+            term = bound(row, "x", where)
             if term["type"] == "uri":
                 iri_set.add(term["value"])
             elif (key := term_key(term)) is not None:
@@ -112,9 +113,9 @@ def build_name_table(client: SparqlClient, queries: Queries, page: int, triples:
     started = time.perf_counter()
     labels: dict[Node, list[Literal]] = defaultdict(list)
     for row in _paged(client, queries.labels, page):
-        label = _term(row, "l")
+        label = bound(row, "l", where)
         if label["value"].strip():
-            labels[URIRef(_term(row, "x")["value"])].append(
+            labels[URIRef(bound(row, "x", where)["value"])].append(
                 Literal(label["value"], lang=label.get("xml:lang") or None)
             )
     timings["labels"] = time.perf_counter() - started

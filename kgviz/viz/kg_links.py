@@ -34,16 +34,19 @@ def link_to_kg(
     named `name` gets the id `neighbour_id(name)`). Without a `kg`: the nodes as they are."""
     if kg is None:
         return list(nodes), {}
-    _reach_shown(kg, [e for node in nodes if (e := kg.entities.get(node.label)) is not None], cap)
     linked: list[VisNode] = []
     neighbourhoods: dict[str, Neighbourhood] = {}
-    for node in nodes:
-        entity = kg.entities.get(node.label)
-        if entity is None:
-            linked.append(node)
-            continue
-        linked.append(replace(node, title=f"{node.title or node.label}\n{degree_text(kg, entity)}"))
-        neighbourhoods[node.id] = neighbourhood(kg, entity, node, neighbour_id, cap)
+    with kg.in_use():
+        drawn = [e for node in nodes if (e := kg.entities.get(node.label)) is not None]
+        _reach_shown(kg, drawn, cap)
+        for node in nodes:
+            entity = kg.entities.get(node.label)
+            if entity is None:
+                linked.append(node)
+                continue
+            title = f"{node.title or node.label}\n{degree_text(kg, entity)}"
+            linked.append(replace(node, title=title))
+            neighbourhoods[node.id] = neighbourhood(kg, entity, node, neighbour_id, cap)
     return linked, neighbourhoods
 
 

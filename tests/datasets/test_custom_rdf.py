@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kgviz.datasets import get_dataset
+from kgviz.datasets import dataset_names, get_dataset
+from kgviz.datasets.base import DOMAINS
 from kgviz.errors import DataFormatError, KgvizError, MissingDataError
 from kgviz.kg.graph import KnowledgeGraph
 
@@ -185,3 +186,28 @@ def test_two_kb_files_is_an_error(tmp_path: Path, tmp_cache: Path) -> None:
 def test_missing_kb_mentions_rdf_files(tmp_path: Path, tmp_cache: Path) -> None:
     with pytest.raises(MissingDataError, match=r"kb\.tsv not found .*or kb\.nt / kb\.ttl"):
         get_dataset(write(tmp_path / "kg", {})).kg  # noqa: B018
+
+
+def test_dataset_toml_names_the_domain_methods_adapt_to(tmp_path: Path, tmp_cache: Path) -> None:
+    assert get_dataset(write(tmp_path / "plain", {"kb.tsv": "a\tp\tb\n"})).domain == "generic"
+    files = {"kb.tsv": "a\tp\tb\n", "dataset.toml": 'domain = "movies"\n'}
+    assert get_dataset(write(tmp_path / "films", files)).domain == "movies"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('domain = "movie"\n', r"'domain' must be one of generic, movies, .* not 'movie'"),
+        ('domian = "movies"\n', r"unknown key\(s\) domian; known: domain"),
+        ("domain = \n", r"invalid TOML"),
+    ],
+)
+def test_a_bad_dataset_toml_names_its_file(
+    tmp_path: Path, tmp_cache: Path, text: str, message: str
+) -> None:
+    with pytest.raises(DataFormatError, match=rf"dataset\.toml.*{message}"):
+        get_dataset(write(tmp_path / "kg", {"kb.tsv": "a\tp\tb\n", "dataset.toml": text}))
+
+
+def test_every_dataset_declares_a_known_domain() -> None:
+    assert {get_dataset(name).domain for name in dataset_names()} <= set(DOMAINS)

@@ -121,6 +121,20 @@ def test_candidate_cap_keeps_low_degree_frontier_first(small_kg):
     assert found.unexpanded == [(small_kg.entity_id("Genre"), 6)] and found.cut == 5
 
 
+@pytest.mark.parametrize("first", ["zeta", "alpha"])
+def test_candidate_cap_breaks_degree_ties_by_name_however_entities_are_numbered(first):
+    second = {"zeta": "alpha", "alpha": "zeta"}[first]
+    kg = KnowledgeGraph.from_triples(
+        [("topic", "r", first), ("topic", "r", second)]
+        + [(node, "s", f"{node} {i}") for node in (first, second) for i in (1, 2)]
+    )
+    # hop 1 takes 2 triples; alpha and zeta (degree 3 each) would add 2 each, and the cap of 5
+    # leaves room (by their degree) for one of them: alpha, first by name
+    found = collect_candidates(kg, [kg.entity_id("topic")], hops=2, max_candidates=5)
+    assert found.unexpanded == [(kg.entity_id("zeta"), 3)]
+    assert ("alpha", "s", "alpha 1") in names_of(kg, found.edges)
+
+
 def test_weak_labels_are_shortest_paths_inside_the_candidates(small_kg):
     film, year = small_kg.entity_id("Film"), small_kg.entity_id("1999")
     subgraph = build_subgraph(

@@ -13,7 +13,7 @@ import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.datasets.custom import CustomDataset
-from kgviz.errors import DataFormatError
+from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.plan import EvalPlan
 from kgviz.eval.results_file import read_results
 from kgviz.eval.runner import run_eval
@@ -137,6 +137,26 @@ def test_simgrag_finds_the_same_top_k_node_maps(served_demo):
         pattern = gold_pattern(record, memory.kg)
         expected = top_k_by_name(memory, pattern, record.topic_entities)
         assert top_k_by_name(served, pattern, record.topic_entities) == expected, record.qid
+
+
+def test_fetched_triples_beyond_cache_triples_are_dropped_between_runs(
+    tmp_cache, tmp_path, endpoint
+):
+    folder = sparql_folder(tmp_path / "kg", endpoint, cache_triples=5)
+    served = CustomDataset(folder, name="small-cache", domain="movies")
+    memory = make_reasoner("kaping", ReasonerContext(get_dataset("demo"), None))
+    reasoner = make_reasoner("kaping", ReasonerContext(served, None))
+    records = get_dataset("demo").questions("dev")[:3]
+    for record in records:
+        expected = memory.retrieve_only(record.question, record.topic_entities).evidence
+        assert reasoner.retrieve_only(record.question, record.topic_entities).evidence == expected
+        assert served.kg.num_triples > 5  # what the last run fetched stays until the next one
+    assert served.kg.walks.dropped == len(records) - 1
+    with served.kg.in_use():  # while a reader holds them, a run keeps what it finds
+        dropped = served.kg.walks.dropped
+        for record in records:
+            reasoner.retrieve_only(record.question, record.topic_entities)
+        assert served.kg.walks.dropped == dropped
 
 
 def test_a_walk_past_max_fetch_stops_in_one_line(tmp_cache, tmp_path, endpoint):
@@ -324,6 +344,41 @@ def test_odd_characters_in_terms_are_sent_back_as_sparql_reads_them(tmp_cache, t
             "b",
         ]
         assert kg.reach([kg.entity_id("a")], 1).num_triples == 3
+
+
+@pytest.mark.parametrize("blank", [True, False])
+def test_blank_nodes_and_labels_are_not_edges_and_their_absence_is_noticed(
+    tmp_cache, tmp_path, blank
+):
+    """Listings test each triple for blank nodes only when the KG holds one (the test makes
+    a whole-KG scan many times slower); either way the table holds the same entities."""
+    lines = [
+        '<http://x.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Alpha" .',
+        "<http://x.org/a> <http://x.org/knows> <http://x.org/b> .",
+        '<http://x.org/b> <http://x.org/says> "hello" .',
+    ]
+    if blank:
+        lines += ["<http://x.org/c> <http://x.org/knows> _:x .", "_:x <http://x.org/owns> _:y ."]
+    (tmp_path / "kb.nt").write_text("\n".join(lines) + "\n")
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
+        assert sorted(kg.entities) == ["Alpha", "b", "hello"]
+        assert sorted(kg.relations) == ["knows", "says"]
+        assert kg.stored_triples == 2
+        assert kg.reach([kg.entity_id("Alpha")], 2).num_triples == 2
+
+
+def test_an_endpoint_of_labels_only_is_a_one_line_error(tmp_cache, tmp_path):
+    (tmp_path / "kb.nt").write_text(
+        '<http://x.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Alpha" .\n'
+    )
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with (
+        oxigraph.served(tmp_path / "store") as (url, _),
+        pytest.raises(KgvizError, match=r"holds no triples other than labels"),
+    ):
+        CustomDataset(sparql_folder(tmp_path / "kg", url)).kg  # noqa: B018
 
 
 def test_a_kg_in_a_store_is_not_exported_again(served_demo, tmp_path, capsys):

@@ -59,33 +59,37 @@ def capped_positions(
         if relevance is None:
             kept.append(first_by_name(kg, start, end, max_degree))
         else:
-            kept.append(most_relevant(start, end, max_degree, relevance))
+            kept.append(most_relevant(kg, start, end, max_degree, relevance))
     return np.sort(np.concatenate(kept))
 
 
-def first_by_name(kg: KnowledgeGraph, start: int, end: int, count: int) -> np.ndarray:
-    """The `count` positions in `[start, end)` first by relation name, then neighbour name, then
-    direction (outgoing first)."""
-    positions = np.arange(start, end)
-    order = np.lexsort(
-        (
-            ~kg.adj.forward[positions],
-            kg.entity_rank[kg.adj.neighbor[positions]],
-            kg.relation_rank[kg.adj.relation[positions]],
-        )
+def _name_keys(kg: KnowledgeGraph, positions: np.ndarray) -> tuple[np.ndarray, ...]:
+    """`np.lexsort` keys ordering half-edges by relation name, then neighbour name, then
+    direction (outgoing first): the same order however the KG numbers its entities."""
+    return (
+        ~kg.adj.forward[positions],
+        kg.entity_rank[kg.adj.neighbor[positions]],
+        kg.relation_rank[kg.adj.relation[positions]],
     )
-    return np.sort(positions[order[:count]])
 
 
-def most_relevant(start: int, end: int, count: int, relevance: Relevance) -> np.ndarray:
+def first_by_name(kg: KnowledgeGraph, start: int, end: int, count: int) -> np.ndarray:
+    """The `count` positions in `[start, end)` first in name order (`_name_keys`)."""
+    positions = np.arange(start, end)
+    return np.sort(positions[np.lexsort(_name_keys(kg, positions))[:count]])
+
+
+def most_relevant(
+    kg: KnowledgeGraph, start: int, end: int, count: int, relevance: Relevance
+) -> np.ndarray:
     """The `count` positions in `[start, end)` that `relevance` scores highest, scored in chunks
-    (ties: the earlier position)."""
+    (ties in name order, `_name_keys`)."""
     best = np.zeros(0, dtype=np.int64)
     best_scores = np.zeros(0, dtype=np.float32)
     for chunk in range(start, end, SCORE_CHUNK):
         positions = np.concatenate([best, np.arange(chunk, min(chunk + SCORE_CHUNK, end))])
         scores = np.concatenate([best_scores, relevance(positions[len(best) :])])
-        top = np.lexsort((positions, -scores))[:count]
+        top = np.lexsort((*_name_keys(kg, positions), -scores))[:count]
         best, best_scores = positions[top], scores[top]
     return np.sort(best)
 

@@ -53,13 +53,13 @@ def collect_candidates(
             frontier = frontier[~is_hub]
         if frontier.size == 0:
             break
-        degree = kg.degrees(frontier)
-        order = np.argsort(degree, kind="stable")
-        frontier, degree = frontier[order], degree[order]
         layer = _new_edges(kg, frontier, edge_hop)
         if taken + layer.size <= max_candidates:
             full_layers += 1
-        else:
+        else:  # lowest degree first, ties by name (the same however entities are numbered)
+            degree = kg.degrees(frontier)
+            order = np.lexsort((kg.entity_rank[frontier], degree))
+            frontier, degree = frontier[order], degree[order]
             fits = np.cumsum(degree) <= max_candidates - taken  # degree bounds new rows
             left = frontier[~fits]
             partial = _new_edges(kg, frontier[fits], edge_hop)

@@ -1,0 +1,212 @@
+"""The synthetic part of bench_store.py: SimGRAG's search over a KG of millions of triples served
+by Oxigraph, against the same search in memory, and the memory the kgviz process holds.
+
+The driver (`run`) generates the KG (bench/_synthetic.py: entities = edges / 7, 64 relations,
+skewed in-degree), exports it with labels (`kgviz data export`'s writer), loads it into Oxigraph
+and serves it. Questions are path patterns along random walks with candidate pools built without
+an embedding model (the walk's start among 15 others, unknown nodes after it), so the vector
+search is left out and no name vectors exist. Pools and the in-memory top-k go to the workers by
+name, since the endpoint's ids are its own.
+
+Two fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
+  build   builds and caches the name table (once per KG), timed, with its peak RSS;
+  search  loads the cached table, then runs each question's search over the endpoint, checking
+          its top-k against the in-memory one, and reports times, queries and RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from _memory import Rss
+
+from _synthetic import K, path_pattern, path_pools, random_walk, synthetic_parts
+from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.simgrag.search import SearchResult, optimized_topk
+from kgviz.reasoners.simgrag.search_input import SearchPool, SearchPools
+
+LISTING_PAGE = 50_000_000  # every listing in one request: Oxigraph's ORDER BY paging is slow
+LISTING_TIMEOUT_S = 1800.0
+
+
+def _pool(pool: SearchPool | None, names) -> list[list] | None:
+    if pool is None:
+        return None
+    return [[names[i] for i in pool.ids.tolist()], pool.distances.tolist()]
+
+
+def _matches(kg: KnowledgeGraph, result: SearchResult) -> list[list]:
+    """Each match as its GSD (rounded) and named nodes and triples: comparable across ids."""
+    return [
+        [
+            round(match.gsd, 9),
+            [kg.entities[n] for n in match.nodes],
+            [kg.triple_names(int(row)) for row in match.edges],
+        ]
+        for match in result.matches
+    ]
+
+
+def make_questions(kg: KnowledgeGraph, per_hop: int, seed: int) -> list[dict]:
+    """`per_hop` path questions at 1, 2 and 3 hops, with the in-memory search's time and top-k."""
+    rng = np.random.default_rng(seed)
+    questions = []
+    for hops in (1, 2, 3):
+        for _ in range(per_hop):
+            start, relations = random_walk(kg, rng, hops)
+            pools = path_pools(rng, kg, start, relations)
+            began = time.perf_counter()
+            result = optimized_topk(kg, path_pattern(hops), pools, K)
+            seconds = time.perf_counter() - began
+            questions.append(
+                {
+                    "hops": hops,
+                    "nodes": [_pool(p, kg.entities) for p in pools.nodes],
+                    "relations": [_pool(p, kg.relations) for p in pools.relations],
+                    "memory_s": seconds,
+                    "matches": _matches(kg, result),
+                }
+            )
+    return questions
+
+
+def _worker(mode: str, folder: Path) -> dict:
+    """Run in a fresh process: open the served dataset, and for `search` answer the questions."""
+    from kgviz.datasets.custom import CustomDataset
+    from kgviz.triplestore.graph import SparqlGraph
+
+    figures: dict = {"imports_rss_mb": Rss.read("VmRSS")}
+    began = time.perf_counter()
+    kg = CustomDataset(folder / "kg", name="synthetic-sparql").kg
+    assert isinstance(kg, SparqlGraph)
+    figures["open_s"] = time.perf_counter() - began
+    figures["table_rss_mb"] = Rss.read("VmRSS")
+    figures["entities"], figures["triples"] = kg.num_entities, kg.stored_triples
+    if mode == "build":
+        figures["timings"] = kg.table.timings
+        figures["peak_rss_mb"] = Rss.read("VmHWM")
+        return figures
+    rows = []
+    for question in json.loads((folder / "questions.json").read_text()):
+
+        def pool(named, vocab):
+            if named is None:
+                return None
+            ids = np.array([vocab.id(name) for name in named[0]], dtype=np.int64)
+            return SearchPool(ids, np.array(named[1]))
+
+        pools = SearchPools(
+            tuple(pool(p, kg.entities) for p in question["nodes"]),
+            tuple(pool(p, kg.relations) for p in question["relations"]),
+        )
+        queries = kg.client.stats.queries
+        began = time.perf_counter()
+        result = optimized_topk(kg, path_pattern(question["hops"]), pools, K)
+        seconds = time.perf_counter() - began
+        rows.append(
+            {
+                "hops": question["hops"],
+                "endpoint_s": seconds,
+                "memory_s": question["memory_s"],
+                "queries": kg.client.stats.queries - queries,
+                "same": json.loads(json.dumps(_matches(kg, result))) == question["matches"],
+                "status": result.status,
+            }
+        )
+    figures["rows"] = rows
+    figures["held_triples"] = kg.num_triples
+    figures["end_rss_mb"] = Rss.read("VmRSS")
+    figures["peak_rss_mb"] = Rss.read("VmHWM")
+    return figures
+
+
+def _run_worker(mode: str, folder: Path) -> dict:
+    env = dict(os.environ, KGVIZ_CACHE=str(folder / "cache"))
+    done = subprocess.run(
+        [sys.executable, __file__, mode, str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the {mode} worker failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(edges: int, per_hop: int, folder: Path, seed: int = 0) -> None:
+    """Generate, export, load and serve a KG of `edges` triples, then print the figures."""
+    from kgviz.triplestore import oxigraph
+    from kgviz.triplestore.export import write_ntriples
+
+    began = time.perf_counter()
+    kg = KnowledgeGraph(*synthetic_parts(edges, np.random.default_rng(seed)), name="synthetic")
+    questions = make_questions(kg, per_hop, seed)
+    (folder / "questions.json").write_text(json.dumps(questions))
+    lines = write_ntriples(kg, folder / "synthetic.nt")
+    print(
+        f"synthetic KG: {kg.num_triples:,} triples, {kg.num_entities:,} entities; "
+        f"{lines:,} N-Triples lines written in {time.perf_counter() - began:.0f} s",
+        flush=True,
+    )
+    del kg
+    began = time.perf_counter()
+    oxigraph.load(folder / "synthetic.nt", folder / "store")
+    (folder / "synthetic.nt").unlink()
+    store_mb = sum(f.stat().st_size for f in (folder / "store").rglob("*") if f.is_file()) / 2**20
+    print(
+        f"loaded into Oxigraph in {time.perf_counter() - began:.0f} s ({store_mb:,.0f} MB on disk)",
+        flush=True,
+    )
+    (folder / "kg").mkdir()
+    with oxigraph.served(folder / "store") as (url, _):
+        (folder / "kg" / "kb.sparql").write_text(
+            f'endpoint = "{url}"\ntimeout = {LISTING_TIMEOUT_S}\npage = {LISTING_PAGE}\n'
+        )
+        build = _run_worker("build", folder)
+        timings = ", ".join(f"{step} {s:.0f} s" for step, s in build["timings"].items())
+        print(
+            f"name table: {build['entities']:,} entities built in {build['open_s']:.0f} s "
+            f"({timings}); peak RSS {build['peak_rss_mb']:,.0f} MB",
+            flush=True,
+        )
+        search = _run_worker("search", folder)
+    _report(search)
+
+
+def _report(search: dict) -> None:
+    rows = search["rows"]
+    print(
+        "\n| hops | questions | in memory (ms) | endpoint (ms) | endpoint p95 (ms) | queries | "
+        "same top-k |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for hops in (1, 2, 3, None):
+        part = [r for r in rows if hops is None or r["hops"] == hops]
+        endpoint = [r["endpoint_s"] * 1e3 for r in part]
+        print(
+            f"| {hops or 'all'} | {len(part)} | "
+            f"{statistics.median(r['memory_s'] for r in part) * 1e3:.1f} | "
+            f"{statistics.median(endpoint):.0f} | {np.percentile(endpoint, 95):.0f} | "
+            f"{statistics.mean(r['queries'] for r in part):.1f} | "
+            f"{sum(r['same'] for r in part)}/{len(part)} |"
+        )
+    print(
+        f"\nkgviz process (RSS): {search['imports_rss_mb']:,.0f} MB after imports, "
+        f"{search['table_rss_mb']:,.0f} MB with the name table loaded "
+        f"({search['entities']:,} entities, opened in {search['open_s']:.1f} s), "
+        f"{search['end_rss_mb']:,.0f} MB after the searches (peak {search['peak_rss_mb']:,.0f} MB) "
+        f"holding {search['held_triples']:,} fetched triples of {search['triples']:,}; "
+        "no name vectors (pools are synthetic)."
+    )
+
+
+if __name__ == "__main__":
+    print(json.dumps(_worker(sys.argv[1], Path(sys.argv[2]))))
