@@ -27,7 +27,7 @@ from kgviz.kg.rdf import literal_name, node_names
 from kgviz.kg.store import checked_vocabulary
 from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import Binding, SparqlClient, bound, count_value
-from kgviz.triplestore.terms import Queries, iri_key, term_key
+from kgviz.triplestore.terms import LITERALS, Queries, iri_key, term_key
 
 FORMAT_VERSION = 2  # 2: control characters in term keys written as \uXXXX
 
@@ -79,43 +79,52 @@ def _paged(
         offset += page
 
 
+def _nodes(
+    client: SparqlClient, queries: Queries, page: int
+) -> tuple[list[str], list[tuple[str, str]], bool]:
+    """The sorted IRIs and (key, lexical form) literals at either end of a kept triple, and
+    whether a blank node was among them (then `queries` must test for them to be exact)."""
+    iri_set: set[str] = set()
+    literal_set: dict[str, str] = {}  # key -> lexical form
+    blank_nodes = False
+    for listing in (queries.subjects, queries.objects):
+        for row in _paged(client, listing, page):
+            term = bound(row, "x", client.endpoint)
+            if term["type"] == "uri":
+                iri_set.add(term["value"])
+            elif (key := term_key(term)) is not None:
+                literal_set[key] = term["value"]
+            else:
+                blank_nodes = True
+    return sorted(iri_set), sorted(literal_set.items()), blank_nodes
+
+
 def build_name_table(client: SparqlClient, queries: Queries, page: int) -> NameTable:
     """Page through the endpoint and name what it holds (see the module docstring)."""
     timings: dict[str, float] = {}
     where = client.endpoint
 
     started = time.perf_counter()
-    queries = replace(queries, blank_nodes=bool(client.select(queries.a_blank_node())))
-    rows = client.select(queries.count())
-    triples = count_value(rows[0], where) if rows else 0
-    timings["count"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    predicates = [
-        bound(row, "x", where)["value"] for row in _paged(client, queries.predicates, page)
-    ]
-    timings["relations"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    iri_set: set[str] = set()
-    literal_set: dict[str, str] = {}  # key -> lexical form
-    for listing in (queries.subjects, queries.objects):
-        for row in _paged(client, listing, page):
-            term = bound(row, "x", where)
-            if term["type"] == "uri":
-                iri_set.add(term["value"])
-            elif (key := term_key(term)) is not None:
-                literal_set[key] = term["value"]
-    iris, literals = sorted(iri_set), sorted(literal_set.items())
-    predicates.sort()
+    queries = replace(queries, blank_nodes=False)  # cheap listings, unless a blank node shows
+    iris, literals, blank_nodes = _nodes(client, queries, page)
+    if blank_nodes:
+        queries = replace(queries, blank_nodes=True)
+        iris, literals, _ = _nodes(client, queries, page)
     timings["entities"] = time.perf_counter() - started
 
     started = time.perf_counter()
+    listing = _paged(client, queries.predicates, page)
+    predicates = sorted(bound(row, "x", where)["value"] for row in listing)
+    rows = client.select(queries.count())
+    triples = count_value(rows[0], where) if rows else 0
+    timings["relations"] = time.perf_counter() - started
+
+    started = time.perf_counter()
     labels: dict[Node, list[Literal]] = defaultdict(list)
-    for row in _paged(client, queries.labels, page):
-        label = bound(row, "l", where)
-        if label["value"].strip():
-            labels[URIRef(bound(row, "x", where)["value"])].append(
+    for row in _paged(client, queries.labels, page):  # other than IRIs named by text: skipped
+        named, label = bound(row, "x", where), bound(row, "l", where)
+        if named["type"] == "uri" and label["type"] in LITERALS and label["value"].strip():
+            labels[URIRef(named["value"])].append(
                 Literal(label["value"], lang=label.get("xml:lang") or None)
             )
     timings["labels"] = time.perf_counter() - started

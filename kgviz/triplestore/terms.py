@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+LITERALS = ("literal", "typed-literal")  # the JSON result types of a literal
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # Other control characters as \uXXXX, which SPARQL reads back: a key is always one printable line.
@@ -50,8 +51,9 @@ class Queries:
 
     graph: str | None = None
     label: str = RDFS_LABEL
-    # whether the KG may hold blank nodes: testing each row for them makes a scan of the whole
-    # KG many times slower (15x on Oxigraph), so listings leave the test out once none are found
+    # whether the KG may hold blank nodes: testing each triple for them makes a scan of the
+    # whole KG many times slower (15x on Oxigraph), so the name table's listings first go
+    # without the test, and repeat with it only if a blank node shows up
     blank_nodes: bool = True
 
     @property
@@ -73,12 +75,6 @@ class Queries:
     def count_all(self) -> str:
         """How many triples the KG holds, labels and all (cheap: no test per triple)."""
         return f"SELECT (COUNT(*) AS ?n) {self._from}WHERE {{ ?s ?p ?o }}"
-
-    def a_blank_node(self) -> str:
-        """One triple with a blank node at either end, if the KG holds any."""
-        return (
-            f"SELECT ?s {self._from}WHERE {{ ?s ?p ?o FILTER(isBlank(?s) || isBlank(?o)) }} LIMIT 1"
-        )
 
     @staticmethod
     def _page(limit: int, offset: int, ordered: str | None) -> str:
@@ -102,11 +98,9 @@ class Queries:
         return f"SELECT DISTINCT ?x {self._from}WHERE {{ ?s ?p ?x {kept} }} {page}"
 
     def labels(self, limit: int, offset: int, ordered: bool) -> str:
+        """Every triple of the label predicate (the reader keeps IRIs named by literals)."""
         page = self._page(limit, offset, "?x ?l" if ordered else None)
-        return (
-            f"SELECT ?x ?l {self._from}WHERE {{ ?x {iri_key(self.label)} ?l "
-            f"FILTER(isLiteral(?l) && !isBlank(?x)) }} {page}"
-        )
+        return f"SELECT ?x ?l {self._from}WHERE {{ ?x {iri_key(self.label)} ?l }} {page}"
 
     def incident(self, keys: Iterable[str], limit: int) -> str:
         """The kept triples with one of `keys` at either end (at most `limit`)."""
