@@ -67,6 +67,61 @@ def _build_csr(
     )
 
 
+def csr_keys(csr: Csr, num_nodes: int, num_relations: int) -> np.ndarray:
+    """One packed int64 per half-edge, ascending in `csr`'s order up to edge id: source,
+    relation, neighbour, then outgoing before incoming (`merged_csr` relies on them)."""
+    src = np.repeat(np.arange(num_nodes, dtype=np.int64), np.diff(csr.ptr))
+    return _half_edge_keys(src, csr.relation, csr.neighbor, csr.forward, num_nodes, num_relations)
+
+
+def _half_edge_keys(
+    src: np.ndarray, rel: np.ndarray, dst: np.ndarray, forward: np.ndarray, n: int, r: int
+) -> np.ndarray:
+    return ((src.astype(np.int64) * r + rel) * n + dst) * 2 + ~forward
+
+
+def merged_csr(
+    csr: Csr, keys: np.ndarray, num_relations: int, added: tuple[np.ndarray, ...]
+) -> tuple[Csr, np.ndarray]:
+    """`csr` (with its `csr_keys`) and the half-edges `added` = (src, dst, rel, edge, forward),
+    whose edge ids are above all of `csr`'s, merged in the order `_build_csr` gives all of them
+    at once. Only the new half-edges are sorted, so growing a graph costs a copy, not a sort."""
+    src, dst, rel, edge, forward = added
+    num_nodes = len(csr.ptr) - 1
+    new_keys = _half_edge_keys(src, rel, dst, forward, num_nodes, num_relations)
+    order = np.argsort(new_keys, kind="stable")
+    at = np.searchsorted(keys, new_keys[order], side="right")
+    ptr = csr.ptr.copy()
+    ptr[1:] += np.cumsum(np.bincount(src, minlength=num_nodes))
+    merged = Csr(
+        ptr=ptr,
+        neighbor=np.insert(csr.neighbor, at, dst[order].astype(np.int32)),
+        relation=np.insert(csr.relation, at, rel[order].astype(np.int32)),
+        edge=np.insert(csr.edge, at, edge[order].astype(np.int64)),
+        forward=np.insert(csr.forward, at, forward[order]),
+    )
+    return merged, np.insert(keys, at, new_keys[order])
+
+
+def _half_edges(triples: np.ndarray, first_row: int) -> tuple[tuple[np.ndarray, ...], ...]:
+    """(src, dst, rel, edge, forward) of the outgoing, incoming and undirected half-edges of
+    `triples`, whose rows start at `first_row`."""
+    heads, rels, tails = triples[:, 0], triples[:, 1], triples[:, 2]
+    edge_ids = np.arange(first_row, first_row + len(triples), dtype=np.int64)
+    ones, zeros = np.ones(len(edge_ids), bool), np.zeros(len(edge_ids), bool)
+    return (
+        (heads, tails, rels, edge_ids, ones),
+        (tails, heads, rels, edge_ids, zeros),
+        (
+            np.concatenate([heads, tails]),
+            np.concatenate([tails, heads]),
+            np.concatenate([rels, rels]),
+            np.concatenate([edge_ids, edge_ids]),
+            np.concatenate([ones, zeros]),
+        ),
+    )
+
+
 class KnowledgeGraph:
     """A directed, relation-labelled multigraph of distinct `(head, relation, tail)` triples."""
 
@@ -81,19 +136,30 @@ class KnowledgeGraph:
         self.entities = entities
         self.relations = relations
         self.triples = np.ascontiguousarray(triples, dtype=np.int32)
-        heads, rels, tails = self.triples[:, 0], self.triples[:, 1], self.triples[:, 2]
-        edge_ids = np.arange(len(self.triples), dtype=np.int64)
-        n = len(entities)
-        self.out = _build_csr(n, heads, tails, rels, edge_ids, np.ones(len(edge_ids), bool))
-        self.inc = _build_csr(n, tails, heads, rels, edge_ids, np.zeros(len(edge_ids), bool))
-        self.adj = _build_csr(
-            n,
-            np.concatenate([heads, tails]),
-            np.concatenate([tails, heads]),
-            np.concatenate([rels, rels]),
-            np.concatenate([edge_ids, edge_ids]),
-            np.concatenate([np.ones(len(edge_ids), bool), np.zeros(len(edge_ids), bool)]),
+        self.out, self.inc, self.adj = (
+            _build_csr(len(entities), *half) for half in _half_edges(self.triples, 0)
         )
+        self._csr_keys: list[np.ndarray] | None = None  # kept once `_append` is used
+
+    def _append(self, triples: np.ndarray) -> None:
+        """Add `triples` (new rows after the present ones), merged into the adjacency as a
+        fresh build would order them (`merged_csr`)."""
+        n, r = self.num_entities, self.num_relations
+        if n * r * n * 2 >= 2**63:  # too big to pack in the merge keys: build anew
+            everything = np.concatenate([self.triples, triples])
+            KnowledgeGraph.__init__(self, self.entities, self.relations, everything, self.name)
+            return
+        csrs = (self.out, self.inc, self.adj)
+        if self._csr_keys is None:
+            self._csr_keys = [csr_keys(csr, n, r) for csr in csrs]
+        added = _half_edges(triples, len(self.triples))
+        merged = [
+            merged_csr(csr, keys, r, half)
+            for csr, keys, half in zip(csrs, self._csr_keys, added, strict=True)
+        ]
+        self.triples = np.ascontiguousarray(np.concatenate([self.triples, triples]), np.int32)
+        self.out, self.inc, self.adj = (csr for csr, _ in merged)
+        self._csr_keys = [keys for _, keys in merged]
 
     # ----------------------------------------------------------------- construction
     @classmethod

@@ -177,8 +177,7 @@ class SparqlGraph(KnowledgeGraph):
             self._rows[triple] = len(self._rows)
         self._complete[todo] = True
         if added:
-            triples = np.concatenate([self.triples, np.array(list(added), dtype=np.int32)])
-            KnowledgeGraph.__init__(self, self.entities, self.relations, triples, name=self.name)
+            self._append(np.array(list(added), dtype=np.int32))
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
 
     def _entity(self, term: dict[str, str]) -> int | None:

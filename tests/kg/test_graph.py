@@ -179,3 +179,23 @@ def test_shortest_path_edges_are_those_of_every_shortest_path(seed):
             edge for path in kg.shortest_paths(sources, targets, max_hops, 10**6) for edge in path
         }
         assert set(kg.shortest_path_edges(sources, targets, max_hops).tolist()) == enumerated
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_appended_triples_give_the_adjacency_a_fresh_build_gives(seed):
+    """A graph grown by `_append` (as a KG behind an endpoint grows) has exactly the adjacency
+    arrays of the same triples built at once, reciprocal same-relation pairs and all."""
+    rng = np.random.default_rng(seed)
+    names = [f"e{i}" for i in range(30)]
+    triples = {
+        (str(rng.choice(names)), f"r{rng.integers(3)}", str(rng.choice(names))) for _ in range(150)
+    }
+    triples |= {(t, r, h) for h, r, t in list(triples)[:20]}  # equal keys, both directions
+    whole = KnowledgeGraph.from_triples(sorted(triples))
+    grown = KnowledgeGraph(whole.entities, whole.relations, whole.triples[:0])
+    for part in np.array_split(whole.triples, [1, 7, 40, 41, 120]):
+        grown._append(part)
+    for kind in ("out", "inc", "adj"):
+        built, merged = getattr(whole, kind), getattr(grown, kind)
+        for field in ("ptr", "neighbor", "relation", "edge", "forward"):
+            assert np.array_equal(getattr(built, field), getattr(merged, field)), (kind, field)

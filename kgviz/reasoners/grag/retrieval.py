@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgviz.reasoners.grag.ego_index import EgoGraph, EgoIndex
+from kgviz.reasoners.ranking import best_first
 
 
 @dataclass
@@ -56,7 +57,7 @@ def retrieve(
         ids, scores = global_search(index, question_vector, top_n)
     else:
         similarity = index.vectors_of(centres) @ question_vector
-        order = np.lexsort((index.kg.entity_rank[centres], -similarity))[:top_n]  # ties by name
+        order = best_first(similarity, index.kg.entity_rank[centres])[:top_n]
         ids, scores = centres[order], similarity[order]
     return [
         Retrieved(index.ego_graph(int(c), question_vector), float(s)) for c, s in zip(ids, scores)
