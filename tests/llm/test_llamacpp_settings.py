@@ -1,5 +1,5 @@
-"""The offline backend's threads and slots: defaults, environment overrides and bad values
-(nothing is loaded here)."""
+"""The offline backend's threads, slots and devices: defaults, environment overrides and bad
+values (nothing is loaded here)."""
 
 import pytest
 
@@ -9,6 +9,7 @@ from kgviz.llm.llamacpp_backend import (
     LlamaCppBackend,
     default_slots,
     default_threads,
+    is_gpu,
     usable_cores,
 )
 
@@ -36,3 +37,17 @@ def test_a_bad_value_is_a_clear_error(monkeypatch, value):
     monkeypatch.setenv("KGVIZ_LLM_SLOTS", value)
     with pytest.raises(LLMError, match="KGVIZ_LLM_SLOTS must be a positive integer"):
         default_slots()
+
+
+def test_devices_are_told_apart_by_type():
+    """llama.cpp's CPU device is no GPU (on a CPU alone the model loads with the CPU-only
+    settings); a GPU of either kind, as `get_device_info()` lists one, turns them off."""
+    xllamacpp = pytest.importorskip("xllamacpp")
+    kinds = xllamacpp.ggml_backend_dev_type
+    devices = xllamacpp.get_device_info()
+    cpus = [d for d in devices if d["type"] == kinds.GGML_BACKEND_DEVICE_TYPE_CPU]
+    assert cpus and not any(map(is_gpu, cpus))
+    gpu = {**devices[0], "type": kinds.GGML_BACKEND_DEVICE_TYPE_GPU}
+    igpu = {**devices[0], "type": kinds.GGML_BACKEND_DEVICE_TYPE_IGPU}
+    accel = {**devices[0], "type": kinds.GGML_BACKEND_DEVICE_TYPE_ACCEL}
+    assert is_gpu(gpu) and is_gpu(igpu) and not is_gpu(accel)
