@@ -139,7 +139,7 @@ def _load(spec: ModelSpec, path: Path, n_ctx: int, threads: int, slots: int) -> 
 
 def is_gpu(device: dict[str, Any]) -> bool:
     """Whether a device of `xllamacpp.get_device_info()` is a GPU (discrete or integrated)."""
-    return str(getattr(device["type"], "name", device["type"])).endswith(("_GPU", "_IGPU"))
+    return device["type"].name in ("GGML_BACKEND_DEVICE_TYPE_GPU", "GGML_BACKEND_DEVICE_TYPE_IGPU")
 
 
 def free_port() -> int:

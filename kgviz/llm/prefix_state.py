@@ -5,10 +5,11 @@ llama.cpp saves and restores a slot's KV cache (its server's slot save/restore).
 request whose prefix (every message but the last) is long and was seen before (by any process:
 a re-ask's prefix holds its question and is never seen again, so it is not kept), the slot is
 saved under a key made of the model file's hash, the prefix messages, the context size and the
-llama.cpp build; before a request whose prefix has a saved state the slot does not hold, that
-state is restored, and llama.cpp then reads only the tokens after the common prefix. States are
-written under a temporary name, hashed, and published with a JSON note of their hash and size;
-a state whose note is missing or does not match is set aside and saved again.
+llama.cpp build with its weight layout; before a request whose prefix has a saved state the slot
+does not hold, that state is restored, and llama.cpp then reads only the tokens after the common
+prefix. States are written under a temporary name, hashed, and published with a JSON note of
+their hash and size; a state whose note is missing or does not match is set aside and saved
+again.
 `KGVIZ_PREFIX_CACHE=off` turns all of this off.
 """
 
@@ -50,10 +51,11 @@ def fixed_prefix(messages: Sequence[Message]) -> list[Message] | None:
 
 @dataclass(frozen=True)
 class PrefixStates:
-    """The saved prefix states of one model file under one context size and llama.cpp build."""
+    """The saved prefix states of one model file under one context size and llama.cpp build
+    (with its weight layout, which changes the numerics)."""
 
     folder: Path
-    identity: str  # model sha256, context size, llama.cpp build
+    identity: str  # model sha256, context size, llama.cpp build and weight layout
 
     @classmethod
     def for_model(cls, model_sha256: str, n_ctx: int, build: str) -> PrefixStates:
