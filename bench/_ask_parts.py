@@ -24,21 +24,22 @@ from typing import Any
 
 
 def time_encoder_loads(spent: list[float]) -> None:
-    """Append the seconds of each `SentenceEncoder.model` access (the first one loads the
-    model) to `spent`."""
+    """Append the seconds of each access to `SentenceEncoder.model` or `.query_model()` (the
+    first one of either loads a model) to `spent`."""
     from kgviz.embed.encoder import SentenceEncoder
 
-    load = SentenceEncoder.model.fget
-    assert load is not None
+    def timing(load: Any) -> Any:
+        def timed_load(self: SentenceEncoder) -> Any:
+            start = time.perf_counter()
+            try:
+                return load(self)
+            finally:
+                spent.append(time.perf_counter() - start)
 
-    def model(self: SentenceEncoder) -> Any:
-        start = time.perf_counter()
-        try:
-            return load(self)
-        finally:
-            spent.append(time.perf_counter() - start)
+        return timed_load
 
-    SentenceEncoder.model = property(model)  # type: ignore[method-assign, assignment]
+    SentenceEncoder.model = property(timing(SentenceEncoder.model.fget))  # type: ignore[method-assign, assignment]
+    SentenceEncoder.query_model = timing(SentenceEncoder.query_model)  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Text encoders: a sentence-transformers model loaded from local files, lazily, once per
-process.
+process. A few query texts go through `MeanPoolingModel` when the folder allows it, so that a
+question in a fresh process does not wait for sentence-transformers' import.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from kgviz.embed.encoder_dim import model_files_key, remember_dim, remembered_dim
+from kgviz.embed.mean_pooling import MeanPoolingModel, mean_pooling_stack
 from kgviz.errors import KgvizError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -48,8 +50,17 @@ def bundled_model_path(model_name: str) -> Path:
     return path
 
 
+def hub_offline() -> None:
+    """Keep transformers from asking the hub about a local folder (unless the user said
+    otherwise)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
 class SentenceEncoder:
-    """A sentence-transformers encoder on the CPU; the model loads on first use."""
+    """A sentence-transformers encoder on the CPU; the model loads on first use. Until it has,
+    batches of at most `SMALL_BATCH` texts run through the lighter `MeanPoolingModel` (the same
+    vectors) where the folder's modules allow it."""
 
     _lock = threading.Lock()
 
@@ -57,20 +68,36 @@ class SentenceEncoder:
         self.model_name = model_name
         self.threads = threads
         self._model = None
+        self._query_model: MeanPoolingModel | None = None
+        self._query_model_checked = False
         self._dim: int | None = None
 
     @property
     def model(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                hub_offline()
                 from sentence_transformers import SentenceTransformer
 
                 self._model = SentenceTransformer(
                     str(bundled_model_path(self.model_name)), device="cpu"
                 )
             return self._model
+
+    def query_model(self) -> MeanPoolingModel | None:
+        """The light model for a few query texts: None once sentence-transformers is loaded
+        (it then encodes everything) or when the folder's modules are not a mean-pooling stack."""
+        with self._lock:
+            if self._model is not None:
+                return None
+            if not self._query_model_checked:
+                self._query_model_checked = True
+                folder = bundled_model_path(self.model_name)
+                stack = mean_pooling_stack(folder)
+                if stack is not None:
+                    hub_offline()
+                    self._query_model = MeanPoolingModel(folder, stack)
+            return self._query_model
 
     def load(self) -> None:
         """Load the model now (it otherwise loads on the first `encode`)."""
@@ -90,6 +117,8 @@ class SentenceEncoder:
         return self._dim
 
     def _model_dim(self) -> int:
+        if self._model is None and self._query_model is not None:
+            return self._query_model.dim
         model = self.model  # sentence-transformers 5 renamed the method (the old name warns)
         named = getattr(model, "get_embedding_dimension", None)
         return int(named() if named else model.get_sentence_embedding_dimension())
@@ -104,6 +133,10 @@ class SentenceEncoder:
         threads = self.threads or (1 if len(texts) <= SMALL_BATCH else previous)
         torch.set_num_threads(threads)
         try:
+            small = len(texts) <= min(SMALL_BATCH, batch_size)
+            query_model = self.query_model() if small else None
+            if query_model is not None:
+                return query_model.encode(texts)
             vectors = self.model.encode(
                 texts,
                 batch_size=batch_size,
