@@ -83,9 +83,7 @@ class MeanPoolingModel:
 
     def __init__(self, folder: Path, stack: MeanPoolingStack) -> None:
         from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
         self.stack = stack
         self.tokenizer = AutoTokenizer.from_pretrained(str(folder))
         self.model = AutoModel.from_pretrained(str(folder)).eval()
