@@ -4,7 +4,8 @@ it (the same calls in the same order): run in a fresh process as
     python bench/_ask_parts.py ASK-ARGUMENTS...
 
 (the arguments of `kgviz ask`), it prints one JSON object: seconds per part, the run's own stage
-timings, and whether the sentence encoder was loaded (and in how long). The parts:
+timings, and the seconds spent loading each sentence encoder used (the light query path,
+sentence-transformers). The parts:
 
 - imports: what `python -m kgviz` imports (`kgviz.cli`), and `kgviz.session`;
 - parser: building `kgviz`'s argument parser and parsing the arguments;
@@ -17,29 +18,33 @@ timings, and whether the sentence encoder was loaded (and in how long). The part
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
 from typing import Any
 
 
-def time_encoder_loads(spent: list[float]) -> None:
-    """Append the seconds of each access to `SentenceEncoder.model` or `.query_model()` (the
-    first one of either loads a model) to `spent`."""
+def time_encoder_loads(spent: dict[str, list[float]]) -> None:
+    """Append the seconds of each access to `SentenceEncoder.model` (sentence-transformers) and
+    to `SentenceEncoder.query_model()` (the light query path) to `spent` under those names; the
+    first access of each loads its model."""
     from kgviz.embed.encoder import SentenceEncoder
 
-    def timing(load: Any) -> Any:
-        def timed_load(self: SentenceEncoder) -> Any:
+    def timing(name: str, access: Any) -> Any:
+        @functools.wraps(access)
+        def timed_access(self: SentenceEncoder) -> Any:
             start = time.perf_counter()
             try:
-                return load(self)
+                return access(self)
             finally:
-                spent.append(time.perf_counter() - start)
+                spent[name].append(time.perf_counter() - start)
 
-        return timed_load
+        return timed_access
 
-    SentenceEncoder.model = property(timing(SentenceEncoder.model.fget))  # type: ignore[method-assign, assignment]
-    SentenceEncoder.query_model = timing(SentenceEncoder.query_model)  # type: ignore[method-assign]
+    model = SentenceEncoder.model.fget
+    SentenceEncoder.model = property(timing("sentence-transformers", model))  # type: ignore[method-assign, assignment]
+    SentenceEncoder.query_model = timing("light", SentenceEncoder.query_model)  # type: ignore[method-assign]
 
 
 def main(argv: list[str]) -> dict[str, Any]:
@@ -56,7 +61,7 @@ def main(argv: list[str]) -> dict[str, Any]:
     from kgviz.session import open_session
 
     lap("imports")
-    encoder: list[float] = []
+    encoder: dict[str, list[float]] = {"light": [], "sentence-transformers": []}
     time_encoder_loads(encoder)
     args = kgviz.cli.build_parser().parse_args(["ask", *argv])
     settings = kgviz.cli.parse_settings(args.set)
@@ -75,8 +80,7 @@ def main(argv: list[str]) -> dict[str, Any]:
     return {
         "parts": parts,
         "stages": {k: round(v, 4) for k, v in run.trace.timings.items()},
-        "encoder_loaded": bool(encoder),
-        "encoder_s": round(sum(encoder), 4),
+        "encoder_s": {name: round(sum(spent), 4) for name, spent in encoder.items() if spent},
         "answers": list(run.trace.answers),
     }
 

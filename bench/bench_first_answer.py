@@ -130,11 +130,8 @@ def cached_ask_parts(arguments: list[str], env: dict[str, str]) -> None:
     stages = ", ".join(f"{k} {v:.2f}" for k, v in report["stages"].items() if k != "total")
     shown = [f"start-up and exit {wall - inside:.2f}"]
     shown += [f"{k} {v:.2f}" + (f" ({stages})" if k == "ask" else "") for k, v in parts.items()]
-    encoder = (
-        f"encoder loaded in {report['encoder_s']:.2f} s"
-        if report["encoder_loaded"]
-        else "encoder not loaded"
-    )
+    loads = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in report["encoder_s"].items())
+    encoder = f"encoder loads: {loads}" if loads else "encoder not loaded"
     print(f"  its parts in one more process ({wall:.2f} s wall, {peak} MB), seconds:")
     print(f"    {'; '.join(shown)}; {encoder}; answers {report['answers']}")
 

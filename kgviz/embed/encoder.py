@@ -5,6 +5,7 @@ question in a fresh process does not wait for sentence-transformers' import.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
@@ -16,6 +17,7 @@ from kgviz.embed.encoder_dim import model_files_key, remember_dim, remembered_di
 from kgviz.embed.mean_pooling import MeanPoolingModel, mean_pooling_stack
 from kgviz.errors import KgvizError
 
+log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 SMALL_BATCH = 16
 
@@ -59,12 +61,11 @@ def hub_offline() -> None:
 
 class SentenceEncoder:
     """A sentence-transformers encoder on the CPU; the model loads on first use. Until it has,
-    batches of at most `SMALL_BATCH` texts run through the lighter `MeanPoolingModel` (the same
-    vectors) where the folder's modules allow it."""
-
-    _lock = threading.Lock()
+    a batch of at most `SMALL_BATCH` texts (and at most `batch_size`) runs through the lighter
+    `MeanPoolingModel` (the same vectors) where the folder's modules allow it."""
 
     def __init__(self, model_name: str = DEFAULT_MODEL, threads: int | None = None) -> None:
+        self._lock = threading.Lock()
         self.model_name = model_name
         self.threads = threads
         self._model = None
@@ -82,6 +83,7 @@ class SentenceEncoder:
                 self._model = SentenceTransformer(
                     str(bundled_model_path(self.model_name)), device="cpu"
                 )
+                self._query_model = None  # sentence-transformers encodes everything from now on
             return self._model
 
     def query_model(self) -> MeanPoolingModel | None:
@@ -96,7 +98,10 @@ class SentenceEncoder:
                 stack = mean_pooling_stack(folder)
                 if stack is not None:
                     hub_offline()
-                    self._query_model = MeanPoolingModel(folder, stack)
+                    try:
+                        self._query_model = MeanPoolingModel(folder, stack)
+                    except Exception as error:  # noqa: BLE001 - sentence-transformers will do
+                        log.warning("kgviz: light query encoder unavailable (%s)", error)
             return self._query_model
 
     def load(self) -> None:
@@ -117,8 +122,9 @@ class SentenceEncoder:
         return self._dim
 
     def _model_dim(self) -> int:
-        if self._model is None and self._query_model is not None:
-            return self._query_model.dim
+        query_model = self.query_model()
+        if query_model is not None:
+            return query_model.dim
         model = self.model  # sentence-transformers 5 renamed the method (the old name warns)
         named = getattr(model, "get_embedding_dimension", None)
         return int(named() if named else model.get_sentence_embedding_dimension())

@@ -12,7 +12,7 @@ from kgviz.embed.encoder_dim import model_files_key, record_path, remember_dim, 
 
 def test_the_dimension_is_remembered_and_then_loads_no_model(tmp_cache):
     first = SentenceEncoder()
-    assert first.dim == 384 and first._model is not None  # read from the loaded model
+    assert first.dim == 384 and first.query_model() is not None  # read from the loaded model
     assert record_path(first.model_name).is_file()
     again = SentenceEncoder()  # a new process' encoder
     assert again.dim == 384 and again._model is None
