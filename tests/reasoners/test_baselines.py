@@ -109,7 +109,10 @@ def test_llm_only_traces_on_demo(tmp_cache, local_llm):
     kg_names = set(get_dataset("demo").kg.entities)
     for _, trace in run_demo_questions("llm-only", local_llm, questions):
         shown = check_contract(trace, "llm-only")
-        assert shown["timings"]["retrieval"] == 0.0 and shown["evidence"] == []
+        # nothing is retrieved: no evidence, and the (empty) stage's time is a sliver of the
+        # LLM call's (not zero: the stage is still timed, which takes microseconds)
+        assert shown["evidence"] == []
+        assert shown["timings"]["retrieval"] < 0.01 * shown["timings"]["generation"]
         assert set(shown["answers"]) <= kg_names
 
 
