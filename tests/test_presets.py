@@ -147,6 +147,7 @@ def test_card_hash_is_the_sha256_of_the_card_file(tmp_path):
 def test_the_offline_models_hash_is_its_verified_one():
     spec = MODELS["qwen2.5-coder-1.5b"]
     assert verified_sha256("llamacpp", spec.name) == spec.sha256
+    assert verified_sha256("hf", spec.name) == spec.sha256
     assert verified_sha256("ollama", spec.name) == ""
 
 

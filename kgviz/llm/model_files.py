@@ -55,8 +55,9 @@ class ModelSpec:
 
 def verified_sha256(backend: str, model: str) -> str:
     """The sha256 the model file of `backend:model` is verified against: the offline model's
-    recorded one ('' for a model kgviz does not hold, such as a server's)."""
-    spec = MODELS.get(model) if backend == "llamacpp" else None
+    recorded one for the backends that load it (llama.cpp and the white-box `hf` reader), ''
+    for a model kgviz does not hold, such as a server's."""
+    spec = MODELS.get(model) if backend in ("llamacpp", "hf") else None
     return spec.sha256 if spec else ""
 
 
