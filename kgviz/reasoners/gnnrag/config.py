@@ -48,16 +48,17 @@ class GNNRAGConfig(GroundedConfig):
     )
     max_candidates: int = option(
         DEFAULTS.max_candidates,
-        "most answer candidates (the paper caps them by probability mass alone); effect not "
-        "yet measured",
+        "most answer candidates (the paper caps them by probability mass alone); measured on "
+        "the GNN alone, 1,000 against 10 keeps hits@1 (0.91) and raises F1 from 0.82 to 0.85 "
+        "on 300 held-aside questions; with the reader not yet measured",
         range=(1, 1000),
     )
     hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
     max_nodes: int = option(
         DEFAULTS.max_nodes,
         "subgraph nodes kept by PageRank (paper: 2,000 by PageRank-Nibble); at 1,000, 3-hop "
-        "validation answer coverage is 0.94 (the paper's 0.99); effect on answers not yet "
-        "measured",
+        "validation answer coverage is 0.94 (the paper's 0.99); measured on the GNN alone, "
+        "2,000 against 1,000 changes hits@1 by one question in 300 held-aside (0.90, 0.91)",
         range=(1, 1_000_000),
     )
     paths_per_candidate: int = option(
@@ -81,8 +82,8 @@ class GNNRAGConfig(GroundedConfig):
         True,
         "add the GNN's reachability prior (how strongly the question's gated relations reach a "
         "node from the topic entities) to its answer score (not in the paper; the checkpoint "
-        "was trained with it, so turning it off is an ablation without retraining); effect not "
-        "yet measured",
+        "was trained with it, so turning it off is an ablation without retraining); measured off, "
+        "the GNN alone falls from 0.91 to 0.68 hits@1 on 300 held-aside questions",
     )
     augment_with: str | None = option(
         None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
