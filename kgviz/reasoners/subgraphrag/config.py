@@ -46,13 +46,15 @@ class SubgraphRAGConfig(GroundedConfig):
     max_candidates: int = option(
         DEFAULTS.max_candidates,
         "most candidate triples scored (the paper scores the whole retrieved neighbourhood); "
-        "effect not yet measured",
+        "measured, retrieval only, with hubs walked: lifting the cap lowers answer recall at "
+        "K=30 from 0.87 to 0.84 on 300 held-aside questions",
         range=(1, 1_000_000),
     )
     hub_degree: int = option(
         DEFAULTS.hub_degree,
-        "entities with more edges are not walked through (not in the paper); effect not yet "
-        "measured",
+        "entities with more edges are not walked through (not in the paper; the scorer was "
+        "trained with it); measured, retrieval only: walking every hub lowers answer recall at "
+        "K=30 from 0.93 to 0.87 on 300 held-aside questions (3-hop 0.82 to 0.67)",
         range=(1, 100_000_000),
     )
     max_tokens: int = option(384, "most tokens in the answer", range=ANSWER_TOKENS)
