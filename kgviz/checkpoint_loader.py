@@ -23,23 +23,29 @@ NAMES_SHOWN = 2
 @dataclass(frozen=True)
 class LearnedPart(Generic[M]):
     """What a method loads: its model class, built from a `settings` dataclass, and the encoder
-    whose vectors it reads."""
+    whose vectors it reads. A settings class may name `CARD_DEFAULTS`: the values of fields added
+    after cards were written, meaning what a card without them was trained as."""
 
     method: str
     model_class: type[M]
     settings: type
     encoder: str
     command: str = ""  # how to train it, when not `kgviz train METHOD`
+    folder: str = ""  # the checkpoint folder, when not METHOD (another training of one part)
 
     @property
     def train_command(self) -> str:
         return self.command or f"kgviz train {self.method}"
 
+    @property
+    def folder_name(self) -> str:
+        return self.folder or self.method
+
 
 def load_learned(part: LearnedPart[M], root: Path | None = None) -> tuple[M, dict[str, Any]]:
     """`part`'s model from the checkpoint under `root` (default: the packaged one), in evaluation
     mode, and its card (to be read, not changed)."""
-    stored = read_checkpoint(part.method, part.train_command, root)
+    stored = read_checkpoint(part.folder_name, part.train_command, root)
     identity = card_identity(stored.card, stored.folder, part.model_class.__name__)
     check_identity(identity, part, stored.folder)
     model = part.model_class(card_settings(identity.settings, part.settings, stored.folder))
@@ -73,7 +79,8 @@ def check_identity(identity: CardIdentity, part: LearnedPart[Any], folder: Path)
 
 def card_settings(settings: dict[str, Any], kind: type, folder: Path) -> Any:
     """`kind` built from the card's model settings, which must give each of its fields with the
-    type of its default."""
+    type of its default (fields in `kind.CARD_DEFAULTS` may be absent)."""
+    settings = {**getattr(kind, "CARD_DEFAULTS", {}), **settings}
     types = {field.name: type(field.default) for field in fields(kind)}
     problems = [f"no {name}" for name in types if name not in settings]
     problems += [f"an unknown {name}" for name in settings if name not in types]

@@ -345,17 +345,25 @@ class Reasoner(ABC, Generic[FoundT]):
         `regenerate` has edited); methods that can regenerate override this."""
         raise KgvizError(f"{self.name} has no evidence to regenerate an answer from")
 
+    @property
+    def checkpoint_name(self) -> str:
+        """The folder of the checkpoint this run loads: the method's name, unless the method
+        has more than one training of its learned part."""
+        return self.name
+
     @cached_property
     def chosen_checkpoint(self) -> Path:
         """The root holding this method's checkpoint for the dataset in use
         (`checkpoint_store.find_checkpoint`), or the config's `checkpoint_root` if set."""
         root = getattr(self.config, "checkpoint_root", None)
-        return find_checkpoint(self.name, self.context.dataset.name, Path(root) if root else None)
+        return find_checkpoint(
+            self.checkpoint_name, self.context.dataset.name, Path(root) if root else None
+        )
 
     def note_checkpoint(self, trace: Trace, card: dict[str, Any]) -> None:
         """Record the checkpoint that ran, its card's hash and the dataset the card says it was
         trained on; one trained on another dataset is a warning."""
-        folder = checkpoint_dir(self.name, self.chosen_checkpoint)
+        folder = checkpoint_dir(self.checkpoint_name, self.chosen_checkpoint)
         trained = trained_on(card, folder)
         trace.checkpoint = f"{folder} (trained on {trained})"
         trace.card_sha256 = card_sha256(card)

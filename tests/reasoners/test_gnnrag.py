@@ -138,6 +138,30 @@ def test_gnn_gives_one_logit_per_node_of_each_stacked_graph():
     assert len(instructions) == 3 and instructions[0].shape == (2, 6)
 
 
+def test_a_gnn_trained_without_the_prior_scores_by_its_readout_alone():
+    """The paper's GNN (`reach_prior=False` in its shape) has no prior to add: neither its
+    parameters nor its logits depend on the `reach_prior` switch."""
+    torch.manual_seed(0)
+    shape = GNNShape(text_dim=8, hidden=6, layers=2, use_names=False, rounds=2, reach_prior=False)
+    model = GNNReasoner(shape)
+    assert model.hop_weights is None and model.reach_scale is None
+    assert not any(name.startswith(("hop_weights", "reach_scale")) for name in model.state_dict())
+    inputs = GraphInputs(
+        questions=torch.randn(1, 8),
+        tokens=torch.randn(1, 4, 8),
+        token_mask=torch.ones(1, 4, dtype=torch.bool),
+        relations=torch.randn(2, 8),
+        triples=torch.tensor([[0, 0, 1], [1, 1, 2]]),
+        topic_mask=torch.tensor([True, False, False]),
+        graph=torch.tensor([0, 0, 0]),
+    )
+    logits = model(inputs)
+    assert torch.equal(logits, model(inputs, reach_prior=False))
+    assert logits.std() > 0  # the readout starts from its own initialisation, not zeros
+    distribution_loss(logits, torch.tensor([0.0, 0.0, 1.0]), inputs.graph).backward()
+    assert all(p.grad is not None for p in model.parameters() if p.requires_grad)
+
+
 class NoLLM:
     """Stands in for the LLM where none may be called."""
 
@@ -156,6 +180,28 @@ def test_missing_checkpoint_names_the_training_command(tmp_path, demo):
     reasoner = make_reasoner("gnnrag", demo, checkpoint_root=str(tmp_path))
     with pytest.raises(KgvizError, match="kgviz train gnnrag"):
         reasoner.run("who directed Forrest Gump", ["Forrest Gump"])
+
+
+def test_the_paper_gnn_is_its_own_checkpoint_named_with_its_train_command(tmp_path, demo):
+    reasoner = make_reasoner("gnnrag", demo, checkpoint_root=str(tmp_path), gnn="paper")
+    assert reasoner.checkpoint_name == "gnnrag-paper"
+    with pytest.raises(KgvizError) as error:
+        reasoner.run("who directed Forrest Gump", ["Forrest Gump"])
+    assert str(error.value) == (
+        f"no trained checkpoint for 'gnnrag-paper' in {tmp_path / 'gnnrag-paper'}; train it "
+        "with `kgviz train gnnrag --no-names --no-reach-prior --max-nodes 2000 --out "
+        "gnnrag-paper`"
+    )
+    with pytest.raises(KgvizError, match="gnn"):
+        make_reasoner("gnnrag", demo, gnn="mine")
+
+
+def test_the_packaged_gnn_was_trained_with_the_prior_its_card_predates():
+    from kgviz.reasoners.gnnrag.model import load_gnn
+
+    model, card = load_gnn()
+    assert "reach_prior" not in card["model"]["settings"]  # written before the field existed
+    assert model.shape.reach_prior and model.reach_scale is not None
 
 
 def test_config_is_checked_and_the_method_registered(demo):

@@ -48,3 +48,25 @@ def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(shared_data,
         record.question, record.topic_entities
     )
     assert trace.checkpoint.endswith("(trained on metaqa)") and not trace.warnings
+
+
+def test_the_paper_gnn_trains_and_runs_beside_kgvizs_own(tmp_cache):
+    """`kgviz train gnnrag` with the paper's flags writes `gnnrag-paper` (no name vectors, no
+    reachability prior); `gnn=paper` runs with it while the tuned GNN stays the packaged one."""
+    dataset = get_dataset("demo")
+    record = dataset.questions("dev")[0]
+    paper_flags = ["--no-names", "--no-reach-prior", "--max-nodes", "2000", "--out", "gnnrag-paper"]
+    assert main(["train", "gnnrag", "--dataset", "demo", "--quick", *paper_flags]) == 0
+    folder = user_checkpoints("demo") / "gnnrag-paper"
+    card = json.loads((folder / "card.json").read_text())
+    assert card["method"] == "gnnrag" and card["retrieval"]["max_nodes"] == 2000
+    assert card["model"]["settings"]["reach_prior"] is False
+    assert card["model"]["settings"]["use_names"] is False
+
+    context = ReasonerContext(dataset, llm=None)
+    paper = make_reasoner("gnnrag", context, gnn="paper", max_nodes=2000, reach_prior=False)
+    trace = paper.retrieve_only(record.question, record.topic_entities)
+    assert trace.checkpoint == f"{folder} (trained on demo)"
+    assert paper.checkpoint[0].reach_scale is None and trace.evidence
+    tuned = make_reasoner("gnnrag", context).retrieve_only(record.question, record.topic_entities)
+    assert "(trained on metaqa)" in tuned.checkpoint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from kgviz.reasoners.base import (
     ANSWER_TOKENS,
@@ -28,6 +29,7 @@ class GNNRAGRetrieval:
 
 
 DEFAULTS = GNNRAGRetrieval()
+GNNChoice = Literal["tuned", "paper"]
 
 
 @dataclass
@@ -78,12 +80,19 @@ class GNNRAGConfig(GroundedConfig):
         "let the LLM read the paths and answer; off: the GNN's candidates, most probable first, "
         "are the answer with no LLM call (the GNN-only row that measures the LLM's share)",
     )
+    gnn: GNNChoice = option(
+        "tuned",
+        "which trained GNN: tuned (kgviz/checkpoints/gnnrag: entity-name vectors seed its "
+        "nodes, the reachability prior is in its score, trained on 1,000-node subgraphs) or "
+        "paper (gnnrag-paper: neither addition, 2,000-node subgraphs, as the paper trains it)",
+    )
     reach_prior: bool = option(
         True,
         "add the GNN's reachability prior (how strongly the question's gated relations reach a "
-        "node from the topic entities) to its answer score (not in the paper; the checkpoint "
-        "was trained with it, so turning it off is an ablation without retraining); measured off, "
-        "the GNN alone falls from 0.91 to 0.68 hits@1 on 300 held-aside questions",
+        "node from the topic entities) to its answer score, when the GNN was trained with it "
+        "(not in the paper; the paper GNN has none); off for the tuned GNN is an ablation "
+        "without retraining, measured: the GNN alone falls from 0.91 to 0.68 hits@1 on 300 "
+        "held-aside questions",
     )
     augment_with: str | None = option(
         None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"

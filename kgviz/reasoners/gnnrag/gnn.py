@@ -23,6 +23,7 @@ question step by step from its topic entities, and a per-node answer logit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -32,14 +33,18 @@ from torch_geometric.utils import scatter, softmax
 
 @dataclass(frozen=True)
 class GNNShape:
-    """Text vector size, hidden width, steps per round, whether entity names seed the nodes, and
-    reasoning rounds (each re-reads the question with what the last one found)."""
+    """Text vector size, hidden width, steps per round, whether entity names seed the nodes,
+    reasoning rounds (each re-reads the question with what the last one found) and whether the
+    reachability prior is part of the logit (kgviz's; the paper's GNN scores by its readout)."""
 
     text_dim: int = 384
     hidden: int = 64
     layers: int = 3
     use_names: bool = True
     rounds: int = 1
+    reach_prior: bool = True
+
+    CARD_DEFAULTS: ClassVar[dict[str, Any]] = {"reach_prior": True}  # older cards trained with it
 
 
 @dataclass
@@ -139,12 +144,14 @@ class GNNReasoner(nn.Module):
         self.topic = nn.Parameter(torch.randn(h) * 0.1)
         self.names = nn.Linear(d, h) if shape.use_names else None
         self.convs = nn.ModuleList(QuestionGatedConv(h) for _ in range(shape.layers))
-        self.hop_weights = nn.Linear(h, shape.layers)
+        self.hop_weights = nn.Linear(h, shape.layers) if shape.reach_prior else None
         self.readout = nn.Sequential(nn.Linear(2 * h, h), nn.ReLU(), nn.Linear(h, 1))
-        last = self.readout[-1]
-        assert isinstance(last, nn.Linear)
-        nn.init.zeros_(last.weight)  # start from the reachability alone
-        self.reach_scale = nn.Parameter(torch.tensor(1.0))
+        self.reach_scale: nn.Parameter | None = None
+        if shape.reach_prior:
+            last = self.readout[-1]
+            assert isinstance(last, nn.Linear)
+            nn.init.zeros_(last.weight)  # start from the reachability alone
+            self.reach_scale = nn.Parameter(torch.tensor(1.0))
         self.reread = nn.Linear(2 * h, h)  # question and found entities -> the next round's query
         nn.init.zeros_(self.reread.weight)
         nn.init.zeros_(self.reread.bias)
@@ -171,9 +178,10 @@ class GNNReasoner(nn.Module):
         return found
 
     def forward(self, inputs: GraphInputs, reach_prior: bool = True) -> torch.Tensor:
-        """Answer logits `(n,)`, one per node (`answer_distribution` normalises them); without
-        `reach_prior` the reachability term is left out of them (an inference-time ablation:
-        the readout was trained beside it)."""
+        """Answer logits `(n,)`, one per node (`answer_distribution` normalises them). The
+        reachability term is in them when the GNN was trained with it (`shape.reach_prior`) and
+        `reach_prior` asks for it; leaving it out of such a GNN is an inference-time ablation
+        (its readout was trained beside the term)."""
         x, graph = inputs, inputs.graph
         topic = x.topic_mask.float()
         start = topic.unsqueeze(1) * self.topic
@@ -216,11 +224,11 @@ class GNNReasoner(nn.Module):
         for instruction, conv in zip(self.instructions(q, x.tokens, x.token_mask), self.convs):
             h, p = conv(h, p, edge_index, relation, instruction, edge_graph)
             reached.append(p)
+        refine = self.readout(torch.cat([h, h * q[graph]], dim=-1)).squeeze(-1)
+        if not reach_prior or self.hop_weights is None or self.reach_scale is None:
+            return refine, h
         hop = torch.softmax(self.hop_weights(q), dim=-1)[graph]  # how many steps the question takes
         reach = (torch.stack(reached, dim=1) * hop).sum(dim=1).clamp(1e-4, 1 - 1e-4)
-        refine = self.readout(torch.cat([h, h * q[graph]], dim=-1)).squeeze(-1)
-        if not reach_prior:
-            return refine, h
         return self.reach_scale * torch.logit(reach) + refine, h
 
 

@@ -1,4 +1,9 @@
-"""The trained GNN's checkpoint: safetensors weights and a card in `kgviz/checkpoints/gnnrag/`."""
+"""The trained GNNs' checkpoints: safetensors weights and a card in `kgviz/checkpoints/<folder>/`.
+
+Two trainings of the one GNN: kgviz's (`gnnrag`: entity-name vectors seed the nodes, the
+reachability prior is in the score, 1,000-node subgraphs) and the paper's (`gnnrag-paper`:
+neither addition, 2,000-node subgraphs), chosen by the `gnn` option.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,27 @@ from typing import Any
 
 from kgviz.checkpoint_loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
+from kgviz.reasoners.gnnrag.config import GNNChoice
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape
 
 CHECKPOINT = "gnnrag"
-GNN = LearnedPart(CHECKPOINT, GNNReasoner, GNNShape, DEFAULT_MODEL)
+PAPER_TRAINING = "--no-names --no-reach-prior --max-nodes 2000 --out gnnrag-paper"
+GNNS: dict[str, LearnedPart[GNNReasoner]] = {
+    "tuned": LearnedPart(CHECKPOINT, GNNReasoner, GNNShape, DEFAULT_MODEL),
+    "paper": LearnedPart(
+        CHECKPOINT,
+        GNNReasoner,
+        GNNShape,
+        DEFAULT_MODEL,
+        f"kgviz train gnnrag {PAPER_TRAINING}",
+        "gnnrag-paper",
+    ),
+}
 
 
-def load_gnn(root: Path | None = None) -> tuple[GNNReasoner, dict[str, Any]]:
-    """The trained GNN (evaluation mode) and its card; missing weights name the train command."""
-    return load_learned(GNN, root)
+def load_gnn(
+    root: Path | None = None, choice: GNNChoice = "tuned"
+) -> tuple[GNNReasoner, dict[str, Any]]:
+    """The trained GNN `choice` (evaluation mode) and its card; missing weights name the train
+    command."""
+    return load_learned(GNNS[choice], root)

@@ -23,7 +23,7 @@ from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
 from kgviz.reasoners.gnnrag.config import GNNRAGConfig, GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
-from kgviz.reasoners.gnnrag.model import load_gnn
+from kgviz.reasoners.gnnrag.model import GNNS, load_gnn
 from kgviz.reasoners.gnnrag.paths import PathStep, ReasoningPath, evidence_paths
 from kgviz.reasoners.gnnrag.prompt import path_messages
 from kgviz.reasoners.gnnrag.records import (
@@ -73,10 +73,14 @@ class GNNRAG(Reasoner[GNNRAGFound]):
     config_class = GNNRAGConfig
     config: GNNRAGConfig
 
+    @property
+    def checkpoint_name(self) -> str:
+        return GNNS[self.config.gnn].folder_name
+
     @cached_property
     def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:
-        """The trained GNN and its card (a missing checkpoint names `kgviz train gnnrag`)."""
-        return load_gnn(self.chosen_checkpoint)
+        """The trained GNN `gnn` and its card (a missing checkpoint names its train command)."""
+        return load_gnn(self.chosen_checkpoint, self.config.gnn)
 
     @cached_property
     def augmenter(self) -> Reasoner:

@@ -15,7 +15,8 @@ PAPER_PRESET = Preset(
     "questions. Measured on the GNN alone (no reader, 300 held-aside questions): hits@1 0.65 "
     "against tuned's 0.91, nearly all of it the prior, which this checkpoint was trained with "
     "(0.68 without it); 2,000 nodes and no candidate cap change hits@1 by at most one "
-    "question. A faithful paper row needs a GNN trained without the prior. "
+    "question. A faithful paper row needs the paper's GNN, `gnn=paper` (no name vectors, no "
+    "prior, 2,000-node subgraphs), not yet trained. "
     + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
     {
         "max_nodes": 2000,

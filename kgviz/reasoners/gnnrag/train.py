@@ -54,6 +54,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-names", action="store_true", help="do not seed nodes with name vectors"
     )
+    parser.add_argument(
+        "--no-reach-prior",
+        action="store_true",
+        help="score nodes by the readout alone, without kgviz's reachability prior (the paper's)",
+    )
     parser.add_argument("--hops", type=int, default=defaults.hops, help="subgraph radius")
     parser.add_argument(
         "--max-nodes", type=int, default=defaults.max_nodes, help="subgraph size after PageRank"
@@ -66,7 +71,11 @@ def main(argv: list[str]) -> int:
     with training_run(ABOUT.method, args, argv) as run:
         settings = GNNRAGRetrieval(hops=args.hops, max_nodes=args.max_nodes)
         shape = GNNShape(
-            hidden=args.hidden, layers=args.layers, use_names=not args.no_names, rounds=args.rounds
+            hidden=args.hidden,
+            layers=args.layers,
+            use_names=not args.no_names,
+            rounds=args.rounds,
+            reach_prior=not args.no_reach_prior,
         )
         kg = run.data.kg
         text = kg_text_embeddings(kg, progress=True)
