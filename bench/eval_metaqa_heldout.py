@@ -11,10 +11,13 @@ copy of the dataset); `kgviz report` turns them into tables and charts.
     python bench/eval_metaqa_heldout.py --methods grag --llm hf:qwen2.5-coder-1.5b \
         --variant soft_prompt=false --variant soft_prompt=true \
         --out results/ablations/grag-soft-prompt       # paired: both settings, round by round
+    python bench/eval_metaqa_heldout.py --methods simgrag,gnnrag,subgraphrag \
+        --variant preset=tuned --variant preset=paper --out results/presets
 
 With `--variant`, each round runs every variant on the same questions before the next round
 starts, so an interrupted comparison stays paired; each variant's rows go to a folder named
-after its settings (`OUT/soft_prompt=true/1hop.jsonl`).
+after its settings (`OUT/soft_prompt=true/1hop.jsonl`). `preset=NAME` in a variant (or
+`--preset`) picks the methods' preset, its other settings are set over it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from kgviz.eval.plan import EvalPlan
 from kgviz.eval.results_file import read_results
 from kgviz.eval.runner import run_eval
 from kgviz.eval.summary import summarize
+from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 from kgviz.session import open_session
 
 METHODS = ["llm-only", "kaping", "gnnrag", "simgrag", "grag", "subgraphrag"]
@@ -58,19 +62,25 @@ def main() -> None:
         metavar="KEY=VALUE[,KEY=VALUE]",
         help="one setting to compare (repeat for each); rows go to OUT/<variant>/",
     )
+    parser.add_argument("--preset", choices=PRESET_NAMES, default=DEFAULT_PRESET)
     parser.add_argument("--out", type=Path, default=Path("results/metaqa-heldout"))
     args = parser.parse_args()
     methods = args.methods.split(",")
-    base = parse_settings(args.set)
+    base = {"preset": args.preset, **parse_settings(args.set)}
     variants = {label: {**base, **parse_settings(label.split(","))} for label in args.variant} or {
         "": base
     }
+    for label, settings in variants.items():
+        if settings["preset"] not in PRESET_NAMES:
+            parser.error(f"{label}: preset must be one of {', '.join(PRESET_NAMES)}")
     hops = [int(h) for h in args.hops.split(",")]
     sessions = {h: open_session(f"metaqa-{h}hop", args.llm, llm_slots=args.workers) for h in hops}
     for per_hop in (int(n) for n in args.rounds.split(",")):
         for method in methods:
             for h in hops:
-                for label, settings in variants.items():
+                for label, setting in variants.items():
+                    preset, settings = setting["preset"], dict(setting)
+                    del settings["preset"]
                     start = time.perf_counter()
                     plan = EvalPlan("dev", part="heldout", limit=per_hop, sample_seed=SAMPLE_SEED)
                     summary = run_eval(
@@ -82,6 +92,7 @@ def main() -> None:
                         workers=args.workers,
                         questions=False,
                         settings=settings,
+                        preset=preset,
                     )
                     print(
                         f"round {per_hop}: {method} {label} {h}-hop hits@1 "
