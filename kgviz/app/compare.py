@@ -26,7 +26,7 @@ from kgviz.app.run_view import RunView
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.reasoners.presets import DEFAULT_PRESET
-from kgviz.reasoners.registry import method_label
+from kgviz.reasoners.registry import method_label, trace_label
 from kgviz.run import FACTS, Run
 from kgviz.session import Session
 from kgviz.trace import Trace
@@ -59,7 +59,7 @@ def comparison_row(run: Run) -> tuple[str, ...]:
     if any(call.cached for call in trace.llm_calls):
         latency += f" (cached; {trace.cost_seconds:.1f} first)"
     return (
-        method_label(trace.method),
+        trace_label(trace),
         trace.answer,
         ", ".join(trace.answers) or "(none)",
         *verdicts,

@@ -41,7 +41,8 @@ def label_variants(rows: Sequence[ResultRow]) -> list[ResultRow]:
     def label(row: ResultRow) -> str:
         options = variant_label(row.get("preset", DEFAULT_PRESET), row.get("settings") or {})
         llm = f" · {row.get('llm') or 'unrecorded LLM'}" if several_llms else ""
-        return method_label(row["method"]) + (f" [{options}]" if options else "") + llm
+        name = method_label(row["method"], row.get("options"), row.get("llm") or "")
+        return name + (f" [{options}]" if options else "") + llm
 
     return [{**row, "method": label(row)} for row in rows]
 

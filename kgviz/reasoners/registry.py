@@ -4,11 +4,13 @@ imported only when asked for, the way PyG lists its datasets. Adding a method is
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kgviz.errors import UnknownNameError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.spec import MethodSpec, load_attribute
+from kgviz.trace import Trace
 from kgviz.trace_io import trust_package
 
 _SPECS: dict[str, str | MethodSpec] = {
@@ -49,9 +51,21 @@ def method_spec(name: str) -> MethodSpec:
     return entry
 
 
-def method_label(name: str) -> str:
-    """The name tables and views show for method `name` (its own name if unknown)."""
-    return method_spec(name).shown_as if name in _SPECS else name
+def method_label(name: str, options: Mapping[str, Any] | None = None, llm: str = "") -> str:
+    """The name tables and views show for method `name` (its own name if unknown); with a run's
+    `options` and `llm`, the name of that run where they change it (GRAG with its soft prompt)."""
+    if name not in _SPECS:
+        return name
+    spec = method_spec(name)
+    if options is not None and spec.run_label is not None:
+        return spec.run_label(options, llm)
+    return spec.shown_as
+
+
+def trace_label(trace: Trace) -> str:
+    """`method_label` of a run from its recorded setting (the method's label for a trace that
+    predates recording it)."""
+    return method_label(trace.method, trace.setting.get("options"), trace.setting.get("llm", ""))
 
 
 def trainable_methods() -> list[str]:

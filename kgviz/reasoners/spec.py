@@ -51,6 +51,8 @@ class MethodSpec:
     summary: str
     config: str = ""  # its options' dataclass, when it lives apart from the reasoner (light)
     label: str = ""  # how tables and views name it, where the name alone would overstate it
+    # the label of a run with these options and this LLM (`backend:model`), where they change it
+    run_label: Callable[[Mapping[str, Any], str], str] | None = None
     views: str = ""
     trainer: str = ""
     diagnosis: str = ""

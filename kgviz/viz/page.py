@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
-from kgviz.reasoners.registry import method_label
+from kgviz.reasoners.registry import trace_label
 from kgviz.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
@@ -43,7 +43,7 @@ def run_sections(run: Run, plotly_js: bool = True) -> str:
     sections (plotly.js inlined with the first figure when `plotly_js`)."""
     trace = run.trace
     parts = [
-        f"<h1>{esc(method_label(trace.method))}</h1>",
+        f"<h1>{esc(trace_label(trace))}</h1>",
         facts_table(run.facts()),
         answer_html(run),
     ]

@@ -213,3 +213,22 @@ def test_tables_name_grag_by_what_it_runs(tmp_path):
     from kgviz.viz.report import load_rows
 
     assert [r["method"] for r in load_rows([path])] == ["grag (hard prompt)"]
+
+
+@pytest.mark.parametrize(
+    ("soft_prompt", "llm", "shown"),
+    [
+        (None, "llamacpp:qwen2.5-coder-1.5b", "grag (hard prompt)"),
+        (None, "hf:qwen2.5-coder-1.5b", "grag (hard and soft prompt)"),
+        (False, "hf:qwen2.5-coder-1.5b", "grag (hard prompt) [soft_prompt=false]"),
+        (True, "hf:qwen2.5-coder-1.5b", "grag (hard and soft prompt) [soft_prompt=true]"),
+    ],
+)
+def test_a_grag_row_is_named_by_the_prompts_its_reader_was_fed(soft_prompt, llm, shown):
+    """The default `soft_prompt` (unset) feeds the graph token exactly to a white-box reader."""
+    from kgviz.eval.tables import label_variants
+
+    settings = {} if soft_prompt is None else {"soft_prompt": soft_prompt}
+    grag = {**ROWS[0], "method": "grag", "llm": llm, "settings": settings}
+    grag["options"] = {"top_n": 5, "soft_prompt": soft_prompt}
+    assert [r["method"] for r in label_variants([grag])] == [shown]

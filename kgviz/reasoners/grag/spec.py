@@ -1,7 +1,22 @@
 """GRAG as kgviz knows it: the registry's entry for this folder."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from kgviz.reasoners.presets import PAPER, Preset, parts_note, tuned
 from kgviz.reasoners.spec import MethodSpec
+
+HARD_ONLY, HARD_AND_SOFT = "grag (hard prompt)", "grag (hard and soft prompt)"
+WHITE_BOX_BACKEND = "hf"  # the reader that takes the graph token (`kgviz.llm.hf_backend`)
+
+
+def run_label(options: Mapping[str, Any], llm: str) -> str:
+    """Which of the paper's two prompts a run fed the reader: `soft_prompt`, or (unset) the
+    graph token exactly when the reader is white-box."""
+    soft = options.get("soft_prompt")
+    on = llm.split(":", 1)[0] == WHITE_BOX_BACKEND if soft is None else bool(soft)
+    return HARD_AND_SOFT if on else HARD_ONLY
+
 
 PAPER_PRESET = Preset(
     PAPER,
@@ -20,8 +35,9 @@ PAPER_PRESET = Preset(
 SPEC = MethodSpec(
     name="grag",
     summary="top-N k-hop ego-graphs, soft-pruned by a learned gate and described as text (GRAG)",
-    # the paper's graph-token soft prompt needs a white-box LLM: only its hard prompt is here
-    label="grag (hard prompt)",
+    # the graph token (soft prompt) needs a white-box reader: with any other only the hard prompt
+    label=HARD_ONLY,
+    run_label=run_label,
     reasoner="kgviz.reasoners.grag.reasoner:GRAG",
     config="kgviz.reasoners.grag.config:GRAGConfig",
     views="kgviz.reasoners.grag.views:VIEWS",
