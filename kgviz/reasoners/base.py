@@ -39,11 +39,13 @@ T = TypeVar("T")
 BORROWED_CHECKPOINT = ": no checkpoint trained on "
 
 
-def borrowed_checkpoint_note(method: str, dataset: str, trained: str) -> str:
-    """What a run says when `method` runs on `dataset` with a checkpoint trained on another."""
+def borrowed_checkpoint_note(method: str, dataset: str, trained: str, command: str = "") -> str:
+    """What a run says when `method` runs on `dataset` with a checkpoint trained on another
+    (`command` trains it; default `kgviz train METHOD`)."""
+    command = command or f"kgviz train {method}"
     return (
         f"{method}{BORROWED_CHECKPOINT}{dataset}; using the one trained on {trained} "
-        f"(train one with `kgviz train {method} --dataset {dataset}`)"
+        f"(train one with `{command} --dataset {dataset}`)"
     )
 
 
@@ -351,6 +353,11 @@ class Reasoner(ABC, Generic[FoundT]):
         has more than one training of its learned part."""
         return self.name
 
+    @property
+    def train_command(self) -> str:
+        """The command that trains that checkpoint."""
+        return f"kgviz train {self.name}"
+
     @cached_property
     def chosen_checkpoint(self) -> Path:
         """The root holding this method's checkpoint for the dataset in use
@@ -369,7 +376,9 @@ class Reasoner(ABC, Generic[FoundT]):
         trace.card_sha256 = card_sha256(card)
         dataset = self.context.dataset.name
         if dataset_key(trained) != dataset_key(dataset):
-            trace.warnings.append(borrowed_checkpoint_note(self.name, dataset, trained))
+            trace.warnings.append(
+                borrowed_checkpoint_note(self.name, dataset, trained, self.train_command)
+            )
 
     @staticmethod
     def listed_answers(reply: str, names: NameLookup) -> list[str]:

@@ -189,8 +189,8 @@ def test_the_paper_gnn_is_its_own_checkpoint_named_with_its_train_command(tmp_pa
         reasoner.run("who directed Forrest Gump", ["Forrest Gump"])
     assert str(error.value) == (
         f"no trained checkpoint for 'gnnrag-paper' in {tmp_path / 'gnnrag-paper'}; train it "
-        "with `kgviz train gnnrag --no-names --no-reach-prior --max-nodes 2000 --out "
-        "gnnrag-paper`"
+        "with `kgviz train gnnrag --per-hop 1000 --epochs 8 --patience 3 --no-names "
+        "--no-reach-prior --max-nodes 2000 --out gnnrag-paper`"
     )
     with pytest.raises(KgvizError, match="gnn"):
         make_reasoner("gnnrag", demo, gnn="mine")

@@ -5,10 +5,14 @@ that they run with the packaged MetaQA checkpoint and say so in the trace and th
 from __future__ import annotations
 
 import json
+import shutil
 
-from kgviz.checkpoint_store import user_checkpoints
+import pytest
+
+from kgviz.checkpoint_store import CHECKPOINTS, user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
+from kgviz.errors import KgvizError
 from kgviz.eval.rows import result_row
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
@@ -70,3 +74,17 @@ def test_the_paper_gnn_trains_and_runs_beside_kgvizs_own(tmp_cache):
     assert paper.checkpoint[0].reach_scale is None and trace.evidence
     tuned = make_reasoner("gnnrag", context).retrieve_only(record.question, record.topic_entities)
     assert "(trained on metaqa)" in tuned.checkpoint
+    assert any("kgviz train gnnrag --dataset demo" in w for w in tuned.warnings)
+
+    with pytest.raises(KgvizError, match="^gnnrag reach_prior=true: .* set reach_prior=false$"):
+        make_reasoner("gnnrag", context, gnn="paper").retrieve_only(
+            record.question, record.topic_entities
+        )
+    tuned_root = user_checkpoints("demo").parent / "tuned-as-paper"
+    (tuned_root / "gnnrag-paper").parent.mkdir(parents=True)
+    shutil.copytree(CHECKPOINTS / "gnnrag", tuned_root / "gnnrag-paper")
+    mislabelled = make_reasoner(
+        "gnnrag", context, gnn="paper", reach_prior=False, checkpoint_root=str(tuned_root)
+    )
+    with pytest.raises(KgvizError, match="^gnnrag gnn=paper: .* trained with the reachability"):
+        mislabelled.retrieve_only(record.question, record.topic_entities)

@@ -41,7 +41,8 @@ class GNNRAGConfig(GroundedConfig):
     with the GNN's candidates alone (the GNN-only row, no LLM call); `augment_with` names a
     method whose first `augment_triples` evidence triples are added as paths (GNN-RAG+RA;
     `simgrag`, whose retrieval is LLM-guided, is the closest to the paper's LLM-based
-    augmenter); `checkpoint_root` holds `gnnrag/` (default: packaged)."""
+    augmenter); `gnn` picks the GNN's training, whose folder `checkpoint_root` holds (`gnnrag/`
+    or `gnnrag-paper/`; default: the dataset's or the packaged one)."""
 
     mass: float = option(
         DEFAULTS.mass,
@@ -51,8 +52,8 @@ class GNNRAGConfig(GroundedConfig):
     max_candidates: int = option(
         DEFAULTS.max_candidates,
         "most answer candidates (the paper caps them by probability mass alone); measured on "
-        "the GNN alone, 1,000 against 10 keeps hits@1 (0.91) and raises F1 from 0.82 to 0.85 "
-        "on 300 held-aside questions; with the reader not yet measured",
+        "the GNN alone with its prior, 1,000 against 10 keeps hits@1 (0.91) and raises F1 from "
+        "0.82 to 0.85 on 300 held-aside questions; with the reader not yet measured",
         range=(1, 1000),
     )
     hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
@@ -60,7 +61,8 @@ class GNNRAGConfig(GroundedConfig):
         DEFAULTS.max_nodes,
         "subgraph nodes kept by PageRank (paper: 2,000 by PageRank-Nibble); at 1,000, 3-hop "
         "validation answer coverage is 0.94 (the paper's 0.99); measured on the GNN alone, "
-        "2,000 against 1,000 changes hits@1 by one question in 300 held-aside (0.90, 0.91)",
+        "2,000 against 1,000 costs one question of 300 held-aside with the prior (0.90, 0.91) "
+        "and 9 without it (0.65, 0.68)",
         range=(1, 1_000_000),
     )
     paths_per_candidate: int = option(
@@ -82,17 +84,18 @@ class GNNRAGConfig(GroundedConfig):
     )
     gnn: GNNChoice = option(
         "tuned",
-        "which trained GNN: tuned (kgviz/checkpoints/gnnrag: entity-name vectors seed its "
-        "nodes, the reachability prior is in its score, trained on 1,000-node subgraphs) or "
-        "paper (gnnrag-paper: neither addition, 2,000-node subgraphs, as the paper trains it)",
+        "which training of kgviz's GNN: tuned (checkpoint gnnrag: entity-name vectors seed its "
+        "nodes, the reachability prior is in its score, 1,000-node subgraphs) or paper "
+        "(checkpoint gnnrag-paper: trained without either addition on 2,000-node subgraphs, "
+        "as in the paper; not packaged yet, `kgviz train gnnrag` with the flags its error names)",
     )
     reach_prior: bool = option(
         True,
         "add the GNN's reachability prior (how strongly the question's gated relations reach a "
-        "node from the topic entities) to its answer score, when the GNN was trained with it "
-        "(not in the paper; the paper GNN has none); off for the tuned GNN is an ablation "
-        "without retraining, measured: the GNN alone falls from 0.91 to 0.68 hits@1 on 300 "
-        "held-aside questions",
+        "node from the topic entities) to its answer score (not in the paper; a GNN trained "
+        "without it, gnn=paper, needs it off); off for the tuned GNN is an ablation without "
+        "retraining, measured: the GNN alone falls from 0.91 to 0.68 hits@1 on 300 held-aside "
+        "questions",
     )
     augment_with: str | None = option(
         None, "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided)"
@@ -100,7 +103,9 @@ class GNNRAGConfig(GroundedConfig):
     augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
     max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
     checkpoint_root: str | None = option(
-        None, "folder holding gnnrag/ (default: the dataset's or the packaged one)"
+        None,
+        "folder holding gnnrag/ (gnnrag-paper/ for gnn=paper; default: the dataset's or the "
+        "packaged one)",
     )
 
     @property

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from kgviz.checkpoint_store import checkpoint_dir
 from kgviz.embed.cache import cache_for
+from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
@@ -77,10 +79,28 @@ class GNNRAG(Reasoner[GNNRAGFound]):
     def checkpoint_name(self) -> str:
         return GNNS[self.config.gnn].folder_name
 
+    @property
+    def train_command(self) -> str:
+        return GNNS[self.config.gnn].train_command
+
     @cached_property
     def checkpoint(self) -> tuple[GNNReasoner, dict[str, Any]]:
-        """The trained GNN `gnn` and its card (a missing checkpoint names its train command)."""
-        return load_gnn(self.chosen_checkpoint, self.config.gnn)
+        """The trained GNN `gnn` and its card (a missing checkpoint names its train command). A
+        GNN trained with the reachability prior is not the paper's, and one trained without it
+        has no prior to add: either mismatch is a one-line error, so rows record what ran."""
+        model, card = load_gnn(self.chosen_checkpoint, self.config.gnn)
+        folder = checkpoint_dir(self.checkpoint_name, self.chosen_checkpoint)
+        if self.config.gnn == "paper" and model.shape.reach_prior:
+            raise KgvizError(
+                f"gnnrag gnn=paper: the GNN in {folder} was trained with the reachability prior; "
+                f"train one without it with `{self.train_command}`"
+            )
+        if self.config.reach_prior and not model.shape.reach_prior:
+            raise KgvizError(
+                f"gnnrag reach_prior=true: the GNN in {folder} was trained without the "
+                "reachability prior, so there is none to add; set reach_prior=false"
+            )
+        return model, card
 
     @cached_property
     def augmenter(self) -> Reasoner:

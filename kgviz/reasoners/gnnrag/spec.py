@@ -7,16 +7,17 @@ PAPER_PRESET = Preset(
     PAPER,
     "GNN-RAG as its paper describes it: a 2,000-node subgraph (App. C; kgviz cuts it by "
     "personalised PageRank, the paper by PageRank-Nibble), candidates by probability mass "
-    "alone (no count cap), every shortest path to them (at most 100 per candidate), no "
-    "reachability prior in the score. Not followed: at most 100 paths in all, about what the "
+    "(capped at 1,000, the option's most), every shortest path to them (at most 100 per "
+    "candidate), no reachability prior in the score. Not followed: at most 100 paths in all, "
+    "about what the "
     "reader's 4,096-token context holds; the checkpoint was trained on 1,000-node subgraphs "
     "with the prior, and entity-name vectors seed its nodes (part of its inputs: turning them "
     "off needs retraining); the GNN is kgviz's ReaRev-like model trained on 3,000 templated "
     "questions. Measured on the GNN alone (no reader, 300 held-aside questions): hits@1 0.65 "
-    "against tuned's 0.91, nearly all of it the prior, which this checkpoint was trained with "
-    "(0.68 without it); 2,000 nodes and no candidate cap change hits@1 by at most one "
-    "question. A faithful paper row needs the paper's GNN, `gnn=paper` (no name vectors, no "
-    "prior, 2,000-node subgraphs), not yet trained. "
+    "against tuned's 0.91, most of it the prior, which this checkpoint was trained with (0.68 "
+    "without it; 2,000 nodes cost one question with the prior and 9 without it). A row closer "
+    "to the paper needs kgviz's GNN trained as the paper trains its own, `gnn=paper` (no name "
+    "vectors, no prior, 2,000-node subgraphs), not yet trained. "
     + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
     {
         "max_nodes": 2000,

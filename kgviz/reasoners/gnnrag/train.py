@@ -57,7 +57,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-reach-prior",
         action="store_true",
-        help="score nodes by the readout alone, without kgviz's reachability prior (the paper's)",
+        help="score nodes by the readout alone, without kgviz's reachability prior (as the "
+        "paper's GNN does; run it with gnn=paper after --out gnnrag-paper)",
     )
     parser.add_argument("--hops", type=int, default=defaults.hops, help="subgraph radius")
     parser.add_argument(
