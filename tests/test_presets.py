@@ -52,9 +52,12 @@ def test_the_paper_presets_set_what_the_papers_describe():
         "paths_per_candidate": 100,
         "max_paths": 100,
         "reach_prior": False,
+        "answer_reask": False,
     }
     assert method_spec("subgraphrag").preset("paper").values["top_k"] == 100
-    assert method_spec("grag").preset("paper").values == {"top_n": 10}
+    assert method_spec("grag").preset("paper").values == {"top_n": 10, "answer_reask": False}
+    for method in ("simgrag", "gnnrag", "subgraphrag", "grag"):  # the papers ask once
+        assert method_spec(method).preset("paper").values["answer_reask"] is False
     for method in ("kaping", "llm-only"):
         paper = method_spec(method).preset("paper")
         assert paper.values == {} and "same as tuned" in paper.description.lower()
@@ -74,7 +77,7 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     tuned, paper = presets["tuned"], presets["paper"]
     changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
     switches = {"relation_hint", "reask_lost_topics", "own_knowledge"}
-    assert changed == switches | {"answer_format"}
+    assert changed == switches | {"answer_format", "answer_reask"}
     assert not any(paper["options"][k] for k in switches)
     assert all(tuned["options"][k] for k in switches)
     assert (tuned["options"]["answer_format"], paper["options"]["answer_format"]) == (
@@ -82,7 +85,11 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
         "paper",
     )
     assert "12 examples" in paper["description"] and "1.5B" in paper["description"]
-    assert paper["values"] == {**{k: False for k in switches}, "answer_format": "paper"}
+    assert paper["values"] == {
+        **{k: False for k in switches},
+        "answer_format": "paper",
+        "answer_reask": False,
+    }
     assert tuned["values"] == {}
 
 
@@ -100,7 +107,8 @@ def test_preset_flags_parse_and_unknown_presets_are_refused(capsys):
 
 def test_explicit_options_win_over_the_preset():
     options = Session.options_of("subgraphrag", "paper", {"top_k": 30})
-    assert options == {"top_k": 30, "max_candidates": 1_000_000, "hub_degree": 100_000_000}
+    paper = {"max_candidates": 1_000_000, "hub_degree": 100_000_000, "answer_reask": False}
+    assert options == {"top_k": 30, **paper}
     assert Session.options_of("subgraphrag", "tuned", {}) == {}
     with pytest.raises(KgvizError, match="subgraphrag has no preset 'best'; its presets: tuned"):
         Session.options_of("subgraphrag", "best", {})

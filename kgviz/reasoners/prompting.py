@@ -59,6 +59,7 @@ def generate_answer(
     fallback: Callable[[str], list[str]] | None = None,
     reask_shows_reply: bool = True,
     soft_prompt: SoftPrompt | None = None,
+    answer_reask: bool = True,
 ) -> str:
     """The answer call under the `generation` stage: sets `trace.answer` to the reply and
     `trace.answers` to what `extract` finds in it (the method's committed answers, in order).
@@ -67,7 +68,7 @@ def generate_answer(
     function of the reply that says what was wrong with it; the trace records it under the stage
     `reask`); its reply becomes the answer when it commits. With `reask_shows_reply` False the
     re-ask follows the question directly, without the failed reply (a small model otherwise
-    repeats it).
+    repeats it). Without `answer_reask` there is no re-ask.
     When neither commits, `fallback` (the method's last resort, `Reasoner.listed_answers`) reads
     the kept first reply. A `soft_prompt` (GRAG's graph token) goes before both requests.
     LLM failures propagate as `LLMError` (a `KgvizError` with a one-line message).
@@ -77,7 +78,7 @@ def generate_answer(
             trace, GENERATION, llm, messages, max_tokens=max_tokens, soft_prompt=soft_prompt
         ).strip()
         answers = extract(reply)
-        if not answers:
+        if not answers and answer_reask:
             second = ask_text(
                 trace,
                 REASK_STAGE,

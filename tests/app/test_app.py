@@ -92,6 +92,7 @@ def assert_shows_answer(panel: AskPanel, gold) -> None:
 def test_params_follow_the_config_dataclass():
     form = ParamForm(SimGRAGConfig, {"record_tree": True})  # SimGRAG's recording options
     assert set(form.fields) == {
+        "answer_reask",
         "on_ungrounded",
         "k",
         "k_nodes",
@@ -341,7 +342,7 @@ def test_new_methods_appear_automatically(monkeypatch, demo_sessions):
     assert ("grag (hard prompt)", "grag") in app.ask_panel.method.options  # labelled as it is
     assert app.compare_panel.checks["grag"].description == "grag (hard prompt)"
     app.ask_panel.method.value = "llm-only-2"
-    assert set(app.ask_panel.form.fields) == {"max_tokens"}
+    assert set(app.ask_panel.form.fields) == {"answer_reask", "max_tokens"}
 
 
 def test_compare_entry_opens_the_compare_panel_and_reuses_a_session(demo_sessions):

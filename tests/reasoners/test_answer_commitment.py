@@ -55,6 +55,10 @@ def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
     # the last resort decides only once the re-ask committed to nothing either
     trace = answered(nothing_commits, fallback=lambda reply: ["listed"])
     assert trace.reasked and trace.answers == ["listed"] and len(trace.llm_calls) == 2
+    # without the re-ask (the paper presets) the last resort reads the first reply at once
+    trace = answered(nothing_commits, fallback=lambda reply: [reply], answer_reask=False)
+    assert not trace.reasked and len(trace.llm_calls) == 1
+    assert trace.answers == [trace.llm_calls[0].text.strip()]
     # a re-ask may follow the question directly, leaving the failed reply out (SubgraphRAG)
     trace = answered(nothing_commits, reask_shows_reply=False)
     question_turns = answer_messages(trace.question)

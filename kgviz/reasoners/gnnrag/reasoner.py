@@ -154,6 +154,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             self.config.max_tokens,
             lambda reply: mentioned_entities(reply, names),
             fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
+            answer_reask=self.config.answer_reask,
         )
 
     @staticmethod

@@ -291,6 +291,7 @@ class GRAG(Reasoner[GRAGFound]):
                 self.config.max_tokens,
                 lambda reply: mentioned_entities(reply, STANCES)[:1],
                 STANCE_REASK,
+                answer_reask=self.config.answer_reask,
             )
             return
         names = set(evidence_entities(trace.evidence)) - set(found.topics)
@@ -302,6 +303,7 @@ class GRAG(Reasoner[GRAGFound]):
             lambda reply: mentioned_entities(reply, names),
             fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
             soft_prompt=found.graph_token,
+            answer_reask=self.config.answer_reask,
         )
 
     def _retrieval_record(

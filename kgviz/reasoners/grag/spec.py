@@ -20,16 +20,15 @@ def run_label(options: Mapping[str, Any], llm: str) -> str:
 
 PAPER_PRESET = Preset(
     PAPER,
-    "GRAG with the paper's top-10 2-hop ego-graphs (its Figure 3 sweeps N; 10 is the setting "
-    "its retriever comparison shares); the graph token (soft prompt) with a white-box reader "
-    "(--llm hf:NAME). Not followed: the token's encoder is trained on a short prompt (token, "
-    "question, answer) and is smaller than the paper's; the description is cut to "
-    "description_tokens to fit the reader's context, hubs expand through max_degree "
-    "half-edges and centres lie within scope_hops of the topic entities (choices the paper "
-    "leaves open); the gate was trained with top-3 retrieval; text vectors come from "
-    "all-MiniLM-L6-v2, a SentenceBERT model (the paper names none). "
-    + parts_note("a LoRA-tuned Llama-2-7B"),
-    {"top_n": 10},
+    "GRAG with the paper's top-10 2-hop ego-graphs (its Figure 3 sweeps N; 10 is the setting its "
+    "retriever comparison shares); the graph token (soft prompt) with a white-box reader (--llm "
+    "hf:NAME); no answer re-ask. Not followed: the token's encoder is trained on a short prompt "
+    "(token, question, answer) and is smaller than the paper's; the description is cut to "
+    "description_tokens to fit the reader's context, hubs expand through max_degree half-edges and "
+    "centres lie within scope_hops of the topic entities (choices the paper leaves open); the gate "
+    "was trained with top-3 retrieval; text vectors come from all-MiniLM-L6-v2, a SentenceBERT "
+    "model (the paper names none). " + parts_note("a LoRA-tuned Llama-2-7B"),
+    {"top_n": 10, "answer_reask": False},
 )
 
 SPEC = MethodSpec(

@@ -103,6 +103,7 @@ class Kaping(Reasoner[EntityLinking]):
             self.config.max_tokens,
             lambda reply: [n for n in listed_names(reply, names) if n not in topics],
             fallback=lambda reply: self.listed_answers(reply, names),
+            answer_reask=self.config.answer_reask,
         )
 
     def _similarities(self, question: str, texts: list[str]) -> np.ndarray:

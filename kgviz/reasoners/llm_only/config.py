@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from kgviz.reasoners.base import (
     ANSWER_TOKENS,
-    ReasonerConfig,
+    AnsweringConfig,
     option,
 )
 
 
 @dataclass
-class LLMOnlyConfig(ReasonerConfig):
+class LLMOnlyConfig(AnsweringConfig):
     max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)

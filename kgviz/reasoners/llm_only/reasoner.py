@@ -31,6 +31,7 @@ class LLMOnly(Reasoner[None]):
             self.config.max_tokens,
             lambda reply: listed_names(reply, names),
             fallback=lambda reply: self.listed_answers(reply, names),
+            answer_reask=self.config.answer_reask,
         )
 
     @staticmethod

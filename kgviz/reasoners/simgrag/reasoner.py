@@ -270,7 +270,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             trace.answers = [generation.verdict]
             return
         self._take_answer(trace, question, generation, reply)
-        if not trace.answers:  # one re-ask restating the format
+        if not trace.answers and self.config.answer_reask:  # one re-ask saying what was wrong
             reask = self._answer_reask(trace, question, generation)
             follow_up = reask_messages(messages, trace.llm_calls[-1].text, reask)
             try:

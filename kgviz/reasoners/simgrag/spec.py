@@ -16,6 +16,7 @@ PAPER_PRESET = Preset(
         "reask_lost_topics": False,
         "own_knowledge": False,
         "answer_format": "paper",
+        "answer_reask": False,
     },
 )
 

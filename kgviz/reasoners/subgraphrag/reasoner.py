@@ -154,6 +154,7 @@ class SubgraphRAG(Reasoner[EntityLinking]):
             lambda text: ans_reask(found.question, text, trace.evidence, found.names),
             lambda text: self.listed_answers(text, entity_names(self.context)),
             reask_shows_reply=False,
+            answer_reask=self.config.answer_reask,
         )
         explanation, lines = split_reply(reply)
         if not trace.answers:
