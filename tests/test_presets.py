@@ -123,27 +123,6 @@ def test_simgrag_answer_prompt_keeps_the_own_knowledge_rule_only_when_asked():
     assert dropped.endswith(prompts.ANSWER_FORMAT)
 
 
-def test_the_gnn_scores_without_its_reachability_prior_when_asked():
-    from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape, GraphInputs
-
-    torch.manual_seed(0)
-    model = GNNReasoner(GNNShape(text_dim=8, hidden=4, layers=2, use_names=False)).eval()
-    inputs = GraphInputs(
-        questions=torch.randn(1, 8),
-        tokens=torch.randn(1, 3, 8),
-        token_mask=torch.ones(1, 3, dtype=torch.bool),
-        relations=torch.randn(2, 8),
-        triples=torch.tensor([[0, 0, 1], [1, 1, 2]]),
-        topic_mask=torch.tensor([True, False, False]),
-        graph=torch.zeros(3, dtype=torch.long),
-    )
-    with torch.no_grad():
-        with_prior, without = model(inputs), model(inputs, reach_prior=False)
-    # the readout starts at zero weight: without the prior every node scores alike
-    assert torch.allclose(without, without[0].expand(3))
-    assert not torch.allclose(with_prior, with_prior[0].expand(3))
-
-
 def test_card_hash_is_the_sha256_of_the_card_file(tmp_path):
     card = {"format": 2, "method": "gnnrag"}
     save_checkpoint(tmp_path, {"w": torch.zeros(2)}, card)

@@ -138,23 +138,39 @@ def test_gnn_gives_one_logit_per_node_of_each_stacked_graph():
     assert len(instructions) == 3 and instructions[0].shape == (2, 6)
 
 
-def test_a_gnn_trained_without_the_prior_scores_by_its_readout_alone():
-    """The paper's GNN (`reach_prior=False` in its shape) has no prior to add: neither its
-    parameters nor its logits depend on the `reach_prior` switch."""
-    torch.manual_seed(0)
-    shape = GNNShape(text_dim=8, hidden=6, layers=2, use_names=False, rounds=2, reach_prior=False)
-    model = GNNReasoner(shape)
-    assert model.hop_weights is None and model.reach_scale is None
-    assert not any(name.startswith(("hop_weights", "reach_scale")) for name in model.state_dict())
-    inputs = GraphInputs(
+def chain_inputs() -> GraphInputs:
+    """One question over a 3-node chain from its topic entity, with random text vectors."""
+    return GraphInputs(
         questions=torch.randn(1, 8),
         tokens=torch.randn(1, 4, 8),
         token_mask=torch.ones(1, 4, dtype=torch.bool),
         relations=torch.randn(2, 8),
         triples=torch.tensor([[0, 0, 1], [1, 1, 2]]),
         topic_mask=torch.tensor([True, False, False]),
-        graph=torch.tensor([0, 0, 0]),
+        graph=torch.zeros(3, dtype=torch.long),
     )
+
+
+def test_the_gnn_scores_without_its_reachability_prior_when_asked():
+    torch.manual_seed(0)
+    model = GNNReasoner(GNNShape(text_dim=8, hidden=4, layers=2, use_names=False)).eval()
+    inputs = chain_inputs()
+    with torch.no_grad():
+        with_prior, without = model(inputs), model(inputs, reach_prior=False)
+    # the readout starts at zero weight: without the prior every node scores alike
+    assert torch.allclose(without, without[0].expand(3))
+    assert not torch.allclose(with_prior, with_prior[0].expand(3))
+
+
+def test_a_gnn_trained_without_the_prior_scores_by_its_readout_alone():
+    """A GNN built without the prior (`reach_prior=False` in its shape, as `gnn=paper` is
+    trained) has none to add: neither its parameters nor its logits depend on the switch."""
+    torch.manual_seed(0)
+    shape = GNNShape(text_dim=8, hidden=6, layers=2, use_names=False, rounds=2, reach_prior=False)
+    model = GNNReasoner(shape)
+    assert model.hop_weights is None and model.reach_scale is None
+    assert not any(name.startswith(("hop_weights", "reach_scale")) for name in model.state_dict())
+    inputs = chain_inputs()
     logits = model(inputs)
     assert torch.equal(logits, model(inputs, reach_prior=False))
     assert logits.std() > 0  # the readout starts from its own initialisation, not zeros
