@@ -1,5 +1,6 @@
 """The epoch loop every trainer runs: Adam over shuffled batches of samples, a validation pass
-after each epoch, early stopping on one validation score; the best epoch's weights are kept."""
+after each epoch, early stopping on one validation score; the best epoch's weights are kept.
+Each finished epoch is saved, so the same command resumes an interrupted run after it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import torch
 
 from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.progress import TrainingProgress
+from kgviz.training.saved_progress import SavedProgress
 
 
 @dataclass(frozen=True)
@@ -55,16 +57,27 @@ def fit(
     schedule: Schedule,
     rng: np.random.Generator,
     unit: str,
+    saved: SavedProgress | None = None,
 ) -> Fitted:
     """Train `model` on `samples` samples: each epoch draws an order from `rng` and steps on
     `loss_of(indices)` per batch of it, then `validate()`s in evaluation mode. The model ends with
-    the best epoch's weights."""
+    the best epoch's weights. With `saved`, every finished epoch is saved there (weights,
+    optimiser, history, early stopping, `rng`) and a run finding it goes on from the next epoch;
+    it is cleared once training ends."""
     optimizer = torch.optim.Adam(model.parameters(), lr=schedule.lr)
     stopping: EarlyStopping[Validation] = EarlyStopping(schedule.patience)
     history: list[dict[str, float]] = []
-    steps = math.ceil(samples / schedule.batch)
+    steps, first = math.ceil(samples / schedule.batch), 1
+    state = saved.load() if saved is not None else None
+    if saved is not None and state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        history, stopping, first = state["history"], state["stopping"], state["epoch"] + 1
+        rng.bit_generator.state = state["rng"]
+        print(f"resuming {saved.path}: {state['epoch']} of {schedule.epochs} epochs done")
     with TrainingProgress(schedule.epochs, steps, unit=unit) as progress:
-        for epoch in range(1, schedule.epochs + 1):
+        progress.bar.update((first - 1) * steps)
+        for epoch in range(first, schedule.epochs + 1):
             model.train()
             order = rng.permutation(samples)
             losses = []
@@ -83,6 +96,17 @@ def fit(
             score = checked.summary[schedule.metric]
             if stopping.should_stop(epoch, score, checked, model):
                 break
-    best, state, best_epoch = stopping.best()
-    model.load_state_dict(state)
+            if saved is not None:
+                saved.save(
+                    model=model.state_dict(),
+                    optimizer=optimizer.state_dict(),
+                    history=history,
+                    stopping=stopping,
+                    epoch=epoch,
+                    rng=rng.bit_generator.state,
+                )
+    best, weights, best_epoch = stopping.best()
+    model.load_state_dict(weights)
+    if saved is not None:
+        saved.clear()
     return Fitted(schedule, history, best, best_epoch)

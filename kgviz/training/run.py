@@ -30,6 +30,7 @@ from kgviz.exclusive_lock import exclusive_lock
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.training.arguments import QUICK
 from kgviz.training.loop import Schedule
+from kgviz.training.saved_progress import SavedProgress
 
 LOCK = ".train.lock"  # in the checkpoint folder, held while a run trains into it
 
@@ -79,6 +80,10 @@ class TrainingRun:
     def mark_prepared(self) -> None:
         """The samples are ready: the rest of the run's time is training."""
         self.prepare_s = self.data.seconds()
+
+    def saved_progress(self) -> SavedProgress:
+        """Where this run's resumable state goes: its checkpoint folder."""
+        return SavedProgress(self.folder, self.command)
 
     def schedule(self, metric: str, batch: int) -> Schedule:
         """The options' learning rate, epochs and patience, stopping early on `metric`."""

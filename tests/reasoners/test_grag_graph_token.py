@@ -21,6 +21,7 @@ from kgviz.paths import models_root
 from kgviz.reasoners.grag import train_token
 from kgviz.reasoners.grag.graph_token import EgoTensors, GraphTokenEncoder, GraphTokenShape
 from kgviz.trace import Trace
+from kgviz.training.saved_progress import PROGRESS
 from kgviz.viz import stage_views
 
 READER = "qwen2.5-coder-0.5b"
@@ -64,7 +65,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
         patch.setattr(train_token, "sample_loss", interrupted)
         assert main(TRAIN) == 130
-        progress = user_checkpoints("demo") / "grag-token" / train_token.PROGRESS
+        progress = user_checkpoints("demo") / "grag-token" / PROGRESS
         assert torch.load(progress, weights_only=False)["step"] == 2
         patch.setattr(train_token, "sample_loss", real_loss)
         assert main(TRAIN) == 0

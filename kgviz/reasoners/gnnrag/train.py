@@ -101,7 +101,16 @@ def main(argv: list[str]) -> int:
             return Validation(scores["all"], scores)
 
         schedule = run.schedule(METRIC, batch=args.batch)
-        fitted = fit(model, loss_of, validate, len(labelled), schedule, run.data.rng, "step")
+        fitted = fit(
+            model,
+            loss_of,
+            validate,
+            len(labelled),
+            schedule,
+            run.data.rng,
+            "step",
+            run.saved_progress(),
+        )
         outcome = Outcome(
             retrieval=settings,
             data=data_card(run.data, train, val, train_with_answers_in_subgraph=len(labelled)),

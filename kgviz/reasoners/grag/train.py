@@ -117,7 +117,16 @@ def main(argv: list[str]) -> int:
             return Validation(scores, scores)
 
         schedule = run.schedule(METRIC, batch=args.batch)
-        fitted = fit(pruner, loss_of, validate, len(train), schedule, run.data.rng, "batch")
+        fitted = fit(
+            pruner,
+            loss_of,
+            validate,
+            len(train),
+            schedule,
+            run.data.rng,
+            "batch",
+            run.saved_progress(),
+        )
         budget = settings.description_tokens
         outcome = Outcome(
             retrieval=settings,

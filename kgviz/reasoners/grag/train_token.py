@@ -16,13 +16,11 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from kgviz.atomic import atomic_path
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.kg.weak_labels import resolve
@@ -48,7 +46,6 @@ from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import TrainingRun, data_card, training_run
 
 METRIC = "answer_loglik"
-PROGRESS = "progress.pt"  # the resumable state of an unfinished run, in its checkpoint folder
 ANSWERS_SHOWN = 3
 ABOUT = MethodCard(
     method=CHECKPOINT,
@@ -128,33 +125,6 @@ def mean_loglik(
     return round(-float(np.mean(losses)), 4)
 
 
-class SavedProgress:
-    """The state of an unfinished run (encoder, optimiser, epoch, step, order, losses, history),
-    saved atomically in its checkpoint folder and read back by the same command."""
-
-    def __init__(self, run: TrainingRun) -> None:
-        self.path: Path = run.folder / PROGRESS
-        self.command = run.command
-
-    def load(self) -> dict[str, Any] | None:
-        if not self.path.is_file():
-            return None
-        state = torch.load(self.path, weights_only=False)
-        if state.get("command") != self.command:
-            raise KgvizError(
-                f"{self.path} holds the progress of `{state.get('command')}`; rerun that command "
-                "to resume it, or delete the file to start afresh"
-            )
-        return state
-
-    def save(self, **state: Any) -> None:
-        with atomic_path(self.path) as tmp:
-            torch.save({"command": self.command, **state}, tmp)
-
-    def clear(self) -> None:
-        self.path.unlink(missing_ok=True)
-
-
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     reader = reader_of(args.llm)
@@ -193,7 +163,7 @@ def fit_token(
     args = run.args
     schedule = Schedule(args.lr, 1, args.epochs, args.patience, METRIC)
     optimizer = torch.optim.Adam(encoder.parameters(), lr=args.lr)
-    saved = SavedProgress(run)
+    saved = run.saved_progress()  # mid-epoch: the encoder, optimiser, step, order and losses
     state = saved.load()
     without = mean_loglik(reader, None, index, val) if state is None else state["without"]
     epoch, step, history = 1, 0, []

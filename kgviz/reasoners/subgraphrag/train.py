@@ -81,7 +81,16 @@ def main(argv: list[str]) -> int:
             return Validation({metric: scores["all"][metric]}, scores)
 
         schedule = run.schedule(metric, batch=1)
-        fitted = fit(scorer, loss_of, validate, len(labelled), schedule, run.data.rng, "q")
+        fitted = fit(
+            scorer,
+            loss_of,
+            validate,
+            len(labelled),
+            schedule,
+            run.data.rng,
+            "q",
+            run.saved_progress(),
+        )
         outcome = Outcome(
             retrieval=settings,
             data=data_card(run.data, train, val, train_with_labels=len(labelled)),

@@ -1,0 +1,42 @@
+"""The resumable state of an unfinished training run, saved atomically in its checkpoint folder
+and read back by the same command (another command's progress is a one-line error)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kgviz.atomic import atomic_path
+from kgviz.errors import KgvizError
+
+PROGRESS = "progress.pt"
+
+
+class SavedProgress:
+    """`folder`/progress.pt: whatever a trainer needs to go on (weights, optimiser, position,
+    history), tagged with the `command` that wrote it."""
+
+    def __init__(self, folder: Path, command: str) -> None:
+        self.path = folder / PROGRESS
+        self.command = command
+
+    def load(self) -> dict[str, Any] | None:
+        """The saved state, or None when there is none."""
+        if not self.path.is_file():
+            return None
+        state = torch.load(self.path, weights_only=False)
+        if state.get("command") != self.command:
+            raise KgvizError(
+                f"{self.path} holds the progress of `{state.get('command')}`; rerun that command "
+                "to resume it, or delete the file to start afresh"
+            )
+        return state
+
+    def save(self, **state: Any) -> None:
+        with atomic_path(self.path) as tmp:
+            torch.save({"command": self.command, **state}, tmp)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
