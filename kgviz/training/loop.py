@@ -96,7 +96,7 @@ def fit(
             score = checked.summary[schedule.metric]
             if stopping.should_stop(epoch, score, checked, model):
                 break
-            if saved is not None:
+            if saved is not None and epoch < schedule.epochs:  # after the last: nothing to resume
                 saved.save(
                     model=model.state_dict(),
                     optimizer=optimizer.state_dict(),

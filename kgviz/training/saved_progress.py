@@ -3,6 +3,7 @@ and read back by the same command (another command's progress is a one-line erro
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,12 @@ class SavedProgress:
         return state
 
     def save(self, **state: Any) -> None:
+        """Write the state atomically; a failed write (a full disk) is a one-line `WriteError`
+        and the file keeps the previous state."""
+        buffer = io.BytesIO()  # torch.save reports a failed file write as a RuntimeError
+        torch.save({"command": self.command, **state}, buffer)
         with atomic_path(self.path) as tmp:
-            torch.save({"command": self.command, **state}, tmp)
+            tmp.write_bytes(buffer.getvalue())
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

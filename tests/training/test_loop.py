@@ -78,3 +78,6 @@ def test_an_interrupted_fit_resumes_after_its_last_epoch_as_if_never_stopped(tmp
     with pytest.raises(KgvizError, match="holds the progress of `kgviz train toy --seed 7`"):
         saved.save(epoch=1)
         SavedProgress(tmp_path, "kgviz train toy --seed 8").load()
+    (tmp_path / "a-file").write_text("")  # a folder that cannot be made: a one-line error
+    with pytest.raises(KgvizError, match="progress.pt"):
+        SavedProgress(tmp_path / "a-file", "kgviz train toy").save(epoch=1)
