@@ -14,7 +14,7 @@ import torch
 
 from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.progress import TrainingProgress
-from kgviz.training.saved_progress import SavedProgress
+from kgviz.training.saved_progress import SavedProgress, learning_state
 
 
 @dataclass(frozen=True)
@@ -97,14 +97,8 @@ def fit(
             if stopping.should_stop(epoch, score, checked, model):
                 break
             if saved is not None and epoch < schedule.epochs:  # after the last: nothing to resume
-                saved.save(
-                    model=model.state_dict(),
-                    optimizer=optimizer.state_dict(),
-                    history=history,
-                    stopping=stopping,
-                    epoch=epoch,
-                    rng=rng.bit_generator.state,
-                )
+                learned = learning_state(model, optimizer, history, stopping)
+                saved.save(**learned, epoch=epoch, rng=rng.bit_generator.state)
     best, weights, best_epoch = stopping.best()
     model.load_state_dict(weights)
     if saved is not None:

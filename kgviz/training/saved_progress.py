@@ -45,3 +45,16 @@ class SavedProgress:
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def learning_state(
+    model: torch.nn.Module, optimizer: torch.optim.Optimizer, history: list[Any], stopping: Any
+) -> dict[str, Any]:
+    """What every resumable trainer saves of its learning: the weights (`model`), the optimiser,
+    the epochs' history and the early stopping."""
+    return {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "history": history,
+        "stopping": stopping,
+    }

@@ -44,6 +44,7 @@ from kgviz.training.early_stopping import EarlyStopping
 from kgviz.training.loop import Fitted, Schedule, Validation
 from kgviz.training.progress import TrainingProgress
 from kgviz.training.run import TrainingRun, data_card, training_run
+from kgviz.training.saved_progress import learning_state
 
 METRIC = "answer_loglik"
 ANSWERS_SHOWN = 3
@@ -171,7 +172,7 @@ def fit_token(
     losses: list[float] = []
     stopping: EarlyStopping[float] = EarlyStopping(args.patience)
     if state is not None:
-        encoder.load_state_dict(state["encoder"])
+        encoder.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         epoch, step, order, losses = state["epoch"], state["step"], state["order"], state["losses"]
         history, stopping = state["history"], state["stopping"]
@@ -190,14 +191,8 @@ def fit_token(
                 step += 1
                 if step % args.save_every == 0:
                     snapshot = {"epoch": epoch, "step": step, "order": order, "losses": losses}
-                    saved.save(
-                        encoder=encoder.state_dict(),
-                        optimizer=optimizer.state_dict(),
-                        history=history,
-                        stopping=stopping,
-                        without=without,
-                        **snapshot,
-                    )
+                    learned = learning_state(encoder, optimizer, history, stopping)
+                    saved.save(**learned, without=without, **snapshot)
             encoder.eval()
             score = mean_loglik(reader, encoder, index, val)
             mean_loss = round(float(np.mean(losses)), 5)
