@@ -53,6 +53,7 @@ def test_the_paper_presets_set_what_the_papers_describe():
         "max_paths": 100,
         "reach_prior": False,
         "answer_reask": False,
+        "gnn": "paper",
     }
     assert method_spec("subgraphrag").preset("paper").values["top_k"] == 100
     assert method_spec("grag").preset("paper").values == {"top_n": 10, "answer_reask": False}
