@@ -371,6 +371,11 @@ class Reasoner(ABC, Generic[FoundT]):
         """The command that trains that checkpoint."""
         return f"kgviz train {self.name}"
 
+    @property
+    def checkpoint_folder(self) -> Path:
+        """The folder of the checkpoint this run loads (`checkpoint_name` under the chosen root)."""
+        return checkpoint_dir(self.checkpoint_name, self.chosen_checkpoint)
+
     @cached_property
     def chosen_checkpoint(self) -> Path:
         """The root holding this method's checkpoint for the dataset in use
@@ -383,7 +388,7 @@ class Reasoner(ABC, Generic[FoundT]):
     def note_checkpoint(self, trace: Trace, card: dict[str, Any]) -> None:
         """Record the checkpoint that ran, its card's hash and the dataset the card says it was
         trained on; one trained on another dataset is a warning."""
-        folder = checkpoint_dir(self.checkpoint_name, self.chosen_checkpoint)
+        folder = self.checkpoint_folder
         trained = trained_on(card, folder)
         trace.checkpoint = f"{folder} (trained on {trained})"
         trace.card_sha256 = card_sha256(card)

@@ -68,8 +68,7 @@ def fit(
     stopping: EarlyStopping[Validation] = EarlyStopping(schedule.patience)
     history: list[dict[str, float]] = []
     steps, first = math.ceil(samples / schedule.batch), 1
-    state = saved.load() if saved is not None else None
-    if saved is not None and state is not None:
+    if saved is not None and (state := saved.load()) is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         history, stopping, first = state["history"], state["stopping"], state["epoch"] + 1

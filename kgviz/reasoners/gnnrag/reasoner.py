@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.checkpoint_store import checkpoint_dir
 from kgviz.embed.cache import cache_for
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
@@ -89,7 +88,7 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         GNN trained with the reachability prior is not the paper's, and one trained without it
         has no prior to add: either mismatch is a one-line error, so rows record what ran."""
         model, card = load_gnn(self.chosen_checkpoint, self.config.gnn)
-        folder = checkpoint_dir(self.checkpoint_name, self.chosen_checkpoint)
+        folder = self.checkpoint_folder
         if self.config.gnn == "paper" and model.shape.reach_prior:
             raise KgvizError(
                 f"gnnrag gnn=paper: the GNN in {folder} was trained with the reachability prior; "

@@ -13,7 +13,7 @@ PAPER_PRESET = Preset(
     "every shortest path to them (at most 100 per candidate), no answer re-ask. Not followed: "
     "at most 100 paths in all, about what the reader's 4,096-token context holds; the GNN is "
     "kgviz's smaller ReaRev-like model. Measured on the GNN alone (no reader, 300 held-aside "
-    "questions): hits@1 0.93 (tuned 0.91; 20 against 12 questions, p = 0.22) against tuned's 0.91. "
+    "questions): hits@1 0.93 against tuned's 0.91 (20 against 12 questions, p = 0.22). "
     + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
     {
         "max_nodes": 2000,
