@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import torch
 
 from kgviz.checkpoint_store import PACKAGED_DATASET, checkpoint_dir, user_checkpoints
 from kgviz.datasets.base import Dataset, QARecord
@@ -29,7 +30,7 @@ from kgviz.errors import KgvizError
 from kgviz.exclusive_lock import exclusive_lock
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.training.arguments import QUICK
-from kgviz.training.loop import Schedule
+from kgviz.training.loop import Fitted, Schedule, Validation, fit
 from kgviz.training.saved_progress import SavedProgress
 
 LOCK = ".train.lock"  # in the checkpoint folder, held while a run trains into it
@@ -85,10 +86,23 @@ class TrainingRun:
         """Where this run's resumable state goes: its checkpoint folder."""
         return SavedProgress(self.folder, self.command)
 
-    def schedule(self, metric: str, batch: int) -> Schedule:
-        """The options' learning rate, epochs and patience, stopping early on `metric`."""
+    def fit(
+        self,
+        model: torch.nn.Module,
+        loss_of: Callable[[np.ndarray], torch.Tensor],
+        validate: Callable[[], Validation],
+        samples: int,
+        metric: str,
+        batch: int,
+        unit: str,
+    ) -> Fitted:
+        """Train `model` on `samples` samples with the options' schedule, stopping early on
+        `metric`, in the run's seeded order, resuming after the last finished epoch."""
         args = self.args
-        return Schedule(args.lr, batch, args.epochs, args.patience, metric)
+        schedule = Schedule(args.lr, batch, args.epochs, args.patience, metric)
+        return fit(
+            model, loss_of, validate, samples, schedule, self.data.rng, unit, self.saved_progress()
+        )
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from kgviz.reasoners.gnnrag.samples import build_samples, node_metrics
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.card import MethodCard, Outcome, save_trained
-from kgviz.training.loop import Validation, fit
+from kgviz.training.loop import Validation
 from kgviz.training.run import data_card, training_run
 
 METRIC = "hits@1"
@@ -100,17 +100,7 @@ def main(argv: list[str]) -> int:
             scores = node_metrics(model, text, val, settings)
             return Validation(scores["all"], scores)
 
-        schedule = run.schedule(METRIC, batch=args.batch)
-        fitted = fit(
-            model,
-            loss_of,
-            validate,
-            len(labelled),
-            schedule,
-            run.data.rng,
-            "step",
-            run.saved_progress(),
-        )
+        fitted = run.fit(model, loss_of, validate, len(labelled), METRIC, args.batch, "step")
         outcome = Outcome(
             retrieval=settings,
             data=data_card(run.data, train, val, train_with_answers_in_subgraph=len(labelled)),

@@ -30,7 +30,7 @@ from kgviz.reasoners.grag.samples import (
 )
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.card import MethodCard, Outcome, save_trained
-from kgviz.training.loop import Validation, fit
+from kgviz.training.loop import Validation
 from kgviz.training.run import data_card, training_run
 
 METRIC = "triple_ap"
@@ -116,17 +116,7 @@ def main(argv: list[str]) -> int:
             scores = evaluate(pruner, index, val, settings.description_tokens)
             return Validation(scores, scores)
 
-        schedule = run.schedule(METRIC, batch=args.batch)
-        fitted = fit(
-            pruner,
-            loss_of,
-            validate,
-            len(train),
-            schedule,
-            run.data.rng,
-            "batch",
-            run.saved_progress(),
-        )
+        fitted = run.fit(pruner, loss_of, validate, len(train), METRIC, args.batch, "batch")
         budget = settings.description_tokens
         outcome = Outcome(
             retrieval=settings,

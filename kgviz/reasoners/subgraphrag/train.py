@@ -19,7 +19,7 @@ from kgviz.reasoners.subgraphrag.scorer import CHECKPOINT, ScorerShape, TripleSc
 from kgviz.reasoners.text_features import kg_text_embeddings
 from kgviz.training.arguments import trainer_parser
 from kgviz.training.card import MethodCard, Outcome, save_trained
-from kgviz.training.loop import Validation, fit
+from kgviz.training.loop import Validation
 from kgviz.training.run import data_card, training_run
 
 ABOUT = MethodCard(
@@ -80,17 +80,7 @@ def main(argv: list[str]) -> int:
             scores = evaluate(kg, scorer, text, val, [args.top_k])
             return Validation({metric: scores["all"][metric]}, scores)
 
-        schedule = run.schedule(metric, batch=1)
-        fitted = fit(
-            scorer,
-            loss_of,
-            validate,
-            len(labelled),
-            schedule,
-            run.data.rng,
-            "q",
-            run.saved_progress(),
-        )
+        fitted = run.fit(scorer, loss_of, validate, len(labelled), metric, 1, "q")
         outcome = Outcome(
             retrieval=settings,
             data=data_card(run.data, train, val, train_with_labels=len(labelled)),
