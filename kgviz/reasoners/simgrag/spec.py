@@ -5,10 +5,10 @@ from kgviz.reasoners.spec import MethodSpec
 
 PAPER_PRESET = Preset(
     PAPER,
-    "SimGRAG with its paper's MetaQA settings (App. G: k=3, k(n)=k(r)=16, 12-shot patterns, "
-    "as kgviz's defaults already are), without kgviz's additions: no relation hint in the "
-    "pattern prompt, no topic re-ask; the paper's answer prompt (12 examples of the dataset's family in its "
-    "form, a free-text answer citing its graphs, no re-ask). Not followed: kgviz writes the "
+    "SimGRAG with its paper's MetaQA settings (App. G: k=3, k(n)=k(r)=16, 12-shot patterns, as "
+    "kgviz's defaults already are), without kgviz's additions: no relation hint in the pattern "
+    "prompt, no topic re-ask; the paper's answer prompt (12 examples of the dataset's family in "
+    "its form, a free-text answer citing its graphs, no re-ask). Not followed: kgviz writes the "
     "examples (for movies; other families use those), as the paper's are not published in full. "
     "Measured end to end with the offline reader (150 held-aside questions): hits@1 0.79 against "
     "tuned's 0.78 (15 against 13 questions, p = 0.85). "
