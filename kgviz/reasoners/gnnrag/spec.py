@@ -5,7 +5,8 @@ from kgviz.reasoners.spec import MethodSpec
 
 PAPER_PRESET = Preset(
     PAPER,
-    "GNN-RAG as its paper describes it: kgviz's GNN trained as the paper trains its own "
+    "GNN-RAG with its paper's settings where kgviz's parts allow: kgviz's GNN trained as the "
+    "paper trains its own "
     "(gnn=paper: no entity-name vectors, no reachability prior, 2,000-node subgraphs; the "
     "packaged GNN's 3,000 templated questions and schedule; validation hits@1 0.93), a "
     "2,000-node subgraph (App. C; kgviz cuts it by personalised PageRank, the paper by "
