@@ -12,7 +12,7 @@ from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
+from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_retrieval
 from kgviz.reasoners.gnnrag.gnn import (
     GNNReasoner,
     GNNShape,
@@ -229,8 +229,8 @@ def test_config_is_checked_and_the_method_registered(demo):
 
 def test_augmentation_borrows_evidence_without_an_llm_call(demo):
     kaping = augmenting_reasoner(demo, "kaping")
-    evidence = borrowed_evidence(kaping, "who directed Forrest Gump", ["Forrest Gump"])
-    assert 0 < len(evidence) <= 10
+    evidence, calls = borrowed_retrieval(kaping, "who directed Forrest Gump", ["Forrest Gump"])
+    assert 0 < len(evidence) <= 10 and calls == []
     assert ("Forrest Gump", "directed_by", "Robert Zemeckis") in evidence
     with pytest.raises(KgvizError, match="another method"):
         augmenting_reasoner(demo, "gnnrag")
@@ -259,7 +259,7 @@ def local_llm():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("augment_with", [None, "kaping"])
+@pytest.mark.parametrize("augment_with", [None, "kaping", "simgrag"])
 def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
     context = ReasonerContext(get_dataset("demo"), local_llm)
     question = "who directed Forrest Gump"
@@ -282,15 +282,20 @@ def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
     assert paths.paths and all(p.start == "Forrest Gump" for p in paths.paths)
     path_triples = {t for p in paths.paths for t in p.triples}
     assert path_triples <= {tuple(t) for t in shown["evidence"]}
-    prompt = trace.llm_calls[0].messages[-1]["content"]
+    prompt = trace.llm_calls[-1].messages[-1]["content"]
     assert paths.lines == [p.text for p in paths.paths] and record.question in prompt
     assert all(line in prompt for line in paths.lines)
-    assert [call.stage for call in trace.llm_calls] == ["generation"] and shown["answer"]
+    stages = [call.stage for call in trace.llm_calls]
+    borrowed_calls = stages.count("augmentation")  # SimGRAG's pattern; KAPING asks nothing
+    assert stages == ["augmentation"] * borrowed_calls + ["generation"] and shown["answer"]
+    assert (borrowed_calls > 0) == (augment_with == "simgrag")
+    assert shown["tokens"]["prompt"] > trace.llm_calls[-1].prompt_tokens or not borrowed_calls
     evidence_entities = {name for h, _, t in shown["evidence"] for name in (h, t)}
     assert set(shown["answers"]) <= evidence_entities - {"Forrest Gump"}
     if augment_with:
         added = trace.stages["augmentation"]
         assert added.evidence_triples > 0 and all(line in prompt for line in added.lines)
+        assert added.method == augment_with
         evidence = {tuple(t) for t in shown["evidence"]}
         assert ("Forrest Gump", "directed_by", "Robert Zemeckis") in evidence
 

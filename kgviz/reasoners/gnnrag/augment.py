@@ -1,4 +1,4 @@
-"""Retrieval augmentation: another method's evidence, borrowed without its LLM call."""
+"""Retrieval augmentation: another method's evidence, borrowed without its answer call."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from kgviz.errors import KgvizError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
-from kgviz.trace import StringTriple
+from kgviz.trace import LLMCall, StringTriple
 
 
 def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
@@ -19,10 +19,10 @@ def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
     return make_reasoner(method, context)
 
 
-def borrowed_evidence(
+def borrowed_retrieval(
     reasoner: Reasoner, question: str, topic_entities: Sequence[str]
-) -> list[StringTriple]:
-    """The evidence triples `reasoner` retrieves for `question` (its LLM answer is not asked
-    for).
-    """
-    return list(reasoner.retrieve_only(question, topic_entities).evidence)
+) -> tuple[list[StringTriple], list[LLMCall]]:
+    """The evidence triples `reasoner` retrieves for `question` and the LLM calls its retrieval
+    made (SimGRAG's pattern; its answer is not asked for)."""
+    trace = reasoner.retrieve_only(question, topic_entities)
+    return list(trace.evidence), trace.llm_calls

@@ -4,14 +4,15 @@ method's evidence) -> one LLM call over the verbalised paths.
 
 Stages recorded: `linking` (EntityLinking), `subgraph` (SubgraphRecord), `gnn` (NodeScores: every
 subgraph node's answer probability), `candidates` (GNNRAGCandidates), `paths` (PathRecord),
-`augmentation` (Augmentation, when `augment_with` is set). The GNN loads lazily from
+`augmentation` (Augmentation, when `augment_with` is set; the LLM calls of the borrowed retrieval,
+such as SimGRAG's pattern, are recorded under this stage). The GNN loads lazily from
 `kgviz/checkpoints/gnnrag/`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -21,7 +22,7 @@ from kgviz.embed.cache import cache_for
 from kgviz.errors import KgvizError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner
-from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_evidence
+from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_retrieval
 from kgviz.reasoners.gnnrag.config import GNNRAGConfig, GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner
 from kgviz.reasoners.gnnrag.model import GNNS, load_gnn
@@ -244,9 +245,9 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         method = self.config.augment_with or ""
         with trace.stage(AUGMENTATION):
             started = time.perf_counter()
-            borrowed = borrowed_evidence(self.augmenter, linking.question, linking.names)[
-                : self.config.augment_triples
-            ]
+            borrowed, calls = borrowed_retrieval(self.augmenter, linking.question, linking.names)
+            trace.llm_calls.extend(replace(call, stage=AUGMENTATION) for call in calls)
+            borrowed = borrowed[: self.config.augment_triples]
             extra = evidence_paths(borrowed, linking.names, self.config.hops, method)
             seen = {tuple(path.triples) for path in paths}
             added = [path for path in extra if tuple(path.triples) not in seen]
