@@ -102,7 +102,7 @@ class GNNRAGConfig(GroundedConfig):
         None,
         "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided, the paper uses "
         "RoG); measured with simgrag on 150 held-aside questions: hits@1 0.89 with and without "
-        "(better at 3 hops, worse at 1), plus SimGRAG's pattern call",
+        "(better at 3 hops, worse at 1 and 2), plus SimGRAG's pattern call",
     )
     augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
     max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
