@@ -1,6 +1,6 @@
 """Test set-up shared by all folders: where the real data is, a private cache when wanted, a
-folder for the runs tests keep, and a stub LLM server on loopback for error handling (tests that
-use it say so)."""
+folder for the runs tests keep, the offline model loaded once per worker, and a stub LLM server
+on loopback for error handling (tests that use it say so). The test tiers are in `tiers.py`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from typing import Any
 
 import pytest
 
+from kgviz.llm import make_llm
+from kgviz.llm.base import LLM
+from kgviz.llm.cache import CachedLLM, default_cache_dir
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 # Tests (and the notebooks nbval runs, whose kernels inherit this environment) read the real data
@@ -26,6 +30,27 @@ if not os.environ.get("KGVIZ_DATA") and (SHARED_DATA / "MetaQA" / "kb.txt").is_f
     os.environ["KGVIZ_DATA"] = str(SHARED_DATA)
 # Runs the notebooks' lab keeps go to a temporary folder, not into the checkout.
 os.environ.setdefault("KGVIZ_RUNS", tempfile.mkdtemp(prefix="kgviz-test-runs-"))
+# The user's reply cache, fixed before any test points KGVIZ_CACHE elsewhere.
+REPLY_CACHE = default_cache_dir()
+
+
+@pytest.fixture(scope="session")
+def local_llm() -> CachedLLM:
+    """The offline model (llama.cpp, Qwen2.5-Coder-1.5B), loaded once per worker, behind the
+    user's reply cache in "rw" mode: a reply is the real model's, generated the first time its
+    exact request (messages, schema, options) is made and replayed after that, so a changed
+    prompt always reaches the model. Tests that need a generation every time take
+    `local_llm_cold`."""
+    llm = make_llm("local", cache_mode="rw", cache_dir=REPLY_CACHE)
+    assert isinstance(llm, CachedLLM)
+    llm.inner.load()  # verify and load the model file now, not inside the first test
+    return llm
+
+
+@pytest.fixture(scope="session")
+def local_llm_cold(local_llm: CachedLLM) -> LLM:
+    """The same loaded model with no reply cache: every request is generated."""
+    return local_llm.inner
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from kgviz import __version__
 from kgviz.cli import main
 from kgviz.demo import demo_page, method_totals
@@ -19,6 +21,7 @@ from kgviz.viz.page import external_scripts
 TOTALS = r"^{method}\s+\d/3\s+\d/3\s+[01]\.\d\d\s+(\d/3|—)\s+\d+\.\d$"
 
 
+@pytest.mark.llm
 def test_kgviz_demo_answers_with_every_method_and_prints_its_page(tmp_path, capsys):
     page = tmp_path / "demo.html"
     assert main(["demo", "--llm", "local", "--page", str(page)]) == 0

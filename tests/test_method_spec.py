@@ -63,6 +63,7 @@ def test_the_toy_method_is_listed_and_answers_in_the_cli(toy, capsys):
     assert "no trainer for 'toy'" in capsys.readouterr().err
 
 
+@pytest.mark.llm
 def test_the_toy_method_runs_in_eval(toy, tmp_path, capsys):
     out = tmp_path / "toy.jsonl"
     assert (
@@ -98,6 +99,7 @@ def test_the_toy_method_runs_in_eval(toy, tmp_path, capsys):
     )
 
 
+@pytest.mark.llm
 def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):
     lab = Lab("demo", "local", "off", method="toy", ollama=[])
     panel = lab.ask_panel
@@ -111,6 +113,7 @@ def test_the_toy_method_is_in_the_lab_and_its_view_draws_its_stage(toy):
     assert "neighbours" in panel.view.stages.titles
 
 
+@pytest.mark.llm
 def test_the_labs_download_of_a_toy_run_loads_back(toy, tmp_path, delivered):
     """The lab's trace download of a plugin method's run names the plugin's record type; with
     the method registered, `Trace.load` rebuilds it and its view draws it again."""

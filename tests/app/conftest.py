@@ -1,12 +1,12 @@
 """Fixtures for the app tests: sessions over the demo KG with the real offline LLM.
 
 What is real: the demo dataset and KG, the sentence encoder and the demo's vector index (built
-once per test session), every reasoner, and the LLM — the in-process llama.cpp
-Qwen2.5-Coder-1.5B (`make_llm("local")`, loaded once per test session) behind the response
-cache in "rw" mode. A cached reply is the real model's reply recorded the first time that exact
-request was made, so a warm rerun replays it instead of generating it again; a cold run
-generates every reply. No fake LLM is defined anywhere in these tests: the error-handling test
-passes `demo_sessions` the real Ollama backend pointed at a port where no server answers.
+once per test session), every reasoner, and the LLM: the in-process llama.cpp Qwen2.5-Coder-1.5B
+(`local_llm` of tests/conftest.py, loaded once per worker) behind the reply cache in "rw" mode.
+A cached reply is the real model's reply recorded the first time that exact request was made, so
+a warm rerun replays it instead of generating it again; a cold run generates every reply. No fake
+LLM is defined anywhere in these tests: the error-handling test passes `demo_sessions` the real
+Ollama backend pointed at a port where no server answers.
 """
 
 from __future__ import annotations
@@ -17,18 +17,9 @@ import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.embed.kg_index import KGIndex
-from kgviz.llm import make_llm
 from kgviz.llm.base import LLM
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.session import Session
-
-
-@pytest.fixture(scope="session")
-def local_llm() -> LLM:
-    """The offline model (llama.cpp, Qwen2.5-Coder-1.5B) behind the response cache, loaded once."""
-    llm = make_llm("local", cache_mode="rw")
-    llm.inner.load()  # verify and load the model file now, not inside the first test
-    return llm
 
 
 @pytest.fixture(scope="session")

@@ -27,10 +27,10 @@ from kgviz.reasoners.registry import make_reasoner, method_spec
 from kgviz.reasoners.simgrag import prompts
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
+from tests.browser.chromium import launched
 from tests.browser.graph_checks import LEGIBLE_PX, READABILITY
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 QUESTION = "who directed the movies that Tom Hanks acted in"
 U = "UNKNOWN"
 PATTERNS = {  # run name -> the pattern SimGRAG's LLM is scripted to reply
@@ -60,7 +60,6 @@ SECOND = 1000  # Playwright waits are in milliseconds
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.is_file(), reason=f"{CHROMIUM} is missing"),
 ]
 
 
@@ -73,7 +72,7 @@ class ScriptedLLM(LLM):
         self.pattern, self.answer = pattern, answer
 
     def complete(self, messages, schema=None, **options) -> Completion:
-        if schema is prompts.PATTERN_SCHEMA:
+        if prompts.is_pattern_schema(schema):
             text = json.dumps({"phrases": [], "triples": self.pattern})
         elif schema is not None:
             text = json.dumps({"reason": "scripted", "answer": [self.answer]})
@@ -123,14 +122,8 @@ def pages(runs: dict[str, Trace], tmp_path_factory: pytest.TempPathFactory) -> d
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield launched
-        launched.close()
+    with launched() as chromium:
+        yield chromium
 
 
 @pytest.fixture

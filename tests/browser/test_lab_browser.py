@@ -31,20 +31,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.chromium import launched
 from tests.browser.graph_checks import LEGIBLE_PX, READABILITY
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 NOTEBOOK = "01_quickstart.ipynb"
 QUESTION = "who directed the movies that Tom Hanks acted in"
 NEWS_OFF = {
@@ -58,11 +48,6 @@ SECOND = 1000  # Playwright waits are in milliseconds
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.timeout(1800),
-    pytest.mark.skipif(
-        not CHROMIUM.is_file(),
-        reason=f"{CHROMIUM} is missing: run `make browser-deps` "
-        "(apt-get install -y chromium chromium-driver)",
-    ),
 ]
 
 
@@ -255,18 +240,12 @@ def pick_method(page, label: str) -> None:
 def quickstart(jupyterlab: str, tmp_path: Path) -> Iterator[tuple[object, list[Path]]]:
     """A Chromium page with the quickstart run in JupyterLab (a cold run loads the model and
     embeds the KG), and the folders screenshots go to."""
-    from playwright.sync_api import sync_playwright
-
     shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60 * SECOND)
-            run_quickstart(page, jupyterlab)
-            yield page, shots
-        finally:
-            browser.close()
+    with launched() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60 * SECOND)
+        run_quickstart(page, jupyterlab)
+        yield page, shots
 
 
 def test_quickstart_app_in_chromium(quickstart) -> None:
@@ -368,7 +347,6 @@ def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
     import nbformat
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import ExecutePreprocessor
-    from playwright.sync_api import sync_playwright
 
     notebook = nbformat.read(REPO / "notebooks" / NOTEBOOK, as_version=4)
     ExecutePreprocessor(timeout=900, kernel_name="python3").preprocess(
@@ -377,23 +355,19 @@ def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
     page_path = tmp_path / "quickstart.html"
     page_path.write_text(HTMLExporter().from_notebook_node(notebook)[0], encoding="utf-8")
     shots = [tmp_path / "screenshots", REPO / "artifacts" / "screenshots"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(page_path.as_uri())
-            frames = page.locator("iframe[srcdoc]")
-            assert frames.count() >= 1
-            frames.first.scroll_into_view_if_needed()
-            assert "Tom Hanks" in vis_labels(page, "iframe[srcdoc]")
-            assert assert_graph_fits(page, "iframe[srcdoc]") > 0
-            screenshot(page, "8-exported-notebook", shots)
-            tree = page.locator(".js-plotly-plot").first  # the search tree, plotly.js inlined
-            tree.scroll_into_view_if_needed()
-            assert tree.locator("g.trace.bars g.point").count() > 1
-            screenshot(page, "9-exported-search-tree", shots)
-        finally:
-            browser.close()
+    with launched() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(page_path.as_uri())
+        frames = page.locator("iframe[srcdoc]")
+        assert frames.count() >= 1
+        frames.first.scroll_into_view_if_needed()
+        assert "Tom Hanks" in vis_labels(page, "iframe[srcdoc]")
+        assert assert_graph_fits(page, "iframe[srcdoc]") > 0
+        screenshot(page, "8-exported-notebook", shots)
+        tree = page.locator(".js-plotly-plot").first  # the search tree, plotly.js inlined
+        tree.scroll_into_view_if_needed()
+        assert tree.locator("g.trace.bars g.point").count() > 1
+        screenshot(page, "9-exported-search-tree", shots)
 
 
 ZORBLAX = "who directed the movies that Zorblax Quintavius acted in"  # no such actor in the KG

@@ -125,6 +125,7 @@ def test_every_learned_method_retrieves_from_the_question_graph(tmp_path, tmp_ca
             assert trace.evidence and set(map(tuple, trace.evidence)) <= own, method
 
 
+@pytest.mark.llm
 def test_eval_answers_each_question_on_its_own_graph(tmp_path, tmp_cache, monkeypatch):
     """The real offline LLM answers; rows give evidence recall and the checkpoint that ran."""
     write_rog(tmp_path, "webqsp")

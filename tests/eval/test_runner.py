@@ -183,6 +183,7 @@ def test_bad_out_paths_and_counts_are_one_line_errors(tmp_path):
     assert list(tmp_path.iterdir()) == [a_file] and a_file.read_text() == "not a folder"
 
 
+@pytest.mark.llm
 def test_set_options_are_recorded_and_a_file_keeps_one_setting(tmp_path):
     """`settings` reach the reasoner and every row; resuming with other options is refused."""
     from kgviz.errors import KgvizError

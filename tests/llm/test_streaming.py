@@ -79,6 +79,7 @@ def test_the_live_box_shows_the_stage_and_escaped_text():
     assert live.value == ""
 
 
+@pytest.mark.llm
 def test_ask_streams_the_reply_to_the_terminal():
     result = subprocess.run(
         [

@@ -3,7 +3,6 @@ nothing, driven by the real offline model."""
 
 import pytest
 
-from kgviz.llm.select import make_llm
 from kgviz.reasoners.prompting import answer_messages, generate_answer
 from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAGConfig, resolved_top_k
 from kgviz.trace import REASK_STAGE, Trace
@@ -25,8 +24,8 @@ def test_top_k_auto_follows_the_reader_size(model, k):
 
 
 @pytest.mark.slow
-def test_a_reply_without_an_answer_gets_one_reask(tmp_cache):
-    llm = make_llm("local")
+def test_a_reply_without_an_answer_gets_one_reask(tmp_cache, local_llm):
+    llm = local_llm
     seen: list[str] = []
 
     def nothing_commits(reply: str) -> list[str]:

@@ -8,7 +8,7 @@ import pytest
 
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
-from kgviz.llm import LLMUnavailable, make_llm
+from kgviz.llm import LLMUnavailable
 from kgviz.reasoners.answers import answer_entities
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.kaping.reasoner import candidate_edges, verbalise
@@ -76,13 +76,6 @@ def test_verbalise_uses_readable_relations():
 def test_unavailable_llm_is_a_clear_error(demo, method):
     with pytest.raises(KgvizError, match="not reachable: run `ollama serve`"):
         make_reasoner(method, demo).run("who directed Forrest Gump")
-
-
-@pytest.fixture(scope="module")
-def local_llm():
-    llm = make_llm("local")
-    llm.load()  # resolve the model in the user cache before a test points KGVIZ_CACHE elsewhere
-    return llm
 
 
 def run_demo_questions(method: str, llm, questions: list[str]) -> list:

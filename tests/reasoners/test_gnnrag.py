@@ -249,15 +249,6 @@ def test_gnn_only_answers_with_its_candidates_without_an_llm_call(demo):
     assert "generation" in trace.to_json()["timings"]
 
 
-@pytest.fixture(scope="module")
-def local_llm():
-    from kgviz.llm import make_llm
-
-    llm = make_llm("local")
-    llm.load()  # resolve the model in the user cache before a test points KGVIZ_CACHE elsewhere
-    return llm
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("augment_with", [None, "kaping", "simgrag"])
 def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):

@@ -14,7 +14,6 @@ from kgviz.datasets.metaqa import MetaQA
 from kgviz.datasets.splits import split_records
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.llm import make_llm
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.describe import describe_graph, parse_description
 from kgviz.reasoners.grag.ego_index import (
@@ -230,13 +229,6 @@ def test_missing_checkpoint_names_the_training_command(tmp_cache, tmp_path):
 
 
 # ------------------------------------------------------------------ traces with the offline LLM
-@pytest.fixture(scope="module")
-def local_llm():
-    llm = make_llm("local")
-    llm.load()
-    return llm
-
-
 @pytest.mark.slow
 def test_grag_trace_on_demo(tmp_cache, local_llm):
     context = ReasonerContext(get_dataset("demo"), local_llm)

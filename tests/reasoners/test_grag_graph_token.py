@@ -24,6 +24,7 @@ from kgviz.trace import Trace
 from kgviz.training.saved_progress import PROGRESS
 from kgviz.viz import stage_views
 
+pytestmark = pytest.mark.llm  # the 0.5B and 1.5B readers, in transformers
 READER = "qwen2.5-coder-0.5b"
 TRAIN = [
     "train",

@@ -12,7 +12,6 @@ from kgviz.datasets.metaqa import MetaQA
 from kgviz.datasets.splits import split_records
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.llm import make_llm
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import make_reasoner, method_names
@@ -191,13 +190,6 @@ def test_reply_is_split_into_explanation_and_answers():
     assert split_reply("I cannot tell.") == ("I cannot tell.", [])
     assert split_reply("ans:\nThe triples do not say.")[1] == []  # an empty line stays empty
     assert triple_line(("A", "directed_by", "B")) == "(A, directed by, B)"
-
-
-@pytest.fixture(scope="module")
-def local_llm():
-    llm = make_llm("local")
-    llm.load()  # resolve the model in the user cache before a test points KGVIZ_CACHE elsewhere
-    return llm
 
 
 @pytest.mark.slow

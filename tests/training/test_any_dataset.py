@@ -45,7 +45,15 @@ def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, ca
     assert not any("no checkpoint trained" in w for w in after.warnings)
 
 
-def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(shared_data, tmp_cache):
+@pytest.mark.slow
+def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(
+    shared_data, tmp_path, monkeypatch
+):
+    """With no checkpoint of the user's for MetaQA (the MetaQA vectors stay in the user's
+    cache, built once), the packaged one runs and nothing is borrowed."""
+    monkeypatch.setattr(
+        "kgviz.checkpoint_store.user_checkpoints", lambda dataset: tmp_path / dataset
+    )
     dataset = get_dataset("metaqa-1hop", root=shared_data)
     record = dataset.questions("dev")[0]
     trace = make_reasoner("subgraphrag", ReasonerContext(dataset, llm=None)).retrieve_only(

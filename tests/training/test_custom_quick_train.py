@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from kgviz.checkpoint_store import user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets.family_kg import write_family_kg
@@ -12,6 +14,7 @@ from kgviz.datasets.family_kg import write_family_kg
 LEARNED = ("subgraphrag", "gnnrag", "grag")
 
 
+@pytest.mark.llm
 def test_all_learned_methods_quick_train_on_a_custom_kg(tmp_path, tmp_cache, capsys):
     folder = tmp_path / "my-family-kg"
     write_family_kg(folder, people=150)

@@ -7,27 +7,20 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.viz import evidence_graph
+from tests.browser.chromium import launched
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.is_file(), reason=f"{CHROMIUM} is missing")
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield launched
-        launched.close()
+    with launched() as chromium:
+        yield chromium
 
 
 def opened(browser, view: str) -> tuple[object, list[str]]:

@@ -1149,15 +1149,6 @@ def test_hostile_entity_renders_as_text_in_scored_views(hostile_retrievals):
 
 # ----------------------------------------------------------------- real traces, offline LLM
 @pytest.fixture(scope="module")
-def local_llm():
-    from kgviz.llm import make_llm
-
-    llm = make_llm("local")
-    llm.load()
-    return llm
-
-
-@pytest.fixture(scope="module")
 def demo_traces(local_llm, tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KGVIZ_CACHE", str(tmp_path_factory.mktemp("cache")))

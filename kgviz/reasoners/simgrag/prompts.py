@@ -22,18 +22,31 @@ from kgviz.reasoners.simgrag.fewshot import (
 
 Task = Literal["qa", "verify"]
 
-PATTERN_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "phrases": {"type": "array", "items": {"type": "string"}},
-        "triples": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3},
+NAME_CHARS = 120  # longest name or relation a pattern may write
+
+
+@cache
+def pattern_schema(max_triples: int) -> dict:
+    """The pattern reply: phrases and [head, relation, tail] triples, at most `max_triples` of
+    each and names of at most `NAME_CHARS`, so a reply that loops stops at the bound instead
+    of running to the token limit."""
+    name = {"type": "string", "maxLength": NAME_CHARS}
+    triple = {"type": "array", "items": name, "minItems": 3, "maxItems": 3}
+    return {
+        "type": "object",
+        "properties": {
+            "phrases": {"type": "array", "items": name, "maxItems": max_triples},
+            "triples": {"type": "array", "minItems": 1, "maxItems": max_triples, "items": triple},
         },
-    },
-    "required": ["phrases", "triples"],
-}
+        "required": ["phrases", "triples"],
+    }
+
+
+def is_pattern_schema(schema: dict | None) -> bool:
+    """Whether a request's schema is the pattern's (for stand-in LLMs that reply per step)."""
+    return bool(schema) and "phrases" in schema.get("properties", {})
+
+
 ANSWER_SCHEMA: dict = {
     "type": "object",
     "properties": {

@@ -122,7 +122,8 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             self.context.dataset.domain, question, self.config.relation_hint
         )
         try:
-            reply = ask_json(trace, PATTERN, self.context.llm, messages, prompts.PATTERN_SCHEMA)
+            schema = prompts.pattern_schema(self.config.max_triples)
+            reply = ask_json(trace, PATTERN, self.context.llm, messages, schema)
             pattern = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
@@ -146,7 +147,11 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         )
         try:
             reply = ask_json(
-                trace, PATTERN_REASK_STAGE, self.context.llm, follow_up, prompts.PATTERN_SCHEMA
+                trace,
+                PATTERN_REASK_STAGE,
+                self.context.llm,
+                follow_up,
+                prompts.pattern_schema(self.config.max_triples),
             )
             again = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:

@@ -4,7 +4,6 @@ restates the question, says what was wrong and lists the subgraphs' other entiti
 import pytest
 
 from kgviz.llm.json_completion import complete_json
-from kgviz.llm.select import make_llm
 from kgviz.reasoners.prompting import reask_messages
 from kgviz.reasoners.simgrag import prompts
 
@@ -33,11 +32,11 @@ def test_the_reask_says_what_was_wrong_and_restates_the_question(listed, asked, 
 
 
 @pytest.mark.slow
-def test_the_real_model_answers_the_films_after_the_reask(tmp_cache):
+def test_the_real_model_answers_the_films_after_the_reask(tmp_cache, local_llm):
     """Recorded from a held-aside 2-hop run: the offline model first lists the question's own
     film; the re-ask gets the films that share its actor (the reasoner drops the question's own
     entities from any list)."""
-    llm = make_llm("local")
+    llm = local_llm
     messages = prompts.answer_messages("qa", QUESTION, GRAPHS)
     first = complete_json(llm, messages, prompts.answer_schema("qa"))
     assert first.parsed["answer"] == ["Dandelion"]

@@ -222,7 +222,7 @@ class ScriptedLLM(LLM):
         self.replies = {"pattern": pattern, "answer": answer}
 
     def complete(self, messages, schema=None, **options) -> Completion:
-        text = self.replies["pattern" if schema is prompts.PATTERN_SCHEMA else "answer"]
+        text = self.replies["pattern" if prompts.is_pattern_schema(schema) else "answer"]
         return Completion(text, None, 10, 5, 0.01, self.name, self.model)
 
     def options(self, **overrides):
@@ -355,16 +355,6 @@ def test_unknown_only_and_missing_entity_patterns_stop_with_a_status(metaqa):
 
 
 # ----------------------------------------------------------------- end to end, offline model
-@pytest.fixture(scope="module")
-def local_llm():
-    """The offline model, loaded from the user cache before any test swaps KGVIZ_CACHE."""
-    from kgviz.llm import make_llm
-
-    llm = make_llm("local")
-    llm.load()
-    return llm
-
-
 @pytest.mark.slow
 def test_traced_run_on_the_demo(demo_context, local_llm):
     """Every stage of a real run is recorded: pattern, ranked subgraphs, search tree, calls."""
