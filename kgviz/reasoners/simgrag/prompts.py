@@ -44,7 +44,7 @@ def pattern_schema(max_triples: int) -> dict:
 
 def is_pattern_schema(schema: dict | None) -> bool:
     """Whether a request's schema is the pattern's (for stand-in LLMs that reply per step)."""
-    return bool(schema) and "phrases" in schema.get("properties", {})
+    return schema is not None and "phrases" in schema.get("properties", {})
 
 
 ANSWER_SCHEMA: dict = {
