@@ -109,12 +109,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 class ModelGuard:
-    """Fails a test not marked `llm` that loads a real model: in this process through the
+    """Fails a test not marked `llm` (a notebook may: they all run the offline model) that
+    loads a real model: in this process through the
     backends' `verify_model`, in a process it starts through `KGVIZ_MODELS` pointing to an
     empty folder whose name says what to do."""
 
     def __init__(self, item: pytest.Item, empty_models: Path) -> None:
-        self.allowed = item.get_closest_marker("llm") is not None
+        self.allowed = any(item.get_closest_marker(mark) for mark in ("llm", "notebook"))
         self.nodeid, self.empty_models = item.nodeid, empty_models
 
     @staticmethod

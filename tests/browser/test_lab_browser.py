@@ -47,6 +47,7 @@ SECOND = 1000  # Playwright waits are in milliseconds
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.llm,  # the notebook's kernel loads the offline model
     pytest.mark.timeout(1800),
 ]
 
@@ -216,7 +217,11 @@ def run_quickstart(page, url: str) -> None:
         close.click()  # the news question, should it still appear
     page.locator(".lm-MenuBar-itemLabel", has_text=exact("Run")).click()
     page.locator(".lm-Menu-itemLabel", has_text=exact("Run All Cells")).click()
-    page.locator(".widget-button", has_text=exact("Ask")).wait_for(timeout=900 * SECOND)
+    ask = page.locator(".widget-button", has_text=exact("Ask"))
+    error = page.locator('.jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]')
+    ask.or_(error).first.wait_for(timeout=900 * SECOND)  # a failed cell ends the wait at once
+    if error.count():
+        pytest.fail(f"a quickstart cell failed in JupyterLab:\n{error.first.inner_text()[-3000:]}")
 
 
 def exact(text: str) -> re.Pattern:

@@ -70,6 +70,7 @@ def test_summary_by_method_and_hops():
 
 
 @pytest.mark.slow
+@pytest.mark.llm
 def test_kill_and_resume(tmp_path):
     """A real run with the offline model, killed after its first row, then resumed to the end."""
     out = tmp_path / "r.jsonl"
@@ -101,6 +102,7 @@ def test_kill_and_resume(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.llm
 def test_ids_only_rows_leave_the_dataset_out(tmp_path):
     """Rows for publishing name questions by id; attach_questions restores the full rows."""
     from kgviz.eval.rows import attach_questions

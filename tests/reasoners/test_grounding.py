@@ -109,6 +109,7 @@ def test_a_grounded_question_records_its_grounding(demo):
 
 
 @pytest.mark.slow
+@pytest.mark.llm
 def test_ask_says_the_matrix_is_not_in_the_demo_kg():
     """The issue's own case, with the real offline model answering anyway (warn)."""
     result = subprocess.run(

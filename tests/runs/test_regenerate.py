@@ -82,6 +82,7 @@ def test_dropping_a_triple_the_run_does_not_hold_is_one_line(fault_server, capsy
 
 
 @pytest.mark.slow
+@pytest.mark.llm
 def test_a_planted_director_is_followed_by_the_real_model():
     """The issue's own case: SimGRAG with the offline model, then its evidence edited."""
 

@@ -356,9 +356,10 @@ def test_unknown_only_and_missing_entity_patterns_stop_with_a_status(metaqa):
 
 # ----------------------------------------------------------------- end to end, offline model
 @pytest.mark.slow
-def test_traced_run_on_the_demo(demo_context, local_llm):
-    """Every stage of a real run is recorded: pattern, ranked subgraphs, search tree, calls."""
-    trace = make_reasoner("simgrag", demo_context(local_llm), record_tree=True).run(
+def test_traced_run_on_the_demo(demo_context, local_llm_cold):
+    """Every stage of a real run is recorded: pattern, ranked subgraphs, search tree, calls
+    (generated now, not replayed: the calls' token counts are the model's own)."""
+    trace = make_reasoner("simgrag", demo_context(local_llm_cold), record_tree=True).run(
         "who directed the movies that Tom Hanks acted in"
     )
     data = trace.to_json()
