@@ -14,6 +14,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kgviz.atomic import write_text_atomic
+from kgviz.cache_repair import set_aside
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.run import EDIT, EvidenceEdit, Run, judged_run
@@ -128,8 +130,13 @@ class RunStore:
             "retrieves": run.retrieves,
             "trace": saved,
         }
-        write_text_atomic(self.path(entry.id), json.dumps(data, ensure_ascii=False))
-        self._append({"run": asdict(entry)})
+        path = self.path(entry.id)
+        write_text_atomic(path, json.dumps(data, ensure_ascii=False))
+        try:
+            self._append({"run": asdict(entry)})
+        except KgvizError:
+            path.unlink(missing_ok=True)  # a run file no index line names is not left behind
+            raise
         return entry
 
     def annotate(
@@ -145,24 +152,38 @@ class RunStore:
         self._append({"annotate": change})
 
     def entries(self) -> list[RunEntry]:
-        """Every run's entry, oldest first, with its latest tags and note."""
+        """Every run's entry, oldest first, with its latest tags and note; a line that is not
+        one (not UTF-8, not JSON, not an entry) is skipped with a warning naming it."""
         entries: dict[str, RunEntry] = {}
-        for number, line in self._lines():
+        for number, raw in self._lines():
+            where = f"{self.index}:{number}"
             try:
-                event = json.loads(line)
+                event = json.loads(raw.decode("utf-8"))
+                if not isinstance(event, dict):
+                    raise RunFileError(f"{where} is not a JSON object")
                 if "run" in event:
-                    entry = RunEntry(**event["run"])
+                    entry = entry_from_json(event["run"], where)
                     entries[entry.id] = entry
-                elif "annotate" in event and event["annotate"]["id"] in entries:
-                    change = event["annotate"]
-                    target = entries[change["id"]]
-                    target.tags = list(change.get("tags", target.tags))
-                    target.note = str(change.get("note", target.note))
-            except (ValueError, TypeError, KeyError) as error:
-                log.warning(
-                    "kgviz: %s:%d is not a run entry (%s); skipped", self.index, number, error
-                )
+                elif "annotate" in event:
+                    self._annotated(entries, event["annotate"], where)
+            except (ValueError, RunFileError) as error:  # UnicodeDecodeError is a ValueError
+                log.warning("kgviz: %s is not a run entry (%s); skipped", where, first_line(error))
         return list(entries.values())
+
+    @staticmethod
+    def _annotated(entries: dict[str, RunEntry], change: Any, where: str) -> None:
+        """Apply one annotation line (tags and/or a note) to the entry it names."""
+        if not isinstance(change, dict) or not isinstance(change.get("id"), str):
+            raise RunFileError(f"{where}: an annotation names no run id")
+        target = entries.get(change["id"])
+        if target is None:
+            return
+        tags, note = change.get("tags", target.tags), change.get("note", target.note)
+        if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+            raise RunFileError(f"{where}: tags are not a list of texts")
+        if not isinstance(note, str):
+            raise RunFileError(f"{where}: the note is not a text")
+        target.tags, target.note = list(tags), note
 
     def entry(self, run_id: str) -> RunEntry:
         for entry in self.entries():
@@ -182,25 +203,33 @@ class RunStore:
             raise KgvizError(f"{path} is not a readable run ({error})") from error
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise KgvizError(f"{path} is not a kgviz run")
-        trace = trace_from_saved(data["trace"], str(path))
-        entry = RunEntry(**data["entry"])
-        record = None if data.get("record") is None else QARecord(**_record_fields(data["record"]))
-        return judged_run(
-            trace,
-            record,
-            retrieves=bool(data.get("retrieves", True)),
-            options=entry.options,
-            llm=entry.llm,
-        )
-
-    def _lines(self) -> Iterator[tuple[int, str]]:
         try:
-            text = self.index.read_text(encoding="utf-8")
+            entry = entry_from_json(data.get("entry"), f"{path}: entry")
+            record = record_from_json(data.get("record"), f"{path}: record")
+            trace = trace_from_saved(data.get("trace"), str(path))
+            return judged_run(
+                trace,
+                record,
+                retrieves=bool(data.get("retrieves", True)),
+                options=entry.options,
+                llm=entry.llm,
+            )
+        except (RunFileError, ValueError, TypeError, KeyError, AttributeError) as error:
+            set_aside(path, error)  # what no kgviz can read (a trace of another version can)
+            raise KgvizError(
+                f"{first_line(error)} (the run file is set aside; the other runs are kept)"
+            ) from error
+
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        """The index's non-blank lines as bytes, numbered: each is decoded on its own, so a bad
+        byte costs its line only."""
+        try:
+            data = self.index.read_bytes()
         except FileNotFoundError:
             return
-        except (OSError, UnicodeDecodeError) as error:
-            raise KgvizError(f"cannot read {self.index}: {error}") from error
-        for number, line in enumerate(text.split("\n"), start=1):
+        except OSError as error:
+            raise KgvizError(f"cannot read {self.index}: {error.strerror or error}") from error
+        for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
                 yield number, line
 
@@ -246,6 +275,75 @@ def _locked_for_append(path: Path) -> Iterator[int]:
 def trace_from_saved(data: Any, where: str) -> Trace:
     """A trace from the data `Trace.saved` made."""
     return Trace.from_saved(*read_saved(data, where), where=where)
+
+
+class RunFileError(KgvizError):
+    """A run file or index line that parses but does not hold what it should."""
+
+
+def first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0]
+
+
+ENTRY_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (str,),
+    "dataset": (str,),
+    "question": (str,),
+    "method": (str,),
+    "options": (dict,),
+    "llm": (str,),
+    "hits1": (bool, type(None)),
+    "hit": (bool, type(None)),
+    "f1": (int, float, type(None)),
+    "grounded": (bool, type(None)),
+    "evidence": (int,),
+    "prompt_tokens": (int,),
+    "completion_tokens": (int,),
+    "seconds": (int, float),
+    "cached": (bool,),
+    "time": (str,),
+    "code_version": (str,),
+    "parent": (str, type(None)),
+    "edit": (dict, type(None)),
+    "tags": (list,),
+    "note": (str,),
+}
+ENTRY_DEFAULTS = frozenset({"parent", "edit", "tags", "note"})  # older entries may lack them
+RUN_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,200}")
+
+
+def entry_from_json(data: Any, where: str) -> RunEntry:
+    """The `RunEntry` in `data`, each field of its type; keys this kgviz does not know (a newer
+    one's) are left out. `RunFileError` names `where` and the first field that is wrong."""
+    if not isinstance(data, dict):
+        raise RunFileError(f"{where} is not an entry (no JSON object)")
+    known: dict[str, Any] = {}
+    for name, kinds in ENTRY_TYPES.items():
+        if name not in data:
+            if name in ENTRY_DEFAULTS:
+                continue
+            raise RunFileError(f"{where} has no {name}")
+        value = data[name]
+        wrong_bool = isinstance(value, bool) and bool not in kinds
+        if not isinstance(value, kinds) or wrong_bool:
+            raise RunFileError(
+                f"{where}: {name} is {type(value).__name__}, not {kinds[0].__name__}"
+            )
+        known[name] = value
+    if not RUN_ID.fullmatch(known["id"]):
+        raise RunFileError(f"{where}: {known['id']!r} is not a run id")
+    return RunEntry(**known)
+
+
+def record_from_json(data: Any, where: str) -> QARecord | None:
+    """The question record of a run file (None for a run asked without one)."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise RunFileError(f"{where} is not a question record")
+    if not isinstance(data.get("question"), str) or not isinstance(data.get("answers"), list):
+        raise RunFileError(f"{where} has no question and answers")
+    return QARecord(**_record_fields(data))
 
 
 def _record_json(record: QARecord) -> dict[str, Any]:
