@@ -15,8 +15,10 @@ from kgviz.datasets.splits import PARTS
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
+from kgviz.llm.redact import redact_text
 from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 from kgviz.reasoners.registry import method_names, trainable_methods
+from kgviz.terminal import json_visible, visible_output
 
 if TYPE_CHECKING:
     from kgviz.reasoners.spec import MethodSpec
@@ -28,7 +30,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _print_json(value: object) -> None:
-    print(json.dumps(value, ensure_ascii=False))
+    print(json_visible(json.dumps(value, ensure_ascii=False)))
 
 
 # ------------------------------------------------------------------------------------ data
@@ -901,15 +903,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except KgvizError as error:
-        print(f"kgviz: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("kgviz: interrupted", file=sys.stderr)
-        return 130
+    with visible_output():  # no control character of a question, reply or name reaches it raw
+        args = parser.parse_args(argv)
+        try:
+            return args.handler(args)
+        except KgvizError as error:
+            print(f"kgviz: error: {redact_text(str(error))}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("kgviz: interrupted", file=sys.stderr)
+            return 130
 
 
 if __name__ == "__main__":

@@ -89,6 +89,11 @@ class LLM(ABC):
     def describe(self) -> str:
         return f"{self.name}:{self.model}"
 
+    def identity(self) -> str:
+        """Where the model runs, as replies cached from it are keyed: a server's URL (no
+        password), or '' for a model in this process (its verified file names it)."""
+        return ""
+
     def warm_up(self) -> None:
         """Load the model now if this backend loads one (the in-process model does)."""
 

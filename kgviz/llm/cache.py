@@ -12,6 +12,7 @@ from kgviz.atomic import write_text_atomic
 from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMCacheMiss, LLMError
+from kgviz.llm.local_key import folder_key, record_mac, same_mac
 from kgviz.llm.soft_prompt import SoftPrompt, text_only_error
 from kgviz.llm.streaming import emit
 from kgviz.paths import cache_root
@@ -31,8 +32,10 @@ def request_key(request: dict[str, Any]) -> str:
 
 
 class CachedLLM(LLM):
-    """Wraps `inner`; one JSON file per request under `path`, keyed by backend, model,
-    messages, schema and the fully resolved options.
+    """Wraps `inner`; one JSON file per request under `path`, keyed by backend, server (its URL
+    without a password; none for the in-process model), model, messages, schema and the fully
+    resolved options. Each entry is signed with the folder's key (`local_key`): one that fails
+    its check (copied in, edited, planted) is set aside and asked again.
 
     Modes: "rw" replays hits and records misses, "ro" replays and raises `LLMCacheMiss` on a
     miss, "off" always calls `inner`. Replayed completions have `cached=True` and keep the
@@ -84,6 +87,9 @@ class CachedLLM(LLM):
             "schema": schema,
             "options": self.options(**options),
         }
+        server = self.inner.identity()
+        if server:  # absent for the in-process model: its earlier keys stay valid
+            request["server"] = server
         if soft_prompt is not None:  # absent otherwise: text-only requests keep their keys
             request["soft_prompt"] = soft_prompt.fingerprint()
         entry = self.entry_path(request_key(request))
@@ -98,7 +104,10 @@ class CachedLLM(LLM):
             )
         completion = self.inner.complete(messages, schema, soft_prompt=soft_prompt, **options)
         stored = dataclasses.asdict(dataclasses.replace(completion, retried=()))
-        record = {"request": request, "completion": stored}
+        record: dict[str, Any] = {"request": request, "completion": stored}
+        key = folder_key(self.path)
+        assert key is not None  # made when absent
+        record["mac"] = record_mac(record, key)
         text = json.dumps(record, ensure_ascii=False, indent=1)
         write_text_atomic(entry, text, "the cache keeps the replies it held")
         return completion
@@ -106,8 +115,10 @@ class CachedLLM(LLM):
     def _read(self, entry: Path) -> Completion | None:
         """The stored completion, or None when absent. An unreadable entry, one whose fields
         have the wrong types, or a folder where it or a file where its folders should be, is set
-        aside and re-recorded (left alone, and a miss, in mode "ro"). Entries recorded before
-        completions said whether they were cut count as cut when they used every token allowed."""
+        aside and re-recorded (left alone, and a miss, in mode "ro"), as is one whose signature
+        fails; an unsigned one (from before entries were signed) is a miss, recorded again.
+        Entries recorded before completions said whether they were cut count as cut when they
+        used every token allowed."""
         read_only = self.mode == "ro"
         for folder in (self.path, entry.parent):
             if folder.exists() and not folder.is_dir():
@@ -120,6 +131,12 @@ class CachedLLM(LLM):
             return None
         try:
             record = json.loads(entry.read_text(encoding="utf-8"))
+            mac = record.pop("mac", None) if isinstance(record, dict) else None
+            if mac is None:
+                return None  # unsigned (written before entries were signed): asked again
+            key = folder_key(self.path, create=not read_only)
+            if key is None or not same_mac(mac, record_mac(record, key)):
+                raise CorruptCache("its signature does not match this cache's key")
             stored = record["completion"]
             if "truncated" not in stored:
                 limit = record["request"]["options"]["max_tokens"]

@@ -28,6 +28,7 @@ from kgviz.llm.http_errors import (
     read_capped,
     transport_error,
 )
+from kgviz.llm.redact import redact_url
 from kgviz.llm.repetition import LoopGuard
 from kgviz.llm.stream_state import StreamState
 
@@ -76,6 +77,9 @@ class HTTPBackend(Backend):
     where: str
     refused: str
     headers: dict[str, str]
+
+    def identity(self) -> str:
+        return redact_url(self.root)
 
     @abstractmethod
     def _chat_body(

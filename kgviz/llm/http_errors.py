@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from kgviz.llm.errors import LLMError, LLMTimeout, LLMTransient, LLMUnavailable
+from kgviz.llm.redact import mask_secrets, redact_url
 
 ERROR_BODY_CAP = 2_000  # bytes of an error reply read and shown
 REPLY_CAP = 64_000_000  # bytes of a successful reply read at most
@@ -67,4 +68,5 @@ def status_error(status: int, body: bytes, where: str) -> LLMError:
     except ValueError:
         pass
     error_class = LLMTransient if status >= 500 else LLMError
-    return error_class(f"{where} answered HTTP {status}: {error_text(text)}")
+    shown = mask_secrets(error_text(text))  # a server may echo the request's headers
+    return error_class(f"{redact_url(where)} answered HTTP {status}: {shown}")

@@ -9,11 +9,9 @@ published atomically only when its size and sha256 match the recorded ones.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import tempfile
@@ -25,6 +23,7 @@ from typing import IO
 from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import UnknownNameError
 from kgviz.llm.errors import LLMError, LLMUnavailable, ModelIntegrityError
+from kgviz.llm.local_key import folder_key, record_mac, same_mac
 from kgviz.paths import models_root
 
 CHUNK = 8 << 20
@@ -127,22 +126,11 @@ def _hash_file(path: Path) -> str:
 
 
 def _record_mac(record: dict[str, object]) -> str:
-    """An HMAC of a verification record under this user's key (made once, readable by the user
-    only), so that only a full hash made here can write a record the cheap check accepts."""
-    key_file = models_root() / ".verify-key"
-    if not key_file.is_file():
-        key_file.parent.mkdir(parents=True, exist_ok=True)
-        fd, fresh = tempfile.mkstemp(prefix=".verify-key.", dir=key_file.parent)  # mode 0600
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(32))
-        try:
-            os.link(fresh, key_file)  # publish only if absent: concurrent first runs agree
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(fresh)
-    message = json.dumps(record, sort_keys=True).encode()
-    return hmac.new(key_file.read_bytes(), message, hashlib.sha256).hexdigest()
+    """An HMAC of a verification record under this user's key (`local_key`), so that only a
+    full hash made here can write a record the cheap check accepts."""
+    key = folder_key(models_root())
+    assert key is not None  # made when absent
+    return record_mac(record, key)
 
 
 def verify_file(
@@ -168,11 +156,7 @@ def verify_file(
     record = {"sha256": sha256, **fingerprint}
     try:
         stored = json.loads(_sidecar(path).read_text())
-        if (
-            not full
-            and hmac.compare_digest(str(stored.pop("mac", "")), _record_mac(record))
-            and stored == record
-        ):
+        if not full and same_mac(stored.pop("mac", ""), _record_mac(record)) and stored == record:
             return
     except (OSError, ValueError, AttributeError):
         pass

@@ -13,6 +13,7 @@ from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.http_backend import MALFORMED, HTTPBackend, problem
 from kgviz.llm.http_errors import status_error, transport_error
+from kgviz.llm.redact import redact_url
 from kgviz.llm.stream_state import StreamState
 
 DEFAULT_PORT = 11434
@@ -103,9 +104,9 @@ class OllamaBackend(HTTPBackend):
     ) -> None:
         super().__init__(model or default_ollama_model(), timeout_s=timeout_s, **defaults)
         self.host = self.root = ollama_host(host)
-        self.where = f"Ollama at {self.host}"
+        self.where = f"Ollama at {redact_url(self.host)}"
         self.refused = (
-            f"no Ollama server at {self.host}: start it with `ollama serve` "
+            f"no Ollama server at {redact_url(self.host)}: start it with `ollama serve` "
             "(or point OLLAMA_HOST at a running one)"
         )
         key = os.environ.get("OLLAMA_API_KEY")  # as the `ollama` client sends it
@@ -162,7 +163,7 @@ class OllamaBackend(HTTPBackend):
         except ConnectionError:
             raise LLMUnavailable(self.refused) from None
         except ollama.ResponseError as exc:
-            raise self._status_error(exc.status_code, str(exc.error).encode(), self.host) from exc
+            raise self._status_error(exc.status_code, str(exc.error).encode(), self.where) from exc
         except httpx.HTTPError as exc:
             raise transport_error(
                 exc, self.where, self.timeout_s, self.refused, self.answered

@@ -11,6 +11,7 @@ from kgviz.llm.errors import LLMError, LLMUnavailable
 from kgviz.llm.http_backend import HTTPBackend
 from kgviz.llm.http_errors import REPLY_CAP, read_capped, status_error
 from kgviz.llm.openai_format import chat_body, streamed, take_completion, take_event_line
+from kgviz.llm.redact import redact_url
 from kgviz.llm.stream_state import StreamState
 
 API_KEY_ENV = "KGVIZ_OPENAI_API_KEY"
@@ -38,10 +39,9 @@ class OpenAIBackend(HTTPBackend):
         **defaults: Any,
     ) -> None:
         super().__init__(model, timeout_s=timeout_s, **defaults)
-        self.base_url = self.root = self.where = base_url.rstrip("/")
-        self.refused = (
-            f"no OpenAI-compatible server at {self.base_url}: start it or fix the address"
-        )
+        self.base_url = self.root = base_url.rstrip("/")
+        self.where = redact_url(self.base_url)  # how messages and records name it: no password
+        self.refused = f"no OpenAI-compatible server at {self.where}: start it or fix the address"
         key = api_key or os.environ.get(API_KEY_ENV)
         self.headers = {"Authorization": f"Bearer {key}"} if key else {}
 
@@ -54,7 +54,7 @@ class OpenAIBackend(HTTPBackend):
         try:
             return sorted(item["id"] for item in json.loads(body)["data"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise LLMError(f"malformed reply from {url}") from exc
+            raise LLMError(f"malformed reply from {redact_url(url)}") from exc
 
     def _chat_body(
         self, messages: list[Message], schema: dict | None, options: dict[str, Any], stream: bool
@@ -71,10 +71,10 @@ class OpenAIBackend(HTTPBackend):
     def _status_error(self, status: int, body: bytes, url: str) -> LLMError:
         if status == 404:
             return LLMUnavailable(
-                f"{url} answered 404: the server has no model {self.model!r} or no such endpoint "
-                "(check the base URL, usually ending in /v1, and the model name)"
+                f"{redact_url(url)} answered 404: the server has no model {self.model!r} or no "
+                "such endpoint (check the base URL, usually ending in /v1, and the model name)"
             )
         return status_error(status, body, url)
 
     def describe(self) -> str:
-        return f"{self.name}:{self.base_url}#{self.model}"
+        return f"{self.name}:{self.where}#{self.model}"

@@ -16,6 +16,7 @@ from kgviz.llm.llamacpp_backend import LlamaCppBackend
 from kgviz.llm.model_files import MODELS, get_spec, model_status, prepare_command
 from kgviz.llm.ollama_backend import OllamaBackend, default_ollama_model, ollama_host
 from kgviz.llm.openai_backend import OpenAIBackend
+from kgviz.llm.redact import redact_text, redact_url
 
 LOCAL_MODEL_ENV = "KGVIZ_LOCAL_MODEL"
 PROBE_TIMEOUT_S = 2.0
@@ -41,11 +42,11 @@ def probe_ollama(model: str, host: str | None = None) -> tuple[bool, bool, str]:
     except LLMError as exc:
         return False, False, str(exc)
     if pulled:
-        return True, True, f"Ollama at {probe.host} has {model}"
+        return True, True, f"Ollama at {redact_url(probe.host)} has {model}"
     return (
         True,
         False,
-        f"Ollama at {probe.host} answers but has no {model}: run `ollama pull {model}`",
+        f"Ollama at {redact_url(probe.host)} answers but has no {model}: run `ollama pull {model}`",
     )
 
 
@@ -62,7 +63,7 @@ def _auto(rest: str, slots: int | None) -> Choice:
 
 def _ollama(rest: str, slots: int | None) -> Choice:
     llm = OllamaBackend(rest or None)
-    return Choice(llm, f"Ollama at {llm.host}, model {llm.model} (as requested)")
+    return Choice(llm, f"{llm.where}, model {llm.model} (as requested)")
 
 
 def _local(rest: str, slots: int | None) -> Choice:
@@ -88,7 +89,8 @@ def _openai(rest: str, slots: int | None) -> Choice:
     if not (url and model):
         raise ValueError(rest)
     return Choice(
-        OpenAIBackend(url, model), f"OpenAI-compatible {url}, model {model} (as requested)"
+        OpenAIBackend(url, model),
+        f"OpenAI-compatible {redact_url(url)}, model {model} (as requested)",
     )
 
 
@@ -136,7 +138,9 @@ def _choose(spec: str, slots: int | None = None) -> Choice:
     try:
         return kind.make(rest, slots)
     except ValueError:
-        raise UnknownNameError(f"bad --llm value {spec!r}; expected {kind.grammar}") from None
+        raise UnknownNameError(
+            f"bad --llm value {redact_text(spec)!r}; expected {kind.grammar}"
+        ) from None
 
 
 def choose_llm(
@@ -202,7 +206,7 @@ def doctor_report() -> list[dict[str, str]]:
         _row(
             "ollama server",
             answers,
-            f"{ollama_host()} answers" if answers else detail,
+            f"{redact_url(ollama_host())} answers" if answers else detail,
             "install Ollama and run `ollama serve`, or set OLLAMA_HOST",
         ),
         _row(
