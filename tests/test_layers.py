@@ -23,6 +23,7 @@ LAYERS = [
         "checkpoint_card",
         "checkpoint_loader",
         "version",
+        "terminal",
     },
     {"kg"},
     {"embed", "llm", "triplestore", "datasets"},

@@ -52,6 +52,7 @@ class CachedLLM(LLM):
         self.model = inner.model
         self.parallel_requests = inner.parallel_requests
         self.takes_embeddings = inner.takes_embeddings
+        self.constrains_json = inner.constrains_json
 
     def options(self, **overrides: Any) -> dict[str, Any]:
         return self.inner.options(**overrides)
@@ -131,18 +132,20 @@ class CachedLLM(LLM):
             return None
         try:
             record = json.loads(entry.read_text(encoding="utf-8"))
-            mac = record.pop("mac", None) if isinstance(record, dict) else None
-            if mac is None:
-                return None  # unsigned (written before entries were signed): asked again
-            key = folder_key(self.path, create=not read_only)
-            if key is None or not same_mac(mac, record_mac(record, key)):
-                raise CorruptCache("its signature does not match this cache's key")
-            stored = record["completion"]
+            if not isinstance(record, dict):
+                raise CorruptCache(f"it holds a JSON {type(record).__name__}, not an entry")
+            mac = record.pop("mac", None)
+            stored = dict(record["completion"])
             if "truncated" not in stored:
                 limit = record["request"]["options"]["max_tokens"]
                 stored["truncated"] = stored["completion_tokens"] >= limit
             completion = Completion(**{**stored, "cached": True, "retried": ()})
             check_types(completion)
+            if mac is None:
+                return None  # unsigned (written before entries were signed): asked again
+            key = folder_key(self.path, create=not read_only)
+            if key is None or not same_mac(mac, record_mac(record, key)):
+                raise CorruptCache("its signature does not match this cache's key")
             return completion
         except (*CORRUPT, UnicodeDecodeError) as error:
             set_aside(entry, error, read_only)

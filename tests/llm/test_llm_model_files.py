@@ -90,7 +90,7 @@ def test_prepare_model_joins_verifies_and_publishes(fake_spec, local_index, caps
     path = prepare_model(fake_spec.name)
     assert path == fake_spec.path and path.read_bytes() == PAYLOAD
     assert sorted(p.name for p in path.parent.iterdir()) == [
-        ".verify-key",
+        ".kgviz-key",
         "fake.gguf",
         "fake.gguf.verified.json",
     ]
