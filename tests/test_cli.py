@@ -95,7 +95,7 @@ def test_a_fully_cached_ask_loads_no_encoder_and_asks_no_llm(fault_server, tmp_c
         "phrases": ["Forrest Gump was directed by someone"],
         "triples": [["Forrest Gump", "directed by", "UNKNOWN person 1"]],
     }
-    answer = {"reason": "Graph 1 names the director.", "answer": ["Robert Zemeckis"]}
+    answer = {"answers": ["Robert Zemeckis"]}
 
     def reply(number: int, body: str) -> tuple[int, bytes, float]:
         content = json.dumps(pattern if number == 0 else answer)

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 import torch
@@ -28,6 +29,7 @@ from kgviz.trace import Trace
 from kgviz.viz.report import load_rows
 
 OWN_RULE = "answer from your own knowledge"
+DEVIATIONS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
 
 
 @pytest.mark.parametrize("method", method_names())
@@ -41,8 +43,12 @@ def test_every_method_has_a_tuned_and_a_paper_preset_of_valid_values(method):
     config(**paper.values).check_ranges(method)
     assert paper.description
     helps = {item.name: option_help(item) for item in fields(config)}
-    for name in paper.values:  # every option the presets differ in states its effect
-        assert "measured" in helps[name], f"{method}.{name}: {helps[name]}"
+    deviations = DEVIATIONS.read_text(encoding="utf-8").split("### Every deviation")[1]
+    for name in paper.values:  # every option the presets differ in has its row of effects
+        assert helps[name], f"{method}.{name} has no help"
+        table = [row.split("|") for row in deviations.splitlines() if row.startswith("| ")]
+        rows = ["|".join(cells) for cells in table if method in cells[1] or "all but" in cells[1]]
+        assert any(f"`{name}" in row for row in rows), f"{method}.{name}: no row in {DEVIATIONS}"
 
 
 def test_the_paper_presets_set_what_the_papers_describe():
@@ -53,12 +59,19 @@ def test_the_paper_presets_set_what_the_papers_describe():
         "max_paths": 100,
         "reach_prior": False,
         "answer_reask": False,
+        "answer_list": False,
         "gnn": "paper",
     }
     assert method_spec("subgraphrag").preset("paper").values["top_k"] == 100
-    assert method_spec("grag").preset("paper").values == {"top_n": 10, "answer_reask": False}
-    for method in ("simgrag", "gnnrag", "subgraphrag", "grag"):  # the papers ask once
+    assert method_spec("grag").preset("paper").values == {
+        "top_n": 10,
+        "description_tokens": 1500,
+        "answer_reask": False,
+        "answer_list": False,
+    }
+    for method in ("simgrag", "gnnrag", "subgraphrag", "grag"):  # the papers ask once, in prose
         assert method_spec(method).preset("paper").values["answer_reask"] is False
+        assert method_spec(method).preset("paper").values["answer_list"] is False
     for method in ("kaping", "llm-only"):
         paper = method_spec(method).preset("paper")
         assert paper.values == {} and "same as tuned" in paper.description.lower()
@@ -77,8 +90,8 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     presets = {preset["name"]: preset for preset in entry["presets"]}
     tuned, paper = presets["tuned"], presets["paper"]
     changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
-    switches = {"relation_hint", "reask_lost_topics", "own_knowledge"}
-    assert changed == switches | {"answer_format", "answer_reask"}
+    switches = {"relation_hint", "relation_vocabulary", "reask_lost_topics", "own_knowledge"}
+    assert changed == switches | {"answer_format", "answer_reask", "answer_list"}
     assert not any(paper["options"][k] for k in switches)
     assert all(tuned["options"][k] for k in switches)
     assert (tuned["options"]["answer_format"], paper["options"]["answer_format"]) == (
@@ -90,6 +103,7 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
         **{k: False for k in switches},
         "answer_format": "paper",
         "answer_reask": False,
+        "answer_list": False,
     }
     assert tuned["values"] == {}
 
@@ -109,7 +123,7 @@ def test_preset_flags_parse_and_unknown_presets_are_refused(capsys):
 def test_explicit_options_win_over_the_preset():
     options = Session.options_of("subgraphrag", "paper", {"top_k": 30})
     paper = {"max_candidates": 1_000_000, "hub_degree": 100_000_000, "answer_reask": False}
-    assert options == {"top_k": 30, **paper}
+    assert options == {"top_k": 30, **paper, "answer_list": False}
     assert Session.options_of("subgraphrag", "tuned", {}) == {}
     with pytest.raises(KgvizError, match="subgraphrag has no preset 'best'; its presets: tuned"):
         Session.options_of("subgraphrag", "best", {})

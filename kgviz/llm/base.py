@@ -69,6 +69,9 @@ class LLM(ABC):
     parallel_requests: int = 1
     # A white-box reader takes soft prompts (vectors into its embedding layer) besides text.
     takes_embeddings: bool = False
+    # Whether a JSON schema constrains decoding (llama.cpp's grammar, Ollama's and OpenAI-compatible
+    # servers' structured output), not only the parsing of the reply afterwards.
+    constrains_json: bool = True
 
     @abstractmethod
     def complete(

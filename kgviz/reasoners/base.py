@@ -254,6 +254,23 @@ class GroundedConfig(AnsweringConfig):
     )
 
 
+@dataclass
+class ListAnsweringConfig(GroundedConfig):
+    """The options of a grounded method whose answer call may be a constrained JSON list of
+    names (`prompting.generate_listed_answer`)."""
+
+    answer_list: bool = option(
+        True,
+        "the answer call returns a JSON list of the evidence's names, most likely first, and "
+        "stops there (kgviz's; with a reader that constrains JSON while decoding, so not the "
+        "white-box hf reader); off: the method's own free-text answer prompt",
+    )
+
+    def lists_answers(self, llm: LLM) -> bool:
+        """Whether the answer call is the constrained JSON list with the reader `llm`."""
+        return self.answer_list and llm.constrains_json
+
+
 class Abstained(Exception):
     """Raised inside `retrieve` when the question is not grounded in the KG and the method's
     `on_ungrounded` is "abstain": the run ends with no answer and makes no further LLM call."""

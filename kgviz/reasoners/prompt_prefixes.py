@@ -20,10 +20,10 @@ QUESTION = "?"  # stands for the question: only the messages before it are kept
 def _prompts(domain: str) -> dict[str, Callable[[], list[Message]]]:
     return {
         "simgrag pattern": lambda: simgrag.pattern_messages(domain, QUESTION),
-        "simgrag answer": lambda: simgrag.answer_messages("qa", QUESTION, []),
-        "subgraphrag": lambda: reasoning_messages(QUESTION, []),
-        "gnnrag": lambda: path_messages(QUESTION, []),
-        "grag": lambda: qa_messages(QUESTION, []),
+        "simgrag answer": lambda: simgrag.answer_messages("qa", QUESTION, [], listed=True),
+        "subgraphrag": lambda: reasoning_messages(QUESTION, [], listed=True),
+        "gnnrag": lambda: path_messages(QUESTION, [], listed=True),
+        "grag": lambda: qa_messages(QUESTION, [], listed=True),
         "kaping, llm-only": lambda: prompting.answer_messages(QUESTION),
     }
 

@@ -1,13 +1,17 @@
-"""The answer call every method shares (with its one re-ask), and the baselines' answer prompt
-(LLM-only, KAPING): a short system prompt, optional facts."""
+"""The answer calls every method shares, each with its one re-ask: a free-text reply read by the
+method's rules (`generate_answer`), or a JSON list of names, constrained to the evidence's names,
+that stops once the answers are given (`generate_listed_answer`, the tuned presets'); and the
+baselines' answer prompt (LLM-only, KAPING): a short system prompt, optional facts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Iterable, Sequence
 
 from kgviz.llm.base import LLM, Message
+from kgviz.llm.errors import LLMOutputError
 from kgviz.llm.soft_prompt import SoftPrompt
-from kgviz.reasoners.llm_calls import ask_text
+from kgviz.reasoners.llm_calls import ask_json, ask_text
 from kgviz.trace import REASK_STAGE, Trace
 
 GENERATION = "generation"  # the stage of the answer call
@@ -21,6 +25,14 @@ SYSTEM_PROMPT = (
     "You answer factual questions. Reply with the answer names only, separated by "
     "commas, with no explanation."
 )
+ANSWERS_KEY = "answers"
+LISTED_ANSWERS = 10  # most names an answer list holds
+LIST_TOKENS = 192  # a bound the constrained list cannot pass (10 names, JSON around them)
+LIST_FORMAT = (
+    'Reply with JSON only, {"answers": ["name", ...]}: the names from the facts that answer the '
+    "question, the most likely first, spelled exactly as there."
+)
+LIST_SYSTEM = f"You answer factual questions. {LIST_FORMAT}"
 FACTS_HEADER = (
     "Below are facts in the form of triples that might be relevant to answer the question:"
 )
@@ -35,11 +47,81 @@ def own_entities_problem(listing: str, asked: Sequence[str]) -> str:
     )
 
 
-def answer_messages(question: str, facts: Sequence[str] = ()) -> list[Message]:
-    """The chat messages asking `question`, with `facts` (one per line) prepended when given."""
+def answer_messages(
+    question: str, facts: Sequence[str] = (), listed: bool = False
+) -> list[Message]:
+    """The chat messages asking `question`, with `facts` (one per line) prepended when given;
+    `listed` asks for the JSON answer list instead of comma-separated names."""
     context = [FACTS_HEADER, *facts, ""] if facts else []
     user = "\n".join([*context, f"Question: {question}", "Answer:"])
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    system = LIST_SYSTEM if listed else SYSTEM_PROMPT
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def answer_list_schema(choices: Iterable[str], at_least: int = 0) -> dict:
+    """The JSON schema of an answer list: at most `LISTED_ANSWERS` names, each one of `choices`
+    (the evidence's names) or, with no choices, any short text; at least `at_least` of them."""
+    names = sorted(set(choices))
+    item = {"type": "string", "enum": names} if names else {"type": "string", "maxLength": 80}
+    listed = {"type": "array", "items": item, "minItems": at_least, "maxItems": LISTED_ANSWERS}
+    return {"type": "object", "properties": {ANSWERS_KEY: listed}, "required": [ANSWERS_KEY]}
+
+
+def list_reply(answers: Sequence[str]) -> str:
+    """An answer list as the model writes it (for few-shot demonstrations)."""
+    return json.dumps({ANSWERS_KEY: list(answers)}, ensure_ascii=False)
+
+
+def list_reask(question: str) -> str:
+    """The re-ask of an empty answer list."""
+    return (
+        f"Your list is empty. The question is: {question}\nReply again in the same JSON form "
+        "with the most likely answer from the facts, even if you are unsure."
+    )
+
+
+def generate_listed_answer(
+    trace: Trace,
+    llm: LLM,
+    messages: list[Message],
+    choices: Iterable[str],
+    answer_reask: bool = True,
+    rank: Callable[[str], float] | None = None,
+    soft_prompt: SoftPrompt | None = None,
+) -> list[str]:
+    """The answer call as a JSON list under the `generation` stage: its names are `choices`
+    only (any short text when there are none), so the reply is the committed answers and ends
+    with them. An empty list gets one re-ask demanding a name (stage `reask`, unless
+    `answer_reask` is off). `rank`, the retriever's score of a name, orders the committed answers,
+    highest first, the reader's order breaking ties; the reader's own order is returned. A
+    `soft_prompt` (GRAG's graph token) goes before both requests. Sets `trace.answer` (the
+    names, comma-separated) and `trace.answers`."""
+    choices = list(choices)
+    extra = {} if soft_prompt is None else {"soft_prompt": soft_prompt}
+    with trace.stage(GENERATION):
+        listed = _ask_list(trace, GENERATION, llm, messages, answer_list_schema(choices), extra)
+        if not listed and answer_reask:
+            again = reask_messages(messages, list_reply(listed), list_reask(trace.question))
+            schema = answer_list_schema(choices, 1)
+            listed = _ask_list(trace, REASK_STAGE, llm, again, schema, extra)
+    order = {name: position for position, name in enumerate(listed)}
+    answers = sorted(listed, key=lambda n: (-rank(n), order[n])) if rank else list(listed)
+    trace.answer, trace.answers = ", ".join(listed) or "(no answer)", answers
+    return listed
+
+
+def _ask_list(
+    trace: Trace, stage: str, llm: LLM, messages: list[Message], schema: dict, extra: dict
+) -> list[str]:
+    """The names of one constrained answer list, in order, each once; none when the reply
+    stays invalid (recorded in the trace). `extra` holds further request options."""
+    try:
+        reply = ask_json(trace, stage, llm, messages, schema, max_tokens=LIST_TOKENS, **extra)
+    except LLMOutputError as error:
+        trace.warnings.append(f"{stage}: {error}")
+        return []
+    names = (" ".join(str(name).split()) for name in reply[ANSWERS_KEY])
+    return list(dict.fromkeys(name for name in names if name))
 
 
 def reask_messages(messages: list[Message], reply: str | None, reask: str) -> list[Message]:

@@ -94,6 +94,7 @@ def test_params_follow_the_config_dataclass():
     assert set(form.fields) == {
         "answer_reask",
         "on_ungrounded",
+        "answer_list",
         "k",
         "k_nodes",
         "k_relations",
@@ -105,6 +106,7 @@ def test_params_follow_the_config_dataclass():
         "algorithm",
         "task",
         "relation_hint",
+        "relation_vocabulary",
         "reask_lost_topics",
         "own_knowledge",
         "answer_format",

@@ -74,6 +74,8 @@ class ScriptedLLM(LLM):
     def complete(self, messages, schema=None, **options) -> Completion:
         if prompts.is_pattern_schema(schema):
             text = json.dumps({"phrases": [], "triples": self.pattern})
+        elif schema is not None and "answers" in schema["properties"]:
+            text = json.dumps({"answers": [self.answer]})  # the tuned presets' answer list
         elif schema is not None:
             text = json.dumps({"reason": "scripted", "answer": [self.answer]})
         else:

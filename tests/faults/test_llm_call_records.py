@@ -15,7 +15,7 @@ PATTERN = {
     "phrases": ["Forrest Gump was directed by someone"],
     "triples": [["Forrest Gump", "directed by", "UNKNOWN person 1"]],
 }
-ANSWER = {"reason": "Graph 1 names the director.", "answer": ["Robert Zemeckis"]}
+ANSWER = {"answers": ["Robert Zemeckis"]}  # the tuned answer list
 PROMPT_TOKENS, COMPLETION_TOKENS = 100, 7
 
 

@@ -14,9 +14,13 @@ from kgviz.cli import main
 
 DROP = "Forrest Gump | directed_by | Robert Zemeckis"
 ADD = "Forrest Gump | directed_by | Ada Lovelace"
-ANSWERS = {  # each method's answer format (the others: the names alone)
-    "simgrag": '{{"reason": "graph 1", "answer": ["{}"]}}',
-    "subgraphrag": "ans: {}",
+LISTED = '{{"answers": ["{}"]}}'  # the tuned presets' answer list
+ANSWERS = {
+    "kaping": "{}",
+    "simgrag": LISTED,
+    "subgraphrag": LISTED,
+    "gnnrag": LISTED,
+    "grag": LISTED,
 }
 PATTERN = {
     "phrases": ["Forrest Gump was directed by someone"],
@@ -42,7 +46,7 @@ def test_the_prompt_is_made_from_the_edited_evidence(method, fault_server, capsy
         if method == "simgrag" and "question:" in body and len(bodies) == 1:
             return 200, reply(json.dumps(PATTERN)), 0
         name = "Ada Lovelace" if "Ada Lovelace" in body else "Robert Zemeckis"
-        return 200, reply(ANSWERS.get(method, "{}").format(name)), 0
+        return 200, reply(ANSWERS[method].format(name)), 0
 
     server = fault_server(script)
     llm = f"openai:{server.url}/v1#stub"

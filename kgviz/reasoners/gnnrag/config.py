@@ -8,7 +8,7 @@ from typing import Literal
 from kgviz.reasoners.base import (
     ANSWER_TOKENS,
     HOPS,
-    GroundedConfig,
+    ListAnsweringConfig,
     option,
 )
 
@@ -33,7 +33,7 @@ GNNChoice = Literal["tuned", "paper"]
 
 
 @dataclass
-class GNNRAGConfig(GroundedConfig):
+class GNNRAGConfig(ListAnsweringConfig):
     """Candidates: the most probable nodes until their answer probability sums to `mass` (the
     paper's 0.95), at most `max_candidates`; subgraph: `hops` around the topic entities cut to
     `max_nodes` by PageRank; paths: `paths_per_candidate`, at most `max_paths`; `reach_prior`
@@ -98,6 +98,11 @@ class GNNRAGConfig(GroundedConfig):
         "without it, gnn=paper, needs it off); off for the tuned GNN is an ablation without "
         "retraining, measured: the GNN alone falls from 0.91 to 0.68 hits@1 on 300 held-aside "
         "questions",
+    )
+    rank_answers: bool = option(
+        True,
+        "with answer_list: the answers the reader lists are ordered by the GNN's answer "
+        "probability, the reader's order breaking ties (kgviz's)",
     )
     augment_with: str | None = option(
         None,

@@ -51,7 +51,7 @@ from kgviz.reasoners.gnnrag.retrieval import (
 from kgviz.reasoners.gnnrag.subgraph import DenseSubgraph, dense_subgraph
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
-from kgviz.reasoners.prompting import GENERATION, generate_answer
+from kgviz.reasoners.prompting import GENERATION, generate_answer, generate_listed_answer
 from kgviz.reasoners.text_features import context_text_embeddings
 from kgviz.trace import StringTriple, Trace
 
@@ -145,8 +145,23 @@ class GNNRAG(Reasoner[GNNRAGFound]):
             self._answer_with_candidates(trace)
             return
         linking = found.linking
-        messages = path_messages(linking.question, [path.text for path in found.paths])
         names = set(evidence_entities(trace.evidence)) - set(linking.names)
+        paths = [path.text for path in found.paths]
+        if self.config.lists_answers(self.context.llm):
+            scores = trace.stages.get(GNN)
+            probability = {node.name: node.probability for node in scores.nodes} if scores else {}
+            generate_listed_answer(
+                trace,
+                self.context.llm,
+                path_messages(linking.question, paths, listed=True),
+                names,
+                self.config.answer_reask,
+                rank=(lambda name: probability.get(name, 0.0))
+                if self.config.rank_answers
+                else None,
+            )
+            return
+        messages = path_messages(linking.question, paths)
         generate_answer(
             trace,
             self.context.llm,

@@ -24,6 +24,7 @@ PAPER_PRESET = Preset(
         "max_paths": 100,
         "reach_prior": False,
         "answer_reask": False,
+        "answer_list": False,
         "gnn": "paper",
     },
 )

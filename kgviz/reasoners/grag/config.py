@@ -8,13 +8,13 @@ from typing import Literal
 from kgviz.reasoners.base import (
     ANSWER_TOKENS,
     HOPS,
-    GroundedConfig,
+    ListAnsweringConfig,
     option,
 )
 
 
 @dataclass
-class GRAGConfig(GroundedConfig):
+class GRAGConfig(ListAnsweringConfig):
     """Ego-graphs of `hops` hops (hubs expanded through their `max_degree` half-edges most
     relevant to the question); the `top_n` most similar to the question (the paper uses 10; 5
     keeps more evidence recall within the budget, see the GRAG README) among
@@ -42,8 +42,9 @@ class GRAGConfig(GroundedConfig):
         range=(0, HOPS[1]),
     )
     description_tokens: int = option(
-        1500,
-        "token budget of the description; triples kept best gate score first",
+        750,
+        "token budget of the description; triples kept best gate score first (the prompt's "
+        "length, so the reader's time, follows it)",
         range=(1, 32_768),
     )
     task: Literal["auto", "qa", "stance"] = option(

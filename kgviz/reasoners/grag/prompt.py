@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgviz.llm.base import Message
-from kgviz.reasoners.prompting import SYSTEM_PROMPT
+from kgviz.reasoners.prompting import LIST_SYSTEM, SYSTEM_PROMPT
 
 GRAPH_GUIDE = (
     "Knowledge graph excerpts follow. Each begins with a quoted entity; an indented "
@@ -27,10 +27,15 @@ def graph_context(descriptions: Sequence[tuple[str, str]]) -> list[str]:
     return lines
 
 
-def qa_messages(question: str, descriptions: Sequence[tuple[str, str]]) -> list[Message]:
+def qa_messages(
+    question: str, descriptions: Sequence[tuple[str, str]], listed: bool = False
+) -> list[Message]:
+    """The question after the descriptions; `listed` asks for the JSON answer list instead of
+    comma-separated names."""
     context = [*graph_context(descriptions), ""] if descriptions else []
     user = "\n".join([*context, f"Question: {question}", "Answer:"])
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    system = LIST_SYSTEM if listed else SYSTEM_PROMPT
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def stance_messages(question: str, descriptions: Sequence[tuple[str, str]]) -> list[Message]:

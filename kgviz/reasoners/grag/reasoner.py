@@ -45,7 +45,7 @@ from kgviz.reasoners.grag.records import (
 from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retrieve
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, entity_names
-from kgviz.reasoners.prompting import generate_answer
+from kgviz.reasoners.prompting import generate_answer, generate_listed_answer
 from kgviz.trace import StringTriple, Trace
 
 STANCES = ("support", "counter")
@@ -295,6 +295,16 @@ class GRAG(Reasoner[GRAGFound]):
             )
             return
         names = set(evidence_entities(trace.evidence)) - set(found.topics)
+        if self.config.lists_answers(self.context.llm):
+            generate_listed_answer(
+                trace,
+                self.context.llm,
+                qa_messages(found.question, described, listed=True),
+                names,
+                self.config.answer_reask,
+                soft_prompt=found.graph_token,
+            )
+            return
         generate_answer(
             trace,
             self.context.llm,

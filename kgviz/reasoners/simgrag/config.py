@@ -8,7 +8,7 @@ from typing import Literal
 from kgviz.errors import KgvizError
 from kgviz.reasoners.base import (
     Bounds,
-    GroundedConfig,
+    ListAnsweringConfig,
     option,
 )
 from kgviz.reasoners.simgrag import prompts
@@ -19,10 +19,11 @@ ANSWER_FORMATS: tuple[AnswerFormat, ...] = ("json", "paper")
 ALGORITHMS: tuple[Algorithm, ...] = ("optimized", "algorithm1")
 TASKS: tuple[prompts.Task, ...] = ("qa", "verify")
 POOL_SIZES: Bounds = (1, 4096)  # candidates per pattern node or relation
+VOCABULARY_RELATIONS = 100  # most KG relations a pattern's relation is constrained to
 
 
 @dataclass
-class SimGRAGConfig(GroundedConfig):
+class SimGRAGConfig(ListAnsweringConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
     `relation_hint`, `reask_lost_topics` and `own_knowledge` are kgviz's additions (the `paper`
     preset turns them off)."""
@@ -54,6 +55,12 @@ class SimGRAGConfig(GroundedConfig):
         "name the KG family's relations in the pattern prompt (not in the paper); measured, "
         "retrieval only: evidence recall 0.63 with, 0.67 without at 2 hops, 0.90 and 0.80 at "
         "3 hops (30 questions each: within chance)",
+    )
+    relation_vocabulary: bool = option(
+        True,
+        "the pattern's relations are constrained to the KG's relation names (or UNKNOWN "
+        f"relation n) when it has at most {VOCABULARY_RELATIONS}, so the LLM cannot write a "
+        "relation the KG lacks (not in the paper)",
     )
     reask_lost_topics: bool = option(
         True,

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Literal
 
 from kgviz.llm.base import Message
-from kgviz.reasoners.prompting import own_entities_problem
+from kgviz.reasoners.prompting import list_reply, own_entities_problem
 from kgviz.reasoners.simgrag.fewshot import (
     ANSWER_EXAMPLES,
     PATTERN_EXAMPLES,
@@ -25,13 +25,21 @@ Task = Literal["qa", "verify"]
 NAME_CHARS = 120  # longest name or relation a pattern may write
 
 
+UNKNOWN_RELATIONS = 3  # "UNKNOWN relation 1" .. 3 stay writable under a relation vocabulary
+
+
 @cache
-def pattern_schema(max_triples: int) -> dict:
+def pattern_schema(max_triples: int, relations: tuple[str, ...] = ()) -> dict:
     """The pattern reply: phrases and [head, relation, tail] triples, at most `max_triples` of
     each and names of at most `NAME_CHARS`, so a reply that loops stops at the bound instead
-    of running to the token limit."""
+    of running to the token limit. With `relations` (the KG's, as words), a triple's relation
+    is one of them or an "UNKNOWN relation n"."""
     name = {"type": "string", "maxLength": NAME_CHARS}
-    triple = {"type": "array", "items": name, "minItems": 3, "maxItems": 3}
+    triple: dict = {"type": "array", "items": name, "minItems": 3, "maxItems": 3}
+    if relations:
+        unknown = [f"UNKNOWN relation {n}" for n in range(1, UNKNOWN_RELATIONS + 1)]
+        relation = {"type": "string", "enum": [*relations, *unknown]}
+        triple = {**triple, "prefixItems": [name, relation, name]}
     return {
         "type": "object",
         "properties": {
@@ -193,6 +201,21 @@ def answer_instructions(own_knowledge: bool) -> str:
     return ANSWER_INSTRUCTIONS + (OWN_KNOWLEDGE_RULE if own_knowledge else "") + ANSWER_FORMAT
 
 
+LIST_ANSWER_FORMAT = (
+    'Reply with JSON only, {"answers": ["name", ...]}: the most likely answer first; '
+    "if no graph fits, answer from your own knowledge."
+)
+
+
+@cache
+def _listed_answer_prefix() -> tuple[Message, ...]:
+    turns: list[Message] = [{"role": "system", "content": ANSWER_INSTRUCTIONS + LIST_ANSWER_FORMAT}]
+    for question, graphs, _, answers in ANSWER_EXAMPLES:
+        turns.append(_evidence_turn("question", question, graphs))
+        turns.append({"role": "assistant", "content": list_reply(answers)})
+    return tuple(turns)
+
+
 @cache
 def _answer_prefix(task: Task, own_knowledge: bool) -> tuple[Message, ...]:
     if task == "verify":
@@ -211,16 +234,19 @@ def _answer_prefix(task: Task, own_knowledge: bool) -> tuple[Message, ...]:
 
 
 def answer_messages(
-    task: Task, question: str, graphs: Sequence[Sequence[Triple]], own_knowledge: bool = True
+    task: Task,
+    question: str,
+    graphs: Sequence[Sequence[Triple]],
+    own_knowledge: bool = True,
+    listed: bool = False,
 ) -> list[Message]:
     """The verbalized-subgraph answer prompt (`qa`) or its True/False variant (`verify`);
     `own_knowledge` keeps kgviz's rule to answer from the LLM's own knowledge when no graph
-    fits (not in the paper)."""
+    fits (not in the paper); `listed` asks for the JSON answer list alone (qa; the list is
+    constrained to the graphs' names, so its own-knowledge rule applies when none was found)."""
     label = "claim" if task == "verify" else "question"
-    return [
-        *map(dict, _answer_prefix(task, own_knowledge)),
-        _evidence_turn(label, question, graphs),
-    ]
+    prefix = _listed_answer_prefix() if listed else _answer_prefix(task, own_knowledge)
+    return [*map(dict, prefix), _evidence_turn(label, question, graphs)]
 
 
 def answer_schema(task: Task) -> dict:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from kgviz.embed.kg_index import relation_text
 from kgviz.llm.base import Message
 from kgviz.llm.errors import LLMOutputError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
@@ -19,9 +21,9 @@ from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import GROUNDING, note_grounding, question_grounding
 from kgviz.reasoners.linking import entity_names
 from kgviz.reasoners.llm_calls import ask_json, ask_text
-from kgviz.reasoners.prompting import reask_messages
+from kgviz.reasoners.prompting import generate_listed_answer, reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
-from kgviz.reasoners.simgrag.config import SimGRAGConfig
+from kgviz.reasoners.simgrag.config import VOCABULARY_RELATIONS, SimGRAGConfig
 from kgviz.reasoners.simgrag.joint import widened_topk
 from kgviz.reasoners.simgrag.paper_answers import paper_answer_messages
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools, pattern_mentions
@@ -102,8 +104,14 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         return found
 
     def generate(self, trace: Trace, question: str, found: list[subgraphs.Subgraph]) -> None:
+        graphs = [s.triples for s in found]
+        config = self.config
+        listed = config.lists_answers(self.context.llm)
+        if listed and config.answer_format == "json" and config.task == "qa":
+            self._generate_listed(trace, question, graphs)
+            return
         with trace.stage(GENERATION):
-            self._generate(trace, question, [s.triples for s in found])
+            self._generate(trace, question, graphs)
 
     def found_from(self, trace: Trace) -> list[subgraphs.Subgraph]:
         """The recorded subgraphs cut to the evidence, and the triples added to it as one more
@@ -122,8 +130,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             self.context.dataset.domain, question, self.config.relation_hint
         )
         try:
-            schema = prompts.pattern_schema(self.config.max_triples)
-            reply = ask_json(trace, PATTERN, self.context.llm, messages, schema)
+            reply = ask_json(trace, PATTERN, self.context.llm, messages, self._pattern_schema)
             pattern = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
@@ -134,6 +141,16 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         parts = pattern.searchable()
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
         return pattern, parts
+
+    @cached_property
+    def _pattern_schema(self) -> dict:
+        """The pattern's JSON schema: bounded, and with the KG's relation names as its relation
+        vocabulary when `relation_vocabulary` is on and the KG has few enough of them."""
+        relations: tuple[str, ...] = ()
+        names = self.context.kg.relations
+        if self.config.relation_vocabulary and len(names) <= VOCABULARY_RELATIONS:
+            relations = tuple(sorted({relation_text(name) for name in names}))
+        return prompts.pattern_schema(self.config.max_triples, relations)
 
     def _reask_pattern(
         self, trace: Trace, messages: list[Message], first: QueryPattern, topics: tuple[str, ...]
@@ -151,7 +168,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
                 PATTERN_REASK_STAGE,
                 self.context.llm,
                 follow_up,
-                prompts.pattern_schema(self.config.max_triples),
+                self._pattern_schema,
             )
             again = parse_pattern(reply, self.config.max_triples)
         except (LLMOutputError, PatternError) as error:
@@ -290,6 +307,20 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             trace.answers = self.listed_answers(
                 "\n".join(generation.answer), entity_names(self.context)
             )
+
+    def _generate_listed(
+        self, trace: Trace, question: str, graphs: list[list[StringTriple]]
+    ) -> None:
+        """The answer as a JSON list of the subgraphs' entities (the question's own aside; any
+        short text when no subgraph was found, answered from the model's own knowledge)."""
+        messages = prompts.answer_messages("qa", question, graphs, listed=True)
+        generation = SimGRAGGeneration("qa")
+        trace.record(GENERATION, generation)
+        names, asked = self._evidence_entities(trace, question)
+        choices = [name for name in names if name not in asked]
+        generation.answer = generate_listed_answer(
+            trace, self.context.llm, messages, choices, self.config.answer_reask
+        )
 
     def _generate_as_paper(
         self, trace: Trace, question: str, graphs: list[list[StringTriple]]

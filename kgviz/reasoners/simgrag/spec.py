@@ -15,10 +15,12 @@ PAPER_PRESET = Preset(
     + parts_note("Llama 3 70B (4-bit)", "Nomic embeddings (768-dim)"),
     {
         "relation_hint": False,
+        "relation_vocabulary": False,
         "reask_lost_topics": False,
         "own_knowledge": False,
         "answer_format": "paper",
         "answer_reask": False,
+        "answer_list": False,
     },
 )
 

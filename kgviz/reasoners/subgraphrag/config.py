@@ -8,7 +8,7 @@ from typing import Literal
 from kgviz.reasoners.base import (
     ANSWER_TOKENS,
     HOPS,
-    GroundedConfig,
+    ListAnsweringConfig,
     option,
 )
 
@@ -27,7 +27,7 @@ DEFAULTS = SubgraphRAGRetrieval()
 
 
 @dataclass
-class SubgraphRAGConfig(GroundedConfig):
+class SubgraphRAGConfig(ListAnsweringConfig):
     """`top_k` triples (or "auto": sized to the reader, see `resolved_top_k`) to the LLM out of
     the candidates within `hops` of the topic entities (at most `max_candidates`, hubs above
     `hub_degree` not walked through); `checkpoint_root` is the folder holding `subgraphrag/`

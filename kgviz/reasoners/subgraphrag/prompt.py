@@ -1,5 +1,6 @@
 """The reasoning prompt: the top-K triples, one worked demonstration, and a request for an
-explanation grounded in the triples followed by `ans:` lines."""
+explanation grounded in the triples followed by `ans:` lines (the paper's), or for the JSON list of
+the answers alone (`listed`, the tuned preset's)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from kgviz.embed.kg_index import relation_text
 from kgviz.llm.base import Message
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
-from kgviz.reasoners.prompting import own_entities_problem
+from kgviz.reasoners.prompting import LIST_FORMAT, list_reply, own_entities_problem
 from kgviz.trace import StringTriple
 
 SYSTEM_PROMPT = (
@@ -17,6 +18,11 @@ SYSTEM_PROMPT = (
     "Use only the triples given. First explain, step by step, which triples lead to the answer. "
     "Then put every answer on its own line as `ans: <name>`, spelling each name exactly as in "
     "the triples. If the triples do not contain the answer, write `ans: not available`."
+)
+
+LIST_SYSTEM_PROMPT = (
+    "You answer questions from knowledge-graph facts written as (head, relation, tail) triples. "
+    f"Use only the triples given. {LIST_FORMAT}"
 )
 
 DEMO_TRIPLES: tuple[StringTriple, ...] = (
@@ -51,12 +57,21 @@ def user_turn(triples: Sequence[StringTriple], question: str) -> str:
     return f"Triples:\n{lines}\n\nQuestion: {question}"
 
 
-def reasoning_messages(question: str, triples: Sequence[StringTriple]) -> list[Message]:
-    """System prompt, the demonstration as a user/assistant exchange, then the question."""
+DEMO_LIST = ("1987", "1992")
+
+
+def reasoning_messages(
+    question: str, triples: Sequence[StringTriple], listed: bool = False
+) -> list[Message]:
+    """System prompt, the demonstration as a user/assistant exchange, then the question;
+    `listed` asks for the JSON answer list instead of the explanation and `ans:` lines."""
+    system, demo = (
+        (LIST_SYSTEM_PROMPT, list_reply(DEMO_LIST)) if listed else (SYSTEM_PROMPT, DEMO_ANSWER)
+    )
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": user_turn(DEMO_TRIPLES, DEMO_QUESTION)},
-        {"role": "assistant", "content": DEMO_ANSWER},
+        {"role": "assistant", "content": demo},
         {"role": "user", "content": user_turn(triples, question)},
     ]
 

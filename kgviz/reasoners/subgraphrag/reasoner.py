@@ -16,11 +16,11 @@ import torch
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.model_size import parameter_billions
-from kgviz.reasoners.answers import NameLookup, listed_names
+from kgviz.reasoners.answers import NameLookup, evidence_entities, listed_names
 from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, EntityLinking, entity_names
-from kgviz.reasoners.prompting import generate_answer
+from kgviz.reasoners.prompting import generate_answer, generate_listed_answer
 from kgviz.reasoners.subgraphrag.config import SubgraphRAGConfig
 from kgviz.reasoners.subgraphrag.prompt import (
     ans_reask,
@@ -142,8 +142,17 @@ class SubgraphRAG(Reasoner[EntityLinking]):
         return trace.stages[LINKING]
 
     def generate(self, trace: Trace, question: str, found: EntityLinking) -> None:
-        """One LLM call (and one re-ask when no `ans:` line commits); the answers are the
-        evidence entities (topic entities aside) that its `ans:` lines name."""
+        """One LLM call (and one re-ask when it commits to nothing): with `answer_list`, a JSON
+        list of evidence entities (topic entities aside); otherwise the evidence entities that
+        its `ans:` lines name."""
+        if self.config.lists_answers(self.context.llm):
+            messages = reasoning_messages(found.question, trace.evidence, listed=True)
+            choices = set(evidence_entities(trace.evidence)) - set(found.names)
+            listed = generate_listed_answer(
+                trace, self.context.llm, messages, choices, self.config.answer_reask
+            )
+            trace.record(GENERATION, SubgraphRAGGeneration("", listed, list(trace.answers)))
+            return
         messages = reasoning_messages(found.question, trace.evidence)
         reply = generate_answer(
             trace,

@@ -16,7 +16,13 @@ PAPER_PRESET = Preset(
     "without the re-ask 88 of its 150 replies commit to nothing; with the re-ask it scores "
     "0.69 (p = 0.17 against tuned). "
     + parts_note("Llama3.1-8B-Instruct or GPT-4o", "the paper's pre-trained text encoder"),
-    {"top_k": 100, "max_candidates": 1_000_000, "hub_degree": 100_000_000, "answer_reask": False},
+    {
+        "top_k": 100,
+        "max_candidates": 1_000_000,
+        "hub_degree": 100_000_000,
+        "answer_reask": False,
+        "answer_list": False,
+    },
 )
 
 SPEC = MethodSpec(

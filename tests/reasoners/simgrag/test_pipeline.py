@@ -230,9 +230,12 @@ class ScriptedLLM(LLM):
 
 
 def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
-    trace = make_reasoner(
-        "simgrag", demo_context(ScriptedLLM("no json here", "Robert Zemeckis?"))
-    ).run("who directed Forrest Gump")
+    """In the JSON answer format with a reason (answer_list off; the listed answer's own
+    handling of bad replies is in tests/reasoners/test_listed_answers.py)."""
+    scripted = ScriptedLLM("no json here", "Robert Zemeckis?")
+    trace = make_reasoner("simgrag", demo_context(scripted), answer_list=False).run(
+        "who directed Forrest Gump"
+    )
     assert trace.stages["pattern"] is None and trace.evidence == []
     assert trace.warnings[0].startswith("pattern:") and trace.warnings[1].startswith("generation:")
     # no evidence to name, but the raw reply lists a KG name: the last resort commits to it
@@ -248,7 +251,9 @@ def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
         }
     )
     answer = json.dumps({"reason": "no graph", "answer": []})
-    trace = make_reasoner("simgrag", demo_context(ScriptedLLM(nowhere, answer)), k_nodes=1).run("q")
+    trace = make_reasoner(
+        "simgrag", demo_context(ScriptedLLM(nowhere, answer)), k_nodes=1, answer_list=False
+    ).run("q")
     assert trace.warnings == ["search: no KG subgraph matches the pattern"]
     assert trace.answer == "No answer found. no graph" and trace.evidence == []
 
