@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from kgviz.datasets.splits import PARTS
 from kgviz.embed.index import IndexKind
+from kgviz.environment import check_environment
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
 from kgviz.llm.redact import redact_text
@@ -906,6 +907,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with visible_output():  # no control character of a question, reply or name reaches it raw
         args = parser.parse_args(argv)
         try:
+            check_environment()
             return args.handler(args)
         except KgvizError as error:
             print(f"kgviz: error: {redact_text(str(error))}", file=sys.stderr)

@@ -11,6 +11,7 @@ from typing import Any
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.kg.readers import MAX_NAME_ENV, max_name_chars
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.scoring.outcome import Outcome, judge
 from kgviz.trace import StringTriple, Trace
@@ -34,7 +35,14 @@ def parse_triple(text: str) -> StringTriple:
     """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
     parts = [part.strip() for part in text.split("|")]
     if len(parts) != 3 or not all(parts):
-        raise KgvizError(f"bad triple {text!r}: expected 'head | relation | tail'")
+        raise KgvizError(f"bad triple {text[:200]!r}: expected 'head | relation | tail'")
+    longest = max_name_chars()
+    for part in parts:
+        if len(part) > longest:
+            raise KgvizError(
+                f"a name of {len(part):,} characters in the triple {text[:80]!r}...: at most "
+                f"{longest:,} (set {MAX_NAME_ENV} to raise it)"
+            )
     return parts[0], parts[1], parts[2]
 
 

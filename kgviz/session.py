@@ -197,9 +197,23 @@ class Session:
         """The question's record (if the dataset has it), its plain text and marked topics."""
         if isinstance(question, QARecord):
             return question, question.question, ()
+        check_question(question)
         text, marked = split_topic_marks(question)
         record = self.find_question(question) or self.find_question(text)
         return record, record.question if record else text, marked
+
+
+MAX_QUESTION_CHARS = 2000
+
+
+def check_question(text: str) -> None:
+    """A one-line error for a question that is blank or longer than `MAX_QUESTION_CHARS`."""
+    if not text.strip():
+        raise KgvizError("the question is empty: type a question")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise KgvizError(
+            f"the question has {len(text):,} characters; at most {MAX_QUESTION_CHARS:,}"
+        )
 
 
 def open_session(

@@ -33,7 +33,7 @@ LAYERS = [
     {"run", "run_setting", "run_diff", "run_store", "session", "leave_one_out", "training"},
     {"eval"},
     {"viz"},
-    {"app", "demo", "doctor", "cli", "__main__", "__init__"},
+    {"app", "demo", "doctor", "cli", "environment", "__main__", "__init__"},
 ]
 
 

@@ -10,6 +10,7 @@ back to the last whole line and the run stops with one line; the next run resume
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -21,10 +22,14 @@ from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.rows import ResultRow, row_problem
 from kgviz.eval.writer_lock import sole_writer
 
+log = logging.getLogger(__name__)
 
-def parse_results(text: str, path: Path) -> tuple[list[ResultRow], int]:
+
+def parse_results(text: str, path: Path, skip_foreign: bool = False) -> tuple[list[ResultRow], int]:
     """The rows of a results file's `text`, and how many bytes of it are whole lines: all of
-    it, but for a torn last line (left by a run killed mid-write), which is no row."""
+    it, but for a torn last line (left by a run killed mid-write), which is no row. A line that
+    is no row is an error naming it, or, with `skip_foreign` (a run resuming), skipped with a
+    warning and left in the file."""
     rows: list[ResultRow] = []
     lines = text.split("\n")
     offset = 0
@@ -35,25 +40,36 @@ def parse_results(text: str, path: Path) -> tuple[list[ResultRow], int]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
-            if number >= len(lines) - 1:  # only the final line may be torn
+            if number == len(lines):  # only a final line without its newline may be torn
                 return rows, start
-            raise DataFormatError(path, number, "not a JSON results line") from None
-        if not (
-            isinstance(row, dict)
-            and isinstance(row.get("method"), str)
-            and isinstance(row.get("qid"), str)
-        ):
-            raise DataFormatError(
-                path,
-                number,
-                "not a results row (an object with 'method' "
-                "and 'qid' strings, as `kgviz eval` writes)",
-            )
-        problem = row_problem(row)
-        if problem is not None:
-            raise DataFormatError(path, number, f"a results row whose {problem}")
-        rows.append(cast(ResultRow, row))
+            row = None
+        try:
+            rows.append(checked_row(row, path, number))
+        except DataFormatError as error:
+            if not skip_foreign:
+                raise
+            log.warning("kgviz: %s; left in the file, skipped", error)
     return rows, len(text.encode("utf-8"))
+
+
+def checked_row(row: object, path: Path, number: int) -> ResultRow:
+    """`row` (line `number` of `path`, parsed; None when it is no JSON) as a results row."""
+    if row is None:
+        raise DataFormatError(path, number, "not a JSON results line")
+    if not (
+        isinstance(row, dict)
+        and isinstance(row.get("method"), str)
+        and isinstance(row.get("qid"), str)
+    ):
+        raise DataFormatError(
+            path,
+            number,
+            "not a results row (an object with 'method' and 'qid' strings, as `kgviz eval` writes)",
+        )
+    problem = row_problem(row)
+    if problem is not None:
+        raise DataFormatError(path, number, f"a results row whose {problem}")
+    return cast(ResultRow, row)
 
 
 def read_results(path: Path) -> list[ResultRow]:
@@ -93,7 +109,7 @@ class ResultsWriter:
             self._stack.close()
             raise KgvizError(f"{self.path} is not a UTF-8 results file ({error})") from error
         try:
-            self.rows, whole = parse_results(text, self.path)
+            self.rows, whole = parse_results(text, self.path, skip_foreign=True)
         except BaseException:
             self._stack.close()
             raise

@@ -29,6 +29,12 @@ def open_results(out: Path) -> int:
     """A read-write, appending descriptor of `out` (created if absent); one-line errors."""
     if out.is_dir():
         raise KgvizError(f"{out} is a folder; give a results file such as {out / 'r.jsonl'}")
+    blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise KgvizError(
+            f"cannot write results to {out}: {blocking} is a file, not a folder; give another "
+            "--out path or move that file"
+        )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         return os.open(out, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)

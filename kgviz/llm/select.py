@@ -133,8 +133,13 @@ def backend_kind(prefix: str) -> BackendKind:
 
 def _choose(spec: str, slots: int | None = None) -> Choice:
     """`slots`: requests the offline model serves at once (None: its default)."""
-    prefix, _, rest = spec.strip().partition(":")
+    prefix, colon, rest = spec.strip().partition(":")
     kind = backend_kind(prefix)
+    if colon and not rest.strip():  # "hf:" names no model: say so rather than pick the default
+        raise UnknownNameError(
+            f"bad --llm value {redact_text(spec)!r}: nothing after '{prefix}:'; expected "
+            f"{kind.grammar}"
+        )
     try:
         return kind.make(rest, slots)
     except ValueError:

@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,10 +29,11 @@ from kgviz.llm.errors import (
     LLMTransient,
     LLMUnavailable,
 )
-from kgviz.llm.http_errors import CONNECT_TIMEOUT_S, read_capped, status_error, transport_error
+from kgviz.llm.http_errors import CONNECT_TIMEOUT_S, status_error, transport_error
 
 log = logging.getLogger(__name__)
-REPLY_CAP = 512_000_000  # bytes of one result read at most
+REPLY_CAP = 256_000_000  # bytes of one result at most (a page of a million names: ~150 MB)
+COUNT_DIGITS = 18  # a COUNT longer than this is no count of a KG's triples
 Binding = dict[str, dict[str, str]]  # variable -> {"type": ..., "value": ..., ...}
 
 
@@ -147,14 +149,14 @@ class SparqlClient:
         self._answered = True
         return parse_bindings(body, self.endpoint)
 
-    def _post(self, client: httpx.Client, query: str) -> bytes:
+    def _post(self, client: httpx.Client, query: str) -> bytearray:
         headers = {"Accept": "application/sparql-results+json"}
         where = f"the SPARQL endpoint {self.endpoint}"
         try:
             with client.stream(
                 "POST", self.endpoint, data={"query": query}, headers=headers
             ) as response:
-                body = read_capped(response.iter_bytes(), REPLY_CAP)
+                body = read_within(response.iter_bytes(), REPLY_CAP, where)
         except httpx.HTTPError as error:
             refused = f"no SPARQL endpoint answers at {self.endpoint} (is the server running?)"
             raise transport_error(error, where, self.timeout_s, refused, self._answered) from None
@@ -163,8 +165,22 @@ class SparqlClient:
                 raise
             raise LLMTransient(f"{where}: the connection was closed by a stopped query") from None
         if response.status_code >= 400:
-            raise status_error(response.status_code, body, where)
+            raise status_error(response.status_code, bytes(body[:4096]), where)
         return body
+
+
+def read_within(chunks: Iterator[bytes], cap: int, where: str) -> bytearray:
+    """A streamed body of at most `cap` bytes; a longer one stops being read at the cap and is
+    an error saying so (memory stays bounded by the cap)."""
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) > cap:
+            raise SparqlError(
+                f"{where} sent more than {cap // 1_000_000:,} MB for one query; lower `page` and "
+                "`batch` in kb.sparql to ask for less at a time"
+            )
+    return body
 
 
 def _as_sparql_error(error: LLMError) -> SparqlError:
@@ -176,7 +192,7 @@ def _as_sparql_error(error: LLMError) -> SparqlError:
     return SparqlError(str(error))
 
 
-def parse_bindings(body: bytes, endpoint: str) -> list[Binding]:
+def parse_bindings(body: bytes | bytearray, endpoint: str) -> list[Binding]:
     """The `results.bindings` of a SPARQL JSON result; anything else is a one-line error."""
     try:
         data: Any = json.loads(body)
@@ -214,6 +230,7 @@ def bound(row: Binding, var: str, endpoint: str) -> dict[str, str]:
 def count_value(row: Binding, endpoint: str) -> int:
     """The whole number `row` binds to `?n` (a COUNT)."""
     value = bound(row, "n", endpoint)["value"]
-    if not value.isdigit():
-        raise SparqlError(f"the SPARQL endpoint {endpoint} counted {value[:40]!r}, not a number")
+    if not value.isdigit() or len(value) > COUNT_DIGITS:
+        shown = value[:40] + ("..." if len(value) > 40 else "")
+        raise SparqlError(f"the SPARQL endpoint {endpoint} counted {shown!r}, not a count")
     return int(value)

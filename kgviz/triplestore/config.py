@@ -1,4 +1,4 @@
-"""`kb.sparql`: where a KG is served, in TOML.
+"""`kb.sparql`: where a KG is served, in TOML, or the endpoint's URL alone on its one line.
 
 endpoint = "http://127.0.0.1:7878/query"   # required: the SPARQL 1.1 query URL
 graph = "http://example.org/kg"            # a named graph (default: the default graph)
@@ -46,9 +46,21 @@ class EndpointConfig:
     def read(cls, path: Path) -> EndpointConfig:
         """Parse `path`; a syntax error, an unknown key or a bad value names the file."""
         try:
-            data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise DataFormatError(path, 0, f"invalid TOML ({error})") from None
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise DataFormatError(path, 0, f"not UTF-8 text ({error})") from None
+        bare = text.strip()
+        if bare.startswith(("http://", "https://")) and len(bare.split()) == 1:
+            return cls(endpoint=bare)  # the URL alone, as a first kb.sparql is often written
+        try:
+            data: dict[str, Any] = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise DataFormatError(
+                path,
+                0,
+                f"invalid TOML ({error}); write the endpoint's URL alone, or "
+                'endpoint = "http://host:port/query" and the other settings',
+            ) from None
         known = {"endpoint", "graph", "label", *_NUMBERS}
         if unknown := sorted(set(data) - known):
             raise DataFormatError(
