@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from kgviz.checkpoint_store import CHECKPOINTS, user_checkpoints
+from kgviz.checkpoints.store import CHECKPOINTS, user_checkpoints
 from kgviz.cli import main as kgviz
 from kgviz.eval.results_file import read_results
 from kgviz.eval.summary import summarize

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from kgviz.datasets import get_dataset
-from kgviz.run_store import RunStore
+from kgviz.runs.store import RunStore
 from kgviz.trace import Trace
 from kgviz.triplestore import oxigraph
 from kgviz.triplestore.export import write_ntriples

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from kgviz.atomic import write_text_atomic
-from kgviz.checkpoint_store import CARD, CHECKPOINTS, card_text
+from kgviz.checkpoints.store import CARD, CHECKPOINTS, card_text
 from kgviz.datasets.splits import metaqa_training_parts
 from kgviz.reasoners.grag.config import GRAGConfig
 from kgviz.reasoners.grag.ego_index import build_ego_index
 from kgviz.reasoners.grag.gate import CHECKPOINT, load_pruner
 from kgviz.reasoners.grag.samples import GRAGRetrieval
 from kgviz.reasoners.grag.train import per_hop, samples_of
+from kgviz.storage.atomic import write_text_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = os.environ.get("KGVIZ_DATA", str(REPO.parent / "shared" / "data"))

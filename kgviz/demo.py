@@ -9,11 +9,11 @@ from pathlib import Path
 
 from plotly.offline import get_plotlyjs
 
-from kgviz.atomic import write_text_atomic
 from kgviz.llm.errors import LLMError
 from kgviz.reasoners.registry import method_names
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.session import open_session
+from kgviz.storage.atomic import write_text_atomic
 from kgviz.version import code_version
 from kgviz.viz.escape import esc
 from kgviz.viz.page import STYLE, facts_table, run_sections

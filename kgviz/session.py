@@ -19,8 +19,8 @@ from kgviz.errors import KgvizError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.presets import DEFAULT_PRESET, with_preset
 from kgviz.reasoners.registry import make_reasoner, method_spec
-from kgviz.run import EDIT, EvidenceEdit, Run, judged_run
-from kgviz.run_setting import llm_identity, run_setting
+from kgviz.runs.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.runs.setting import llm_identity, run_setting
 from kgviz.trace import StringTriple, Trace
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from kgviz.cli import main
 from kgviz.demo import demo_page, method_totals
 from kgviz.reasoners.base import borrowed_checkpoint_note
 from kgviz.reasoners.registry import method_label, method_names
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 from kgviz.trace import Trace
 from kgviz.viz.page import external_scripts
 

@@ -13,27 +13,16 @@ import networkx as nx
 PACKAGE = Path(__file__).resolve().parents[1] / "kgviz"
 # lowest first; a module may import from its own layer or a lower one
 LAYERS = [
-    {
-        "errors",
-        "paths",
-        "atomic",
-        "cache_repair",
-        "exclusive_lock",
-        "checkpoint_store",
-        "checkpoint_card",
-        "checkpoint_loader",
-        "version",
-        "terminal",
-    },
+    {"errors", "paths", "storage", "checkpoints", "version"},
     {"kg"},
     {"embed", "llm", "triplestore", "datasets"},
-    {"trace", "trace_io"},
+    {"trace"},
     {"reasoners"},
     {"scoring"},
-    {"run", "run_setting", "run_diff", "run_store", "session", "leave_one_out", "training"},
+    {"runs", "session", "training"},
     {"eval"},
     {"viz"},
-    {"app", "demo", "doctor", "cli", "environment", "__main__", "__init__"},
+    {"app", "demo", "cli", "__main__", "__init__"},
 ]
 
 

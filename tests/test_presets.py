@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kgviz.checkpoint_store import CARD, card_sha256, save_checkpoint
+from kgviz.checkpoints.store import CARD, card_sha256, save_checkpoint
 from kgviz.cli import build_parser
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
@@ -23,7 +23,7 @@ from kgviz.llm.model_files import MODELS, verified_sha256
 from kgviz.reasoners.base import option_help
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.reasoners.simgrag import prompts
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz.report import load_rows

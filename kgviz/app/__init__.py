@@ -24,8 +24,8 @@ from kgviz.app.runs_panel import RunsPanel
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.cache import CacheMode
-from kgviz.run import Run
-from kgviz.run_store import RunStore
+from kgviz.runs.run import Run
+from kgviz.runs.store import RunStore
 from kgviz.session import Session, open_session
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 class Lab(widgets.VBox):
     """Shared controls above four tabs: Ask (one method, every stage), Compare, Batch, Runs.
-    Every run the lab makes is kept in `store` (default: `KGVIZ_RUNS`, see `kgviz.run_store`)."""
+    Every run the lab makes is kept in `store` (default: `KGVIZ_RUNS`, see `kgviz.runs.store`)."""
 
     def __init__(
         self,

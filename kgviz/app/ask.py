@@ -19,7 +19,7 @@ from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.grounding import GROUNDING
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label, method_names, method_spec, reasoner_class
-from kgviz.run import Run, options_text
+from kgviz.runs.run import Run, options_text
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
 from kgviz.viz.escape import esc

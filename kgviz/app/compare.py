@@ -27,7 +27,7 @@ from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label, trace_label
-from kgviz.run import FACTS, Run
+from kgviz.runs.run import FACTS, Run
 from kgviz.session import Session
 from kgviz.trace import Trace
 from kgviz.viz import evidence_graph

@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from kgviz.kg.graph import KnowledgeGraph
-from kgviz.run import Run
-from kgviz.run_store import RunEntry, RunStore
+from kgviz.runs.run import Run
+from kgviz.runs.store import RunEntry, RunStore
 
 # The graph a loaded run's views link to (None: drawn without it).
 GraphOf = Callable[[Run], KnowledgeGraph | None]

@@ -10,8 +10,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from kgviz.app.render import message
-from kgviz.run import options_text
-from kgviz.run_store import RunEntry
+from kgviz.runs.run import options_text
+from kgviz.runs.store import RunEntry
 from kgviz.viz.escape import esc
 
 MAX_ROWS = 100  # rows shown at once (a filter narrows the rest)

@@ -16,7 +16,7 @@ from kgviz.app.downloads import DownloadFile, Downloads
 from kgviz.app.headed import Headed
 from kgviz.app.render import drop_stale, empty_tabs, mark_stale, update_tabs
 from kgviz.reasoners.registry import method_label
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.export import evidence_graphml, evidence_json

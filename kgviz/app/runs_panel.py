@@ -17,9 +17,9 @@ from kgviz.app.run_table import RunTable
 from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
 from kgviz.errors import KgvizError
-from kgviz.leave_one_out import Probe, leave_one_out
-from kgviz.run import Run
-from kgviz.run_diff import diff_runs
+from kgviz.runs.diff import diff_runs
+from kgviz.runs.leave_one_out import Probe, leave_one_out
+from kgviz.runs.run import Run
 from kgviz.viz.diff_view import diff_graph, probes_graph, probes_html, run_diff_html
 from kgviz.viz.escape import esc
 

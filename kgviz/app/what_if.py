@@ -10,8 +10,8 @@ import ipywidgets as widgets
 from kgviz.app.controls import stop_on
 from kgviz.app.render import message
 from kgviz.errors import KgvizError
-from kgviz.leave_one_out import seconds_each
-from kgviz.run import Run, parse_triple
+from kgviz.runs.leave_one_out import seconds_each
+from kgviz.runs.run import Run, parse_triple
 from kgviz.trace import StringTriple
 
 MAX_LEFT_OUT = 20  # the default bound on leave-one-out regenerations

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgviz.atomic import write_text_atomic
 from kgviz.datasets.custom import CustomDataset
 from kgviz.paths import cache_root
+from kgviz.storage.atomic import write_text_atomic
 
 GENERATIONS = 6
 GROWTH = 1.35  # each generation is born about this many times larger than the one before

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.paths import cache_root
+from kgviz.storage.atomic import write_atomic
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 MAX_SHARDS = 8
 FLUSH_EVERY = 8192

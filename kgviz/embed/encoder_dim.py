@@ -14,9 +14,9 @@ import os
 import re
 from pathlib import Path
 
-from kgviz.atomic import WriteError, write_text_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.paths import cache_root
+from kgviz.storage.atomic import WriteError, write_text_atomic
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import IO, Any, Literal, Protocol
 
 import numpy as np
 
-from kgviz.atomic import write_atomic
+from kgviz.storage.atomic import write_atomic
 
 FaissKind = Literal["flat", "hnsw"]
 IndexKind = Literal["flat", "hnsw", "milvus"]  # milvus: see kgviz.embed.milvus_index

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex, IndexKind, VectorIndex
 from kgviz.embed.milvus_index import MilvusConnection, MilvusIndex, connect
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.paths import cache_name, cache_root
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 
 def relation_text(name: str) -> str:

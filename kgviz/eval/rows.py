@@ -10,7 +10,7 @@ from typing import Any, Required, TypedDict, get_type_hints
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
 from kgviz.reasoners.base import accepts, describe_hint
-from kgviz.run import Run
+from kgviz.runs.run import Run
 
 
 class ResultRow(TypedDict, total=False):

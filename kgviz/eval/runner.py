@@ -23,7 +23,7 @@ from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
 from kgviz.llm.errors import LLMCancelled, LLMUnavailable, ModelIntegrityError
 from kgviz.reasoners.presets import DEFAULT_PRESET
-from kgviz.run_store import RunStore
+from kgviz.runs.store import RunStore
 from kgviz.session import Session
 from kgviz.triplestore.client import SparqlUnavailable
 

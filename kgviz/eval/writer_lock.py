@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kgviz.errors import KgvizError
-from kgviz.exclusive_lock import holder_line
 from kgviz.paths import cache_root
+from kgviz.storage.exclusive_lock import holder_line
 
 
 def holder_note(fd: int) -> Path:

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CorruptCache, load_or_build
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.vocab import Vocabulary
+from kgviz.storage.atomic import write_atomic
+from kgviz.storage.cache_repair import CorruptCache, load_or_build
 
 FORMAT_VERSION = 2  # 2: control characters in names escaped (`Vocabulary.add`)
 

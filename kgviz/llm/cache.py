@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from kgviz.atomic import write_text_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import LLM, Completion, Message
 from kgviz.llm.errors import LLMCacheMiss, LLMError
 from kgviz.llm.local_key import folder_key, record_mac, same_mac
 from kgviz.llm.soft_prompt import SoftPrompt, text_only_error
 from kgviz.llm.streaming import emit
 from kgviz.paths import cache_root
+from kgviz.storage.atomic import write_text_atomic
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 CacheMode = Literal["rw", "ro", "off"]
 MODES = ("rw", "ro", "off")

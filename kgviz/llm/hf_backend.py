@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgviz.cache_repair import CORRUPT, set_aside
 from kgviz.llm.base import Message, RawReply
 from kgviz.llm.deadline import RequestWatch
 from kgviz.llm.errors import LLMError, LLMUnavailable
@@ -33,6 +32,7 @@ from kgviz.llm.repetition import LoopGuard
 from kgviz.llm.soft_prompt import SOFT_PROMPT_OPTION, SoftPrompt
 from kgviz.llm.stream_state import StreamState
 from kgviz.paths import cache_root
+from kgviz.storage.cache_repair import CORRUPT, set_aside
 
 PROMPT_CHUNK = 256  # prompt tokens read per forward pass (the deadline is checked between)
 NEEDS = ("gguf", "accelerate")

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from kgviz.atomic import atomic_path, write_text_atomic
 from kgviz.errors import UnknownNameError
 from kgviz.llm.errors import LLMError, LLMUnavailable, ModelIntegrityError
 from kgviz.llm.local_key import folder_key, record_mac, same_mac
 from kgviz.paths import models_root
+from kgviz.storage.atomic import atomic_path, write_text_atomic
 
 CHUNK = 8 << 20
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"

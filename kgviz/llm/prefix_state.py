@@ -25,10 +25,10 @@ from pathlib import Path
 
 import httpx
 
-from kgviz.atomic import write_text_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.llm.base import Message
 from kgviz.paths import cache_root
+from kgviz.storage.atomic import write_text_atomic
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 log = logging.getLogger(__name__)
 PREFIX_ENV = "KGVIZ_PREFIX_CACHE"

@@ -24,8 +24,8 @@ from typing import (
     get_type_hints,
 )
 
-from kgviz.checkpoint_card import trained_on
-from kgviz.checkpoint_store import card_sha256, checkpoint_dir, dataset_key, find_checkpoint
+from kgviz.checkpoints.card import trained_on
+from kgviz.checkpoints.store import card_sha256, checkpoint_dir, dataset_key, find_checkpoint
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex

@@ -11,7 +11,7 @@ from kgviz.errors import UnknownNameError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.spec import MethodSpec, load_attribute
 from kgviz.trace import Trace
-from kgviz.trace_io import trust_package
+from kgviz.trace.io import trust_package
 
 _SPECS: dict[str, str | MethodSpec] = {
     "simgrag": "kgviz.reasoners.simgrag.spec:SPEC",

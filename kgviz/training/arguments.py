@@ -6,7 +6,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgviz.checkpoint_store import PACKAGED_DATASET
+from kgviz.checkpoints.store import PACKAGED_DATASET
 from kgviz.paths import data_root
 
 

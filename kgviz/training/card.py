@@ -1,5 +1,5 @@
 """The checkpoint card every trainer writes beside the weights: what was trained (the identity
-`kgviz.checkpoint_card` reads back), on which data, how, and how well."""
+`kgviz.checkpoints.card` reads back), on which data, how, and how well."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from kgviz.checkpoint_card import CARD_FORMAT, model_entry
-from kgviz.checkpoint_store import save_checkpoint
+from kgviz.checkpoints.card import CARD_FORMAT, model_entry
+from kgviz.checkpoints.store import save_checkpoint
 from kgviz.training.loop import Fitted
 from kgviz.training.run import TrainingRun
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from kgviz.checkpoint_store import PACKAGED_DATASET, checkpoint_dir, user_checkpoints
+from kgviz.checkpoints.store import PACKAGED_DATASET, checkpoint_dir, user_checkpoints
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.datasets.registry import get_dataset
 from kgviz.datasets.splits import (
@@ -27,8 +27,8 @@ from kgviz.datasets.splits import (
     training_parts,
 )
 from kgviz.errors import KgvizError
-from kgviz.exclusive_lock import exclusive_lock
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.storage.exclusive_lock import exclusive_lock
 from kgviz.training.arguments import QUICK
 from kgviz.training.loop import Fitted, Schedule, Validation, fit
 from kgviz.training.saved_progress import SavedProgress

@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from kgviz.atomic import atomic_path
 from kgviz.errors import KgvizError
+from kgviz.storage.atomic import atomic_path
 
 PROGRESS = "progress.pt"
 

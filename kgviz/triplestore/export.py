@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from kgviz.atomic import atomic_path
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.storage.atomic import atomic_path
 from kgviz.triplestore.terms import RDFS_LABEL, iri_key, term_key
 
 CHUNK = 100_000

@@ -21,11 +21,11 @@ import numpy as np
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CorruptCache, load_or_build
 from kgviz.kg.rdf import literal_name, node_names
 from kgviz.kg.store import checked_vocabulary
 from kgviz.kg.vocab import Vocabulary
+from kgviz.storage.atomic import write_atomic
+from kgviz.storage.cache_repair import CorruptCache, load_or_build
 from kgviz.triplestore.client import Binding, SparqlClient, bound, count_value
 from kgviz.triplestore.terms import LITERALS, Queries, iri_key, term_key
 

@@ -15,7 +15,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grounding import Grounding
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
-from kgviz.run import EvidenceEdit
+from kgviz.runs.run import EvidenceEdit
 from kgviz.trace import Trace
 from kgviz.viz.diff_view import edit_html
 from kgviz.viz.escape import esc

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.viz.escape import esc
 
 # A reply longer than this shows its first lines, the rest folded behind "show all".

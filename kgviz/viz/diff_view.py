@@ -1,5 +1,5 @@
 """Differences drawn: two runs' verdicts side by side, the options that differ, and the answers
-and evidence triples in both, only in A and only in B (`kgviz.run_diff`); and the evidence edit
+and evidence triples in both, only in A and only in B (`kgviz.runs.diff`); and the evidence edit
 a regenerated run records."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgviz.leave_one_out import Probe
-from kgviz.run import EvidenceEdit, Run
-from kgviz.run_diff import RunDiff, Split
+from kgviz.runs.diff import RunDiff, Split
+from kgviz.runs.leave_one_out import Probe
+from kgviz.runs.run import EvidenceEdit, Run
 from kgviz.viz.escape import esc
 from kgviz.viz.evidence_view import EdgeMark, evidence_graph
 from kgviz.viz.marks import Marks

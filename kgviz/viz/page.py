@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from kgviz.reasoners.registry import trace_label
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgviz.atomic import write_text_atomic
 from kgviz.errors import MissingDataError
 from kgviz.eval.mixing import check_one_setting
 from kgviz.eval.results_file import read_results
@@ -22,6 +21,7 @@ from kgviz.eval.tables import (
     misses_table,
     rows_frame,
 )
+from kgviz.storage.atomic import write_text_atomic
 from kgviz.viz.escape import esc
 
 

@@ -7,8 +7,8 @@ import tempfile
 from pathlib import Path
 
 from kgviz.app import Lab
-from kgviz.run import Run
-from kgviz.run_store import RunStore
+from kgviz.runs.run import Run
+from kgviz.runs.store import RunStore
 
 FORREST = "who directed Forrest Gump"  # a demo example; gold: Robert Zemeckis
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -39,7 +39,7 @@ from kgviz.reasoners import registry
 from kgviz.reasoners.base import option_help
 from kgviz.reasoners.simgrag.reasoner import SimGRAGConfig
 from kgviz.reasoners.spec import MethodSpec
-from kgviz.run import FACTS, judged_run
+from kgviz.runs.run import FACTS, judged_run
 from kgviz.scoring.metrics import score_trace
 from kgviz.trace import LLMCall, Trace
 from kgviz.viz import stage_views

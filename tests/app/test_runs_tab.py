@@ -18,9 +18,9 @@ from pathlib import Path
 from kgviz.app import Lab
 from kgviz.app.run_table import COLUMNS, row_html
 from kgviz.app.run_view import RunView
-from kgviz.run import judged_run
-from kgviz.run_diff import diff_runs
-from kgviz.run_store import RunStore
+from kgviz.runs.diff import diff_runs
+from kgviz.runs.run import judged_run
+from kgviz.runs.store import RunStore
 from kgviz.trace import Trace
 from kgviz.viz.diff_view import CELL, CHANGES, ONLY_A, SAME, run_diff_html
 from kgviz.viz.escape import esc

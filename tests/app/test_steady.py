@@ -17,7 +17,7 @@ from kgviz.app.downloads import DownloadFile, Downloads
 from kgviz.app.render import STALE, drop_stale, mark_stale, update_tabs
 from kgviz.datasets import dataset_names
 from kgviz.reasoners.base import borrowed_checkpoint_note
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 from kgviz.trace import Trace
 from kgviz.viz.answer_view import FOLD_LINES, answer_html
 

@@ -12,7 +12,7 @@ from kgviz.reasoners.answers import listed_names, stated_items
 from kgviz.reasoners.llm_only.reasoner import LLMOnly
 from kgviz.reasoners.subgraphrag.prompt import committed_answers
 from kgviz.reasoners.subgraphrag.reasoner import SubgraphRAG
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 from kgviz.scoring.metrics import score_answers
 from kgviz.trace import LLMCall, Trace
 

@@ -147,7 +147,7 @@ def test_a_results_file_holds_one_llms_answers(tmp_path):
 def test_rows_count_a_cached_reply_at_its_first_cost():
     from kgviz.datasets.base import QARecord
     from kgviz.eval.rows import result_row
-    from kgviz.run import judged_run
+    from kgviz.runs.run import judged_run
     from kgviz.trace import LLMCall, Trace
 
     record = QARecord(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file, save_file
 
-from kgviz.checkpoint_store import CARD, CHECKPOINTS, WEIGHTS, user_checkpoints
+from kgviz.checkpoints.store import CARD, CHECKPOINTS, WEIGHTS, user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError

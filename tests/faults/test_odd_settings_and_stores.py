@@ -18,7 +18,7 @@ import pytest
 from kgviz.errors import KgvizError, UnknownNameError
 from kgviz.eval.results_file import ResultsWriter
 from kgviz.llm.select import choose_llm
-from kgviz.run import parse_triple
+from kgviz.runs.run import parse_triple
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_value
 from kgviz.triplestore.config import EndpointConfig
 

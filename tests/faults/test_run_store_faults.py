@@ -12,8 +12,8 @@ import pytest
 from kgviz.cli import main
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.run import judged_run
-from kgviz.run_store import RunStore
+from kgviz.runs.run import judged_run
+from kgviz.runs.store import RunStore
 from kgviz.trace import Trace
 
 RECORD = QARecord("who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), "q1")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from kgviz.terminal import visible
+from kgviz.cli.terminal import visible
 
 HOSTILE = "\x1b[31mRon\x1b]0;pwned\x07 Howard\x9b2J\x08"
 RAW = ("\x1b", "\x07", "\x9b", "\x08")

@@ -13,9 +13,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from kgviz.atomic import WriteError
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.llm.cache import CachedLLM
+from kgviz.storage.atomic import WriteError
 
 CACHE_WRITES = {
     # which cache: (code that writes a small file, then a large one; where it writes)
@@ -96,7 +96,7 @@ def test_a_full_disk_or_an_io_error_is_one_line(tmp_path, monkeypatch, code, rep
     def fail(fd: int) -> None:
         raise OSError(code, "injected: " + errno.errorcode[code])
 
-    monkeypatch.setattr("kgviz.atomic.os.fsync", fail)
+    monkeypatch.setattr("kgviz.storage.atomic.os.fsync", fail)
     with pytest.raises(WriteError) as shard_error:
         shards.put(["new"], np.ones((1, 4), np.float32))
     with pytest.raises(WriteError) as entry_error:

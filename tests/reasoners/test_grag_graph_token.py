@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kgviz.checkpoint_store import user_checkpoints
+from kgviz.checkpoints.store import user_checkpoints
 from kgviz.cli import main
 from kgviz.llm.hf_backend import HFBackend
 from kgviz.llm.model_files import prepare_model

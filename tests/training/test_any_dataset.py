@@ -9,14 +9,14 @@ import shutil
 
 import pytest
 
-from kgviz.checkpoint_store import CHECKPOINTS, user_checkpoints
+from kgviz.checkpoints.store import CHECKPOINTS, user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
 from kgviz.errors import KgvizError
 from kgviz.eval.rows import result_row
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.registry import make_reasoner
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 
 
 def test_a_dataset_trained_checkpoint_replaces_the_metaqa_fallback(tmp_cache, capsys):
@@ -52,7 +52,7 @@ def test_metaqa_runs_with_the_packaged_checkpoint_without_a_warning(
     """With no checkpoint of the user's for MetaQA (the MetaQA vectors stay in the user's
     cache, built once), the packaged one runs and nothing is borrowed."""
     monkeypatch.setattr(
-        "kgviz.checkpoint_store.user_checkpoints", lambda dataset: tmp_path / dataset
+        "kgviz.checkpoints.store.user_checkpoints", lambda dataset: tmp_path / dataset
     )
     dataset = get_dataset("metaqa-1hop", root=shared_data)
     record = dataset.questions("dev")[0]

@@ -12,8 +12,8 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from kgviz.checkpoint_card import CARD_FORMAT, FORMAT_1_METAQA
-from kgviz.checkpoint_store import CARD, CHECKPOINTS, WEIGHTS
+from kgviz.checkpoints.card import CARD_FORMAT, FORMAT_1_METAQA
+from kgviz.checkpoints.store import CARD, CHECKPOINTS, WEIGHTS
 from kgviz.errors import KgvizError
 from kgviz.reasoners.gnnrag.model import load_gnn
 from kgviz.reasoners.grag.gate import load_pruner

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kgviz.checkpoint_store import user_checkpoints
+from kgviz.checkpoints.store import user_checkpoints
 from kgviz.cli import main
 from kgviz.datasets.family_kg import write_family_kg
 

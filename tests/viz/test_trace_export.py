@@ -13,7 +13,7 @@ import pytest
 
 from kgviz.errors import KgvizError
 from kgviz.reasoners.registry import method_names
-from kgviz.run import judged_run
+from kgviz.runs.run import judged_run
 from kgviz.session import open_session
 from kgviz.trace import Trace
 from kgviz.viz import stage_views

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.checkpoints.loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.reasoners.gnnrag.config import GNNChoice
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GNNShape

@@ -23,8 +23,6 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from kgviz.atomic import write_atomic
-from kgviz.cache_repair import CORRUPT, CorruptCache, set_aside
 from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
@@ -32,6 +30,8 @@ from kgviz.embed.kg_index import graph_fingerprint, relation_text
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
+from kgviz.storage.atomic import write_atomic
+from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 CHUNK_ROWS = 4096  # centres pooled per sparse product (bounds memory on hub-rich graphs)
 SCORE_CHUNK = 65_536  # a hub's half-edges scored at once (bounds memory on huge hubs)

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.checkpoints.loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
 
 CHECKPOINT = "grag"

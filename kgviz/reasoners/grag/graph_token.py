@@ -19,7 +19,7 @@ import torch
 from torch import nn
 from torch_geometric.nn import GATConv
 
-from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.checkpoints.loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.reasoners.grag.ego_index import EgoGraph, EgoIndex
 from kgviz.reasoners.grag.gate import GateShape, SoftPruner

@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from kgviz.checkpoint_store import checkpoint_dir, find_checkpoint
+from kgviz.checkpoints.store import checkpoint_dir, find_checkpoint
 from kgviz.errors import KgvizError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.soft_prompt import SoftPrompt, text_only_error

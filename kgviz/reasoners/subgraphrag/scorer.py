@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from kgviz.checkpoint_loader import LearnedPart, load_learned
+from kgviz.checkpoints.loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
 from kgviz.reasoners.subgraphrag.dde import dde_width
 

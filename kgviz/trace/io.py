@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.atomic import write_text_atomic
 from kgviz.errors import KgvizError
+from kgviz.storage.atomic import write_text_atomic
 
 FORMAT = "kgviz-trace"
 VERSION = 1

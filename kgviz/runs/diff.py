@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.trace import StringTriple
 
 

@@ -23,13 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgviz.atomic import write_text_atomic
-from kgviz.cache_repair import set_aside
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.runs.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.storage.atomic import write_text_atomic
+from kgviz.storage.cache_repair import set_aside
 from kgviz.trace import Trace
-from kgviz.trace_io import read_saved
+from kgviz.trace.io import read_saved
 from kgviz.version import code_version
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from typing import Any, Generic, TypeVar
 
 import torch
 
-from kgviz.checkpoint_card import CardIdentity, card_identity
-from kgviz.checkpoint_store import WEIGHTS, StoredCheckpoint, read_checkpoint
+from kgviz.checkpoints.card import CardIdentity, card_identity
+from kgviz.checkpoints.store import WEIGHTS, StoredCheckpoint, read_checkpoint
 from kgviz.errors import KgvizError
 
 M = TypeVar("M", bound=torch.nn.Module)

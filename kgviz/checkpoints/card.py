@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kgviz.checkpoint_store import PACKAGED_DATASET
+from kgviz.checkpoints.store import PACKAGED_DATASET
 from kgviz.errors import KgvizError
 
 if TYPE_CHECKING:

@@ -157,14 +157,14 @@ class Trace:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write this trace as versioned JSON (`kgviz.trace_io`); `Trace.load` reads it back."""
-        from kgviz.trace_io import write_trace
+        """Write this trace as versioned JSON (`kgviz.trace.io`); `Trace.load` reads it back."""
+        from kgviz.trace.io import write_trace
 
         write_trace(self.saved(), path)
 
     def saved(self) -> dict[str, Any]:
         """This trace as the versioned JSON data `save` writes (for downloads and files)."""
-        from kgviz.trace_io import saved_trace
+        from kgviz.trace.io import saved_trace
 
         plain = {
             "method": self.method,
@@ -186,7 +186,7 @@ class Trace:
     def load(path: str | Path) -> Trace:
         """A trace that `Trace.save` wrote, with every stage record rebuilt; a clear error for
         any other file."""
-        from kgviz.trace_io import read_saved, read_trace
+        from kgviz.trace.io import read_saved, read_trace
 
         return Trace.from_saved(*read_saved(read_trace(path), str(path)), where=str(path))
 
@@ -196,7 +196,7 @@ class Trace:
     ) -> Trace:
         """A trace from the decoded parts `trace_io.read_saved` gives; a clear error for parts
         that are not a trace's."""
-        from kgviz.trace_io import unreadable
+        from kgviz.trace.io import unreadable
 
         if not all(isinstance(call, LLMCall) for call in calls):
             raise KgvizError(f"{where}: llm_calls must hold LLM call records")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgviz.run import Run
+from kgviz.runs.run import Run
 from kgviz.session import Session
 from kgviz.trace import StringTriple
 

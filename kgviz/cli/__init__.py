@@ -11,20 +11,20 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
+from kgviz.cli.environment import check_environment
+from kgviz.cli.terminal import json_visible, visible_output
 from kgviz.datasets.splits import PARTS
 from kgviz.embed.index import IndexKind
-from kgviz.environment import check_environment
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
 from kgviz.llm.redact import redact_text
 from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 from kgviz.reasoners.registry import method_names, trainable_methods
-from kgviz.terminal import json_visible, visible_output
 
 if TYPE_CHECKING:
     from kgviz.reasoners.spec import MethodSpec
-    from kgviz.run import Run
-    from kgviz.run_store import RunEntry
+    from kgviz.runs.run import Run
+    from kgviz.runs.store import RunEntry
     from kgviz.trace import Trace
 
 Handler = Callable[[argparse.Namespace], int]
@@ -168,7 +168,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         trace.save(args.trace)
         print(f"trace written to {args.trace}", file=sys.stderr)
     if args.html:
-        from kgviz.atomic import write_text_atomic
+        from kgviz.storage.atomic import write_text_atomic
         from kgviz.viz.page import run_page
 
         write_text_atomic(args.html, run_page(run))
@@ -195,7 +195,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def keep(run: Run, parent: str | None = None) -> RunEntry | None:
     """Save `run` in the run store (`KGVIZ_RUNS`) and say so on stderr; a store that cannot be
     written is a warning, never the loss of the answer."""
-    from kgviz.run_store import RunStore
+    from kgviz.runs.store import RunStore
 
     store = RunStore()
     try:
@@ -260,7 +260,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from kgviz.eval.plan import EvalPlan
     from kgviz.eval.runner import run_eval
-    from kgviz.run_store import RunStore
+    from kgviz.runs.store import RunStore
     from kgviz.session import open_session
 
     methods = [m for value in args.method for m in value.split(",") if m]
@@ -310,8 +310,8 @@ def llm_spec_of(identity: str) -> str:
 
 def cmd_regenerate(args: argparse.Namespace) -> int:
 
-    from kgviz.run import judged_run, parse_triple
-    from kgviz.run_store import RunStore
+    from kgviz.runs.run import judged_run, parse_triple
+    from kgviz.runs.store import RunStore
     from kgviz.session import open_session
     from kgviz.trace import Trace
 
@@ -356,7 +356,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
 def cmd_runs_list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from kgviz.run_store import RunStore
+    from kgviz.runs.store import RunStore
 
     wanted = dict(pair.split("=", 1) for pair in args.filter if "=" in pair)
     bad = [pair for pair in args.filter if "=" not in pair]
@@ -379,13 +379,13 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
 def cmd_runs_show(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from kgviz.run_store import RunStore
+    from kgviz.runs.store import RunStore
 
     store = RunStore()
     entry, run = store.entry(args.id), store.load(args.id)
     if args.html:
-        from kgviz.atomic import write_text_atomic
         from kgviz.datasets import get_dataset
+        from kgviz.storage.atomic import write_text_atomic
         from kgviz.viz.page import run_page
 
         dataset = get_dataset(entry.dataset)
@@ -404,8 +404,8 @@ def cmd_runs_show(args: argparse.Namespace) -> int:
 
 
 def cmd_runs_diff(args: argparse.Namespace) -> int:
-    from kgviz.run_diff import diff_runs
-    from kgviz.run_store import RunStore
+    from kgviz.runs.diff import diff_runs
+    from kgviz.runs.store import RunStore
 
     store = RunStore()
     diff = diff_runs(store.load(args.a), store.load(args.b))
@@ -431,7 +431,7 @@ def cmd_runs_diff(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------ methods
 def cmd_methods(args: argparse.Namespace) -> int:
     from kgviz.reasoners.registry import method_spec
-    from kgviz.run import options_text
+    from kgviz.runs.run import options_text
 
     names = args.name or method_names()
     listing = [method_listing(method_spec(name)) for name in names]
@@ -538,7 +538,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ doctor
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from kgviz.doctor import doctor_rows
+    from kgviz.cli.doctor import doctor_rows
 
     rows = doctor_rows()
     if args.json:
@@ -582,13 +582,13 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     import json
     from contextlib import ExitStack
 
-    from kgviz.atomic import write_text_atomic
     from kgviz.datasets import get_dataset
     from kgviz.eval.rescore import rescore_rows
     from kgviz.eval.results_file import read_results
     from kgviz.eval.summary import summarize
     from kgviz.eval.writer_lock import sole_writer
     from kgviz.reasoners.linking import EntityNames
+    from kgviz.storage.atomic import write_text_atomic
     from kgviz.viz.report import require_files
 
     gold: dict[str, list[str]] = {}

@@ -16,14 +16,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgviz.atomic import write_files_atomic
 from kgviz.errors import KgvizError
 from kgviz.paths import cache_name, cache_root
+from kgviz.storage.atomic import write_files_atomic
 
 if TYPE_CHECKING:
     import torch
 
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+CHECKPOINTS = Path(__file__).resolve().parent  # the packaged checkpoints, one folder each
 PACKAGED_DATASET = "metaqa"  # what the packaged checkpoints were trained on
 WEIGHTS, CARD = "model.safetensors", "card.json"
 
