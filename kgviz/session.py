@@ -11,8 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets import Dataset, get_dataset
-from kgviz.datasets.base import QARecord
-from kgviz.datasets.metaqa import split_topic_marks
+from kgviz.datasets.base import QARecord, split_topic_marks
 from kgviz.embed.encoder import get_encoder
 from kgviz.embed.index import IndexKind
 from kgviz.errors import KgvizError

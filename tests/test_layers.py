@@ -116,3 +116,18 @@ def test_views_import_no_other_methods_code_and_shared_views_name_no_method():
         if layer_of(a) == viz and method_of(b) not in (None, method_of(a))
     )
     assert crossing == []
+
+
+def test_a_method_touches_one_folder_and_the_registry():
+    """No module outside a method's folder imports it, but the registry (which names each
+    method's spec by its import path, read lazily): a new method is its folder and one line."""
+    assert "registry" not in {path.stem for path in (PACKAGE / "reasoners").glob("*/*.py")}
+    crossing = sorted(
+        f"{a} -> {b}"
+        for a, b in import_graph().edges
+        if method_of(b) is not None and method_of(a) != method_of(b)
+    )
+    assert crossing == []
+    registry = (PACKAGE / "reasoners" / "registry.py").read_text(encoding="utf-8")
+    for method in METHODS:
+        assert f'"kgviz.reasoners.{method}.spec:SPEC"' in registry

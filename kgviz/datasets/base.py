@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -15,6 +16,21 @@ from kgviz.paths import cache_name, cache_root, data_root
 
 # What a KG can be about; methods adapt their prompts and few-shot examples to it.
 DOMAINS = ("generic", "movies", "paths", "football", "commonsense", "freebase")
+TOPIC_MARK = re.compile(r"\[([^\[\]]+)\]")
+
+
+def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
+    """A question with its topic entities marked in brackets (MetaQA's form, also what a user
+    types), as plain text and the marked names.
+
+    >>> split_topic_marks("who directed [Big]")
+    ('who directed Big', ('Big',))
+    >>> split_topic_marks("which films star [Tom Hanks] and [Meg Ryan]")
+    ('which films star Tom Hanks and Meg Ryan', ('Tom Hanks', 'Meg Ryan'))
+    >>> split_topic_marks("who directed Big")
+    ('who directed Big', ())
+    """
+    return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
 
 
 @dataclass(frozen=True)

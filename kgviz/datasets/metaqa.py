@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from kgviz.datasets.base import Dataset, QARecord
+from kgviz.datasets.base import Dataset, QARecord, split_topic_marks
 from kgviz.errors import DataFormatError
 from kgviz.kg.readers import open_text_lines
-
-TOPIC_MARK = re.compile(r"\[([^\[\]]+)\]")
-
-
-def split_topic_marks(question: str) -> tuple[str, tuple[str, ...]]:
-    """`who directed [Big]` -> (`who directed Big`, (`Big`,)): MetaQA-style marked topics."""
-    return TOPIC_MARK.sub(r"\1", question).strip(), tuple(TOPIC_MARK.findall(question))
 
 
 def parse_metaqa_line(

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kgviz.datasets.metaqa import split_topic_marks
+from kgviz.datasets.base import split_topic_marks
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.trace import Trace

@@ -1,35 +1,28 @@
 """The fixed prompt prefixes each method sends with every question of a dataset (its default
 options): what `kgviz model prepare --prefixes DATASET` reads once, so that a fresh process
-restores their saved states (`kgviz.llm.prefix_state`) instead of reading them."""
+restores their saved states (`kgviz.llm.prefix_state`) instead of reading them. Each method's
+spec names its prompts (`MethodSpec.prompts`); this module knows no method."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from kgviz.llm.base import Message
 from kgviz.llm.prefix_state import fixed_prefix
-from kgviz.reasoners import prompting
-from kgviz.reasoners.gnnrag.prompt import path_messages
-from kgviz.reasoners.grag.prompt import qa_messages
-from kgviz.reasoners.simgrag import prompts as simgrag
-from kgviz.reasoners.subgraphrag.prompt import reasoning_messages
+from kgviz.reasoners.registry import method_names, method_spec
+from kgviz.reasoners.spec import load_attribute
 
 QUESTION = "?"  # stands for the question: only the messages before it are kept
 
 
-def _prompts(domain: str) -> dict[str, Callable[[], list[Message]]]:
-    return {
-        "simgrag pattern": lambda: simgrag.pattern_messages(domain, QUESTION),
-        "simgrag answer": lambda: simgrag.answer_messages("qa", QUESTION, [], listed=True),
-        "subgraphrag": lambda: reasoning_messages(QUESTION, [], listed=True),
-        "gnnrag": lambda: path_messages(QUESTION, [], listed=True),
-        "grag": lambda: qa_messages(QUESTION, [], listed=True),
-        "kaping, llm-only": lambda: prompting.answer_messages(QUESTION),
-    }
-
-
 def prompt_prefixes(domain: str) -> dict[str, list[Message]]:
     """Each method prompt's fixed prefix for a dataset of `domain`, where it is long enough to
-    be worth a saved state (`fixed_prefix`)."""
-    found = {name: fixed_prefix(build()) for name, build in _prompts(domain).items()}
-    return {name: prefix for name, prefix in found.items() if prefix is not None}
+    be worth a saved state (`fixed_prefix`); a prefix two methods share is kept once."""
+    found: dict[str, list[Message]] = {}
+    for name in method_names():
+        spec = method_spec(name)
+        if not spec.prompts:
+            continue
+        for label, messages in load_attribute(spec.prompts)(domain, QUESTION).items():
+            prefix = fixed_prefix(messages)
+            if prefix is not None and prefix not in found.values():
+                found[label] = prefix
+    return found

@@ -180,3 +180,8 @@ def generate_answer(
             answers = fallback(reply)
     trace.answer, trace.answers = reply, answers
     return reply
+
+
+def baseline_prompts(domain: str, question: str) -> dict[str, list[Message]]:
+    """LLM-only's and KAPING's answer prompt (`MethodSpec.prompts`)."""
+    return {"kaping, llm-only": answer_messages(question)}

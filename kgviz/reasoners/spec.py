@@ -54,6 +54,9 @@ class MethodSpec:
     # the label of a run with these options and this LLM (`backend:model`), where they change it
     run_label: Callable[[Mapping[str, Any], str], str] | None = None
     views: str = ""
+    # `prompts(domain) -> {label: messages}`: its prompts for a placeholder question, whose fixed
+    # prefixes `kgviz model prepare --prefixes` keeps (`prompt_prefixes`)
+    prompts: str = ""
     trainer: str = ""
     diagnosis: str = ""
     stages: tuple[str, ...] = ()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from kgviz.errors import KgvizError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
-from kgviz.reasoners.registry import make_reasoner
+from kgviz.reasoners.registry import make_reasoner, reasoner_class
 from kgviz.trace import LLMCall, StringTriple
 
 
@@ -14,8 +14,8 @@ def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
     """The method (with its default settings) whose evidence augments GNN-RAG's paths."""
     if method == "gnnrag":
         raise KgvizError("gnnrag: augment_with must name another method")
-    if method == "llm-only":
-        raise KgvizError("gnnrag: llm-only retrieves nothing to augment with; name a retriever")
+    if not reasoner_class(method).retrieves:
+        raise KgvizError(f"gnnrag: {method} retrieves nothing to augment with; name a retriever")
     return make_reasoner(method, context)
 
 

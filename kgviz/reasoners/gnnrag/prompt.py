@@ -28,3 +28,8 @@ def path_messages(question: str, paths: Sequence[str], listed: bool = False) -> 
     user = f"Reasoning paths:\n{lines}\n\nQuestion: {question}\nAnswer:"
     system = LIST_SYSTEM_PROMPT if listed else SYSTEM_PROMPT
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def method_prompts(domain: str, question: str) -> dict[str, list[Message]]:
+    """GNN-RAG's prompt as the tuned preset sends it (`MethodSpec.prompts`)."""
+    return {"gnnrag": path_messages(question, [], listed=True)}

@@ -36,6 +36,7 @@ SPEC = MethodSpec(
     reasoner="kgviz.reasoners.gnnrag.reasoner:GNNRAG",
     config="kgviz.reasoners.gnnrag.config:GNNRAGConfig",
     views="kgviz.reasoners.gnnrag.views:VIEWS",
+    prompts="kgviz.reasoners.gnnrag.prompt:method_prompts",
     trainer="kgviz.reasoners.gnnrag.train:main",
     presets=(
         tuned(

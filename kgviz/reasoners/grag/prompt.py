@@ -41,3 +41,8 @@ def qa_messages(
 def stance_messages(question: str, descriptions: Sequence[tuple[str, str]]) -> list[Message]:
     user = "\n".join([*graph_context(descriptions), "", question, "Answer (support or counter):"])
     return [{"role": "system", "content": STANCE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def method_prompts(domain: str, question: str) -> dict[str, list[Message]]:
+    """GRAG's question-answering prompt as the tuned preset sends it (`MethodSpec.prompts`)."""
+    return {"grag": qa_messages(question, [], listed=True)}

@@ -40,6 +40,7 @@ SPEC = MethodSpec(
     reasoner="kgviz.reasoners.grag.reasoner:GRAG",
     config="kgviz.reasoners.grag.config:GRAGConfig",
     views="kgviz.reasoners.grag.views:VIEWS",
+    prompts="kgviz.reasoners.grag.prompt:method_prompts",
     trainer="kgviz.reasoners.grag.train:main",
     presets=(
         tuned("kgviz's defaults: the top 5 ego-graphs, which keep more evidence recall."),

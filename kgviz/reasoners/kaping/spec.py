@@ -7,6 +7,7 @@ SPEC = MethodSpec(
     name="kaping",
     summary="the triples around the topic entities most similar to the question (KAPING)",
     reasoner="kgviz.reasoners.kaping.reasoner:Kaping",
+    prompts="kgviz.reasoners.prompting:baseline_prompts",
     config="kgviz.reasoners.kaping.config:KapingConfig",
     views="kgviz.reasoners.kaping.views:VIEWS",
     presets=(

@@ -7,6 +7,7 @@ SPEC = MethodSpec(
     name="llm-only",
     summary="the question straight to the LLM, no retrieval (baseline)",
     reasoner="kgviz.reasoners.llm_only.reasoner:LLMOnly",
+    prompts="kgviz.reasoners.prompting:baseline_prompts",
     config="kgviz.reasoners.llm_only.config:LLMOnlyConfig",
     presets=(
         tuned("kgviz's defaults."),

@@ -251,3 +251,11 @@ def answer_messages(
 
 def answer_schema(task: Task) -> dict:
     return VERIFY_SCHEMA if task == "verify" else ANSWER_SCHEMA
+
+
+def method_prompts(domain: str, question: str) -> dict[str, list[Message]]:
+    """SimGRAG's two prompts as the tuned preset sends them (`MethodSpec.prompts`)."""
+    return {
+        "simgrag pattern": pattern_messages(domain, question),
+        "simgrag answer": answer_messages("qa", question, [], listed=True),
+    }

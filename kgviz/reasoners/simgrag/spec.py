@@ -31,6 +31,7 @@ SPEC = MethodSpec(
     reasoner="kgviz.reasoners.simgrag.reasoner:SimGRAG",
     config="kgviz.reasoners.simgrag.config:SimGRAGConfig",
     views="kgviz.reasoners.simgrag.views:VIEWS",
+    prompts="kgviz.reasoners.simgrag.prompts:method_prompts",
     diagnosis="kgviz.reasoners.simgrag.diagnosis:pattern_problem",
     stages=("pattern",),
     recording_options={"record_tree": True},

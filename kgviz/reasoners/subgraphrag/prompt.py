@@ -117,3 +117,8 @@ def split_reply(reply: str) -> tuple[str, list[str]]:
     explanation = reply[: first.start()].strip() if first else reply.strip()
     answers = [a.strip(" `*\"'.") for a in ANSWER_LINE.findall(reply)]
     return explanation, [a for a in dict.fromkeys(answers) if a and a.casefold() != "not available"]
+
+
+def method_prompts(domain: str, question: str) -> dict[str, list[Message]]:
+    """SubgraphRAG's prompt as the tuned preset sends it (`MethodSpec.prompts`)."""
+    return {"subgraphrag": reasoning_messages(question, [], listed=True)}

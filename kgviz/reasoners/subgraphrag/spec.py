@@ -32,6 +32,7 @@ SPEC = MethodSpec(
     reasoner="kgviz.reasoners.subgraphrag.reasoner:SubgraphRAG",
     config="kgviz.reasoners.subgraphrag.config:SubgraphRAGConfig",
     views="kgviz.reasoners.subgraphrag.views:VIEWS",
+    prompts="kgviz.reasoners.subgraphrag.prompt:method_prompts",
     trainer="kgviz.reasoners.subgraphrag.train:main",
     presets=(
         tuned(
