@@ -66,6 +66,7 @@ def test_the_paper_presets_set_what_the_papers_describe():
     assert method_spec("grag").preset("paper").values == {
         "top_n": 10,
         "description_tokens": 1500,
+        "description": "triples",
         "answer_reask": False,
         "answer_list": False,
     }

@@ -62,13 +62,13 @@ def small_graphs(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(small_graphs())
-def test_description_rebuilds_the_graph_exactly(graph):
+@given(small_graphs(), st.sampled_from(["compact", "triples"]))
+def test_description_rebuilds_the_graph_exactly(graph, style):
     triples, root = graph
-    text = describe_graph(triples, root)
-    assert parse_description(text) == set(triples)
-    assert text.split("\n")[0] == describe_graph([], root)  # the centre comes first
-    edge_lines = [line for line in text.split("\n") if line.lstrip().startswith(("- (", "+ ("))]
+    text = describe_graph(triples, root, style)
+    assert parse_description(text, style) == set(triples)
+    assert text.split("\n")[0] == describe_graph([], root, style)  # the centre comes first
+    edge_lines = [line for line in text.split("\n") if line.startswith("  ")]
     assert len(edge_lines) == len(set(triples))  # every triple written once
 
 
@@ -81,7 +81,7 @@ def test_description_is_a_bfs_tree_in_pre_order_with_extra_edges_at_their_heads(
         ("Forrest Gump", "starred_actors", "Tom Hanks"),
         ("Cast Away", "starred_actors", "Tom Hanks"),
     ]
-    assert describe_graph(triples, "Forrest Gump").split("\n") == [
+    assert describe_graph(triples, "Forrest Gump", "triples").split("\n") == [
         '"Forrest Gump"',
         '  - ("Forrest Gump", "directed_by", "Robert Zemeckis")',
         '    - ("Cast Away", "directed_by", "Robert Zemeckis")',
@@ -90,6 +90,17 @@ def test_description_is_a_bfs_tree_in_pre_order_with_extra_edges_at_their_heads(
         '  - ("Forrest Gump", "release_year", "1994")',
         '  - ("Forrest Gump", "starred_actors", "Tom Hanks")',
     ]
+    assert describe_graph(triples, "Forrest Gump").split("\n") == [  # the same, compact
+        "Forrest Gump",
+        "  → directed_by: Robert Zemeckis",
+        "    ← directed_by: Cast Away",
+        "      + starred_actors: Tom Hanks",
+        "      → release_year: 2000",
+        "  → release_year: 1994",
+        "  → starred_actors: Tom Hanks",
+    ]
+    odd = [('say "hi"', "rel: x", " padded "), ("a", "b", '"quoted"')]
+    assert parse_description(describe_graph(odd, 'say "hi"')) == set(odd)
 
 
 # ------------------------------------------------------------------ ego-graphs by hand

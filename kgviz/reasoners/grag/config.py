@@ -11,6 +11,7 @@ from kgviz.reasoners.base import (
     ListAnsweringConfig,
     option,
 )
+from kgviz.reasoners.grag.describe import Style
 
 
 @dataclass
@@ -43,9 +44,14 @@ class GRAGConfig(ListAnsweringConfig):
     )
     description_tokens: int = option(
         750,
-        "token budget of the description; triples kept best gate score first (the prompt's "
-        "length, so the reader's time, follows it)",
+        "token budget of the kept triples, best gate score first, counted as the triples "
+        "style writes them (the compact style takes about half)",
         range=(1, 32_768),
+    )
+    description: Style = option(
+        "compact",
+        "how the pruned ego-graphs are written: compact (a line gives the relation and the "
+        "entity it leads to, about half the tokens; kgviz's) or triples (each fact whole)",
     )
     task: Literal["auto", "qa", "stance"] = option(
         "auto", "qa, stance (support or counter, ExplaGraphs), or auto (by dataset)"

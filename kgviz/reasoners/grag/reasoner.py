@@ -250,7 +250,8 @@ class GRAG(Reasoner[GRAGFound]):
             )
         with trace.stage(DESCRIPTION):
             centre = kg.entities[retrieved[0].ego.centre]
-            descriptions = [Description(centre, len(graph), describe_graph(graph, centre))]
+            text = describe_graph(graph, centre, self.config.description)
+            descriptions = [Description(centre, len(graph), text)]
             trace.record(DESCRIPTION, descriptions)
         trace.evidence = list(dict.fromkeys(graph))
         return GRAGFound("stance", question, (), descriptions)
@@ -287,7 +288,7 @@ class GRAG(Reasoner[GRAGFound]):
             generate_answer(
                 trace,
                 self.context.llm,
-                stance_messages(question, described),
+                stance_messages(question, described, self.config.description),
                 self.config.max_tokens,
                 lambda reply: mentioned_entities(reply, STANCES)[:1],
                 STANCE_REASK,
@@ -299,7 +300,7 @@ class GRAG(Reasoner[GRAGFound]):
             generate_listed_answer(
                 trace,
                 self.context.llm,
-                qa_messages(found.question, described, listed=True),
+                qa_messages(found.question, described, self.config.description, listed=True),
                 names,
                 self.config.answer_reask,
                 soft_prompt=found.graph_token,
@@ -308,7 +309,7 @@ class GRAG(Reasoner[GRAGFound]):
         generate_answer(
             trace,
             self.context.llm,
-            qa_messages(found.question, described),
+            qa_messages(found.question, described, self.config.description),
             self.config.max_tokens,
             lambda reply: mentioned_entities(reply, names),
             fallback=lambda reply: self.listed_answers(reply, entity_names(self.context)),
@@ -331,8 +332,7 @@ class GRAG(Reasoner[GRAGFound]):
             ],
         )
 
-    @staticmethod
-    def _describe(graphs: list[tuple[str, list[StringTriple]]]) -> list[Description]:
+    def _describe(self, graphs: list[tuple[str, list[StringTriple]]]) -> list[Description]:
         """One description per graph (centre, kept triples) with triples; a triple already
         described under a better-ranked ego-graph is not repeated (the ego-graphs of a KG
         overlap heavily)."""
@@ -342,5 +342,6 @@ class GRAG(Reasoner[GRAGFound]):
             fresh = [t for t in triples if t not in described]
             if fresh:
                 described.update(fresh)
-                descriptions.append(Description(centre, len(fresh), describe_graph(fresh, centre)))
+                text = describe_graph(fresh, centre, self.config.description)
+                descriptions.append(Description(centre, len(fresh), text))
         return descriptions

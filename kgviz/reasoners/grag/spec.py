@@ -28,7 +28,13 @@ PAPER_PRESET = Preset(
     "centres lie within scope_hops of the topic entities (choices the paper leaves open); the gate "
     "was trained with top-3 retrieval; text vectors come from all-MiniLM-L6-v2, a SentenceBERT "
     "model (the paper names none). " + parts_note("a LoRA-tuned Llama-2-7B"),
-    {"top_n": 10, "description_tokens": 1500, "answer_reask": False, "answer_list": False},
+    {
+        "top_n": 10,
+        "description_tokens": 1500,
+        "description": "triples",
+        "answer_reask": False,
+        "answer_list": False,
+    },
 )
 
 SPEC = MethodSpec(
