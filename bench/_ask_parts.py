@@ -75,7 +75,7 @@ def main(argv: list[str]) -> dict[str, Any]:
     lap("index")
     run = session.ask(args.method, args.question, settings, topics=args.topic, lazy=True)
     lap("ask")
-    kgviz.cli.keep(run)
+    kgviz.cli.ask.keep(run)
     lap("keep")
     return {
         "parts": parts,

@@ -96,27 +96,36 @@ def _openai(rest: str, slots: int | None) -> Choice:
 
 @dataclass(frozen=True)
 class BackendKind:
-    """One kind of `--llm` spec: its prefix, its grammar, what it is, and how it is made
-    (`make(rest, slots)`, `rest` being what follows `prefix:`; ValueError for a bad `rest`)."""
+    """One kind of `--llm` spec: its prefix, its grammar, what it is, how it is made
+    (`make(rest, slots)`, `rest` being what follows `prefix:`; ValueError for a bad `rest`), and
+    the name its backend records in a run (`LLM.name`), when a run's LLM can be asked again."""
 
     prefix: str
     grammar: str
     summary: str
     make: Callable[[str, int | None], Choice]
+    recorded_as: str = ""
 
 
 # The one table of LLM backends: `--llm`'s help, the lab's picker and `kgviz doctor` read it.
 BACKENDS = (
     BackendKind("auto", "auto", "Ollama if a server answers with the model, else offline", _auto),
     BackendKind(
-        "ollama", "ollama[:MODEL]", "an Ollama server (OLLAMA_HOST, KGVIZ_OLLAMA_MODEL)", _ollama
+        "ollama",
+        "ollama[:MODEL]",
+        "an Ollama server (OLLAMA_HOST, KGVIZ_OLLAMA_MODEL)",
+        _ollama,
+        "ollama",
     ),
-    BackendKind("local", "local[:NAME]", "an offline model in-process (llama.cpp)", _local),
+    BackendKind(
+        "local", "local[:NAME]", "an offline model in-process (llama.cpp)", _local, "llamacpp"
+    ),
     BackendKind(
         "hf",
         "hf[:NAME]",
         "the same offline model in PyTorch (transformers): slower, white-box (soft prompts)",
         _hf,
+        "hf",
     ),
     BackendKind("openai", "openai:URL#MODEL", "an OpenAI-compatible server", _openai),
 )
@@ -129,6 +138,17 @@ def backend_kind(prefix: str) -> BackendKind:
         if kind.prefix == prefix:
             return kind
     raise UnknownNameError(f"unknown LLM backend {prefix!r}; expected {SPEC_HELP}")
+
+
+def spec_of_recorded(llm: str) -> str:
+    """The `--llm` spec that asks the LLM a run records (`backend:model`, as `LLM.describe`
+    names it) again: `llamacpp:M` is `local:M`. A server whose address a run does not keep in
+    full (an OpenAI-compatible one) has none: a one-line error says to name it."""
+    backend, _, model = llm.partition(":")
+    for kind in BACKENDS:
+        if kind.recorded_as and kind.recorded_as == backend and model:
+            return f"{kind.prefix}:{model}"
+    raise UnknownNameError(f"say which LLM to use with --llm (the run used {llm})")
 
 
 def _choose(spec: str, slots: int | None = None) -> Choice:
