@@ -14,7 +14,7 @@ from kgviz.datasets import Dataset, get_dataset
 from kgviz.datasets.base import QARecord, split_topic_marks
 from kgviz.embed.encoder import get_encoder
 from kgviz.embed.index import IndexKind
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.presets import DEFAULT_PRESET, with_preset
 from kgviz.reasoners.registry import make_reasoner, method_spec
@@ -99,7 +99,7 @@ class Session:
         if record is not None:
             return reasoner.with_context(self.question_context(record))
         if self.dataset.per_question_graphs:
-            raise KgvizError(
+            raise InputError(
                 f"{self.dataset.name} gives each question its own graph: ask one of its "
                 "questions (pick an example, or give its text or id)"
             )
@@ -175,7 +175,7 @@ class Session:
         judged as any other, whose trace records the edit."""
         missing = [t for t in dropped if t not in run.trace.evidence]
         if missing:
-            raise KgvizError(f"not in the run's evidence: {' | '.join(missing[0])}")
+            raise InputError(f"not in the run's evidence: {' | '.join(missing[0])}")
         gone = set(dropped)
         evidence = [t for t in run.trace.evidence if t not in gone] + list(added)
         reasoner = self.question_reasoner(run.method, run.record, **run.options)
@@ -208,9 +208,9 @@ MAX_QUESTION_CHARS = 2000
 def check_question(text: str) -> None:
     """A one-line error for a question that is blank or longer than `MAX_QUESTION_CHARS`."""
     if not text.strip():
-        raise KgvizError("the question is empty: type a question")
+        raise InputError("the question is empty: type a question")
     if len(text) > MAX_QUESTION_CHARS:
-        raise KgvizError(
+        raise InputError(
             f"the question has {len(text):,} characters; at most {MAX_QUESTION_CHARS:,}"
         )
 

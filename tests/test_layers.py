@@ -131,3 +131,14 @@ def test_a_method_touches_one_folder_and_the_registry():
     registry = (PACKAGE / "reasoners" / "registry.py").read_text(encoding="utf-8")
     for method in METHODS:
         assert f'"kgviz.reasoners.{method}.spec:SPEC"' in registry
+
+
+def test_every_error_kgviz_raises_names_its_branch():
+    """`kgviz.errors`' tree: no module raises the root `KgvizError` itself."""
+    bare = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            raised = node.exc if isinstance(node, ast.Raise) else None
+            if isinstance(raised, ast.Call) and getattr(raised.func, "id", "") == "KgvizError":
+                bare.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert bare == []

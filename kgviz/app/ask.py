@@ -13,7 +13,7 @@ from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.params import ParamForm
 from kgviz.app.render import Progress, message
 from kgviz.app.run_view import RunView, run_details
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.grounding import GROUNDING
@@ -147,7 +147,7 @@ class AskPanel(widgets.VBox):
     def _run(self) -> None:
         question = self.controls.question.value.strip()
         if not question:
-            raise KgvizError("type a question first")
+            raise InputError("type a question first")
         session = self.controls.session()
         method = self.method.value  # read once: the picker may change while this runs
         preset, overrides = self.setting_for(method)

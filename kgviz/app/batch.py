@@ -17,7 +17,7 @@ from kgviz.app.render import close_tree, message
 from kgviz.app.run_view import RunView
 from kgviz.datasets import get_dataset
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, KgvizError
 from kgviz.eval.batch import Batch
 from kgviz.eval.mixing import mixed_setting
 from kgviz.eval.plan import EvalPlan
@@ -176,7 +176,7 @@ class BatchPanel(widgets.VBox):
     def _run(self) -> None:
         methods = self.methods.selected()
         if not methods or not self.split.value:
-            raise KgvizError("tick at least one method and pick a split")
+            raise InputError("tick at least one method and pick a split")
         session = self.controls.session()
         plan = self.plan()
         batch = Batch(session.dataset.name, session.llm, tuple(methods), plan, self.preset.value)

@@ -24,7 +24,7 @@ from kgviz.app.render import (
 )
 from kgviz.app.run_view import RunView
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.reasoners.registry import method_label, trace_label
 from kgviz.runs.run import FACTS, Run
@@ -182,7 +182,7 @@ class ComparePanel(widgets.VBox):
         question = self.controls.question.value.strip()
         methods = self.selected()
         if not question or not methods:
-            raise KgvizError("type a question and tick at least one method")
+            raise InputError("type a question and tick at least one method")
         session = self.controls.session()
         record = self.controls.example()
         self.results.inputs = self.controls.inputs()

@@ -16,7 +16,7 @@ from kgviz.app.render import close_tree, message, sync_tabs
 from kgviz.app.run_table import RunTable
 from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, KgvizError, RunStoreError
 from kgviz.runs.diff import diff_runs
 from kgviz.runs.leave_one_out import Probe, leave_one_out
 from kgviz.runs.run import Run
@@ -126,7 +126,7 @@ class RunsPanel(widgets.VBox):
 
     def _ticked_run(self) -> tuple[str, Run]:
         if len(self.table.ticked) != 1:
-            raise KgvizError("tick the one run to regenerate")
+            raise InputError("tick the one run to regenerate")
         run_id = self.table.ticked[0]
         return run_id, self.kept.run(run_id)
 
@@ -140,7 +140,7 @@ class RunsPanel(widgets.VBox):
             entry = self.kept.keep(run, parent_id)
         except KgvizError as error:
             self.show_pair([parent, run], [parent_id, "regenerated (not kept)"])
-            raise KgvizError(f"the regenerated run was not kept: {error}") from error
+            raise RunStoreError(f"the regenerated run was not kept: {error}") from error
         self.table.select([parent_id, entry.id])
         before, after = (", ".join(r.trace.answers) or "(none)" for r in (parent, run))
         self.controls.status.value = message(f"regenerated: {before} → {after}", "ok")
@@ -149,7 +149,7 @@ class RunsPanel(widgets.VBox):
         parent_id, parent = self._ticked_run()
         triples = self.what_if.left_out()
         if not triples:
-            raise KgvizError("the run has no evidence to leave out")
+            raise InputError("the run has no evidence to leave out")
         session = self.controls.session(parent.trace.dataset)
         probes: list[Probe] = []
 

@@ -9,7 +9,7 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import stop_on
 from kgviz.app.render import message
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.runs.leave_one_out import seconds_each
 from kgviz.runs.run import Run, parse_triple
 from kgviz.trace import StringTriple
@@ -85,7 +85,7 @@ class WhatIf(widgets.VBox):
         dropped = [self.evidence[index] for index in sorted(self.drop.value)]
         added = [parse_triple(line) for line in self.add.value.splitlines() if line.strip()]
         if not dropped and not added:
-            raise KgvizError("select triples to remove or type triples to add first")
+            raise InputError("select triples to remove or type triples to add first")
         return dropped, added
 
     def left_out(self) -> list[StringTriple]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgviz.checkpoints.store import PACKAGED_DATASET
-from kgviz.errors import KgvizError
+from kgviz.errors import CheckpointError
 
 if TYPE_CHECKING:
     import torch
@@ -69,7 +69,7 @@ def card_identity(card: dict[str, Any], folder: Path, model_class: str) -> CardI
             weights_sha256=fields.get("weights.sha256", str),
         )
     if version != 1:
-        raise KgvizError(f"{folder}: card format {version!r} is not one this kgviz reads")
+        raise CheckpointError(f"{folder}: card format {version!r} is not one this kgviz reads")
     model = fields.get("model", dict)
     return CardIdentity(
         method=fields.get("method", str),
@@ -98,8 +98,8 @@ class CardFields:
         value: Any = self.card
         for key in dotted.split("."):
             if not isinstance(value, dict) or key not in value:
-                raise KgvizError(f"{self.folder}: the card has no {dotted}")
+                raise CheckpointError(f"{self.folder}: the card has no {dotted}")
             value = value[key]
         if not isinstance(value, kind):
-            raise KgvizError(f"{self.folder}: the card's {dotted} is not a {kind.__name__}")
+            raise CheckpointError(f"{self.folder}: the card's {dotted} is not a {kind.__name__}")
         return value

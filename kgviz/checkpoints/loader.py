@@ -14,7 +14,7 @@ import torch
 
 from kgviz.checkpoints.card import CardIdentity, card_identity
 from kgviz.checkpoints.store import WEIGHTS, StoredCheckpoint, read_checkpoint
-from kgviz.errors import KgvizError
+from kgviz.errors import CheckpointError
 
 M = TypeVar("M", bound=torch.nn.Module)
 NAMES_SHOWN = 2
@@ -51,7 +51,7 @@ def load_learned(part: LearnedPart[M], root: Path | None = None) -> tuple[M, dic
     model = part.model_class(card_settings(identity.settings, part.settings, stored.folder))
     check_tensors(stored, model)
     if identity.weights_sha256 not in (None, stored.sha256):
-        raise KgvizError(
+        raise CheckpointError(
             f"{stored.folder}: the card was written for weights with sha256 "
             f"{identity.weights_sha256[:12]}..., but {WEIGHTS} has sha256 {stored.sha256[:12]}..."
         )
@@ -63,15 +63,15 @@ def check_identity(identity: CardIdentity, part: LearnedPart[Any], folder: Path)
     """The card names `part`'s method, model class and encoder."""
     method, model = part.method, part.model_class.__name__
     if identity.method != method:
-        raise KgvizError(
+        raise CheckpointError(
             f"{folder}: the card says method {identity.method}, but {method} is loading it"
         )
     if identity.model_class != model:
-        raise KgvizError(
+        raise CheckpointError(
             f"{folder}: the card says model {identity.model_class}, but {method} builds {model}"
         )
     if identity.encoder != part.encoder:
-        raise KgvizError(
+        raise CheckpointError(
             f"{folder}: the card says encoder {identity.encoder}, "
             f"but {method} embeds with {part.encoder}"
         )
@@ -90,7 +90,7 @@ def card_settings(settings: dict[str, Any], kind: type, folder: Path) -> Any:
         if name in settings and type(settings[name]) is not wanted
     ]
     if problems:
-        raise KgvizError(
+        raise CheckpointError(
             f"{folder}: the card's model settings do not fit {kind.__name__}: "
             + ", ".join(problems)
         )
@@ -114,7 +114,7 @@ def check_tensors(stored: StoredCheckpoint, model: torch.nn.Module) -> None:
     if extra := sorted(name for name in found if name not in built):
         problems.append(f"the model has no {listed(extra)}")
     if problems:
-        raise KgvizError(
+        raise CheckpointError(
             f"{stored.folder}: the weights do not fit the card's {type(model).__name__}: "
             + "; ".join(problems)
         )

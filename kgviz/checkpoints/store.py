@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgviz.errors import KgvizError
+from kgviz.errors import CheckpointError
 from kgviz.paths import cache_name, cache_root
 from kgviz.storage.atomic import write_files_atomic
 
@@ -102,7 +102,7 @@ def read_checkpoint(name: str, train_command: str, root: Path | None = None) -> 
     folder = checkpoint_dir(name, root)
     paths = (folder / WEIGHTS, folder / CARD)
     if not all(path.is_file() for path in paths):
-        raise KgvizError(
+        raise CheckpointError(
             f"no trained checkpoint for {name!r} in {folder}; train it with `{train_command}`"
         )
     versions = tuple((stat.st_mtime_ns, stat.st_size) for stat in (p.stat() for p in paths))
@@ -118,12 +118,12 @@ def _read_checkpoint(folder: Path, versions: tuple[tuple[int, int], ...]) -> Sto
     try:
         card = json.loads((folder / CARD).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise KgvizError(f"{folder / CARD}: cannot read the card ({error})") from error
+        raise CheckpointError(f"{folder / CARD}: cannot read the card ({error})") from error
     if not isinstance(card, dict):
-        raise KgvizError(f"{folder / CARD}: the card is not a JSON object")
+        raise CheckpointError(f"{folder / CARD}: the card is not a JSON object")
     try:
         payload = (folder / WEIGHTS).read_bytes()
         state = load(payload)
     except (OSError, SafetensorError) as error:
-        raise KgvizError(f"{folder / WEIGHTS}: cannot read the weights ({error})") from error
+        raise CheckpointError(f"{folder / WEIGHTS}: cannot read the weights ({error})") from error
     return StoredCheckpoint(folder, state, card, weights_sha256(payload))

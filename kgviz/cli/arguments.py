@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 
 from kgviz.cli.terminal import json_visible
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.presets import DEFAULT_PRESET, PRESET_NAMES
 
 
@@ -23,7 +23,7 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise KgvizError(f"bad --set {pair!r}: expected KEY=VALUE")
+            raise InputError(f"bad --set {pair!r}: expected KEY=VALUE")
         try:
             settings[key] = json.loads(raw)
         except json.JSONDecodeError:

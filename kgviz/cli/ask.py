@@ -15,7 +15,7 @@ from kgviz.cli.arguments import (
     parse_settings,
     print_json,
 )
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, KgvizError
 from kgviz.llm.cache import CacheMode
 from kgviz.reasoners.registry import method_names
 
@@ -154,7 +154,7 @@ def cmd_regenerate(args: argparse.Namespace) -> int:
         trace = source.trace
         llm = args.llm or spec_of_recorded(source.llm)
     if not llm:
-        raise KgvizError("say which LLM to use with --llm")
+        raise InputError("say which LLM to use with --llm")
     session = open_session(trace.dataset, llm, cache_mode=args.cache)
     if source.record is None:
         source.record = session.find_question(trace.question)

@@ -9,7 +9,7 @@ from typing import Any, get_args
 
 from kgviz.cli.arguments import print_json
 from kgviz.embed.index import IndexKind
-from kgviz.errors import KgvizError
+from kgviz.errors import DataError, InputError, KgvizError
 
 
 def cmd_data_info(args: argparse.Namespace) -> int:
@@ -69,9 +69,9 @@ def cmd_data_export(args: argparse.Namespace) -> int:
 
     dataset = get_dataset(args.name)
     if dataset.per_question_graphs:
-        raise KgvizError(f"dataset {dataset.name!r} has one graph per question, not one KG")
+        raise DataError(f"dataset {dataset.name!r} has one graph per question, not one KG")
     if dataset.kg.fetches:
-        raise KgvizError(f"dataset {dataset.name!r} is already in a triple store")
+        raise DataError(f"dataset {dataset.name!r} is already in a triple store")
     lines = write_ntriples(dataset.kg, args.out)
     print(f"wrote {lines:,} N-Triples lines to {args.out}")
     return 0
@@ -96,7 +96,7 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     from kgviz.embed import KGIndex
 
     if args.milvus_uri and args.kind != "milvus":
-        raise KgvizError("--milvus-uri needs --kind milvus")
+        raise InputError("--milvus-uri needs --kind milvus")
     dataset = get_dataset(args.name)
     index = KGIndex.build(dataset.kg, kind=args.kind, progress=True, milvus_uri=args.milvus_uri)
     print(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.kg.rdf_bounds import max_literal_chars
 from kgviz.kg.readers import max_name_chars
 from kgviz.llm.deadline import llm_timeout
@@ -32,4 +32,4 @@ def check_environment() -> None:
     for name, allowed in {**SWITCHES, **CHOICES}.items():
         value = os.environ.get(name, "").strip()
         if value and value.lower() not in allowed:
-            raise KgvizError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+            raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")

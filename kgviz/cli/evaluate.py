@@ -17,7 +17,7 @@ from kgviz.cli.arguments import (
     print_json,
 )
 from kgviz.datasets.splits import PARTS
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.llm.cache import CacheMode
 
 
@@ -73,7 +73,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.common:
         rows = common_questions(rows)
         if not rows:
-            raise KgvizError("no question was answered by every method in these files")
+            raise RunStoreError("no question was answered by every method in these files")
     for name in args.dataset:
         rows = attach_questions(rows, get_dataset(name).questions(args.split))
     print(

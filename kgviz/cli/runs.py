@@ -7,7 +7,7 @@ import sys
 
 from kgviz.cli.arguments import print_json
 from kgviz.cli.ask import outcome_line
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 
 
 def cmd_runs_list(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
     wanted = dict(pair.split("=", 1) for pair in args.filter if "=" in pair)
     bad = [pair for pair in args.filter if "=" not in pair]
     if bad:
-        raise KgvizError(f"bad --filter {bad[0]!r}: expected KEY=VALUE")
+        raise InputError(f"bad --filter {bad[0]!r}: expected KEY=VALUE")
     entries = [
         entry
         for entry in RunStore().entries()

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from kgviz.cli.arguments import add_llm_argument, positive_int, print_json
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.registry import trainable_methods
 
 
@@ -53,7 +53,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     trainable = trainable_methods()
     if args.method not in trainable:
-        raise KgvizError(f"no trainer for {args.method!r}; trainable: {', '.join(trainable)}")
+        raise InputError(f"no trainer for {args.method!r}; trainable: {', '.join(trainable)}")
     return int(method_spec(args.method).trainer_main()(args.options) or 0)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from kgviz.errors import KgvizError, MissingDataError
+from kgviz.errors import DataError, MissingDataError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import StringTriple, read_triples, require_file
 from kgviz.kg.store import cached_graph, source_fingerprint
@@ -138,7 +138,7 @@ class Dataset(ABC):
         files = self.split_files
         if split not in files or not files[split].is_file():
             have = ", ".join(self.available_splits()) or "none"
-            raise KgvizError(
+            raise DataError(
                 f"dataset {self.name!r} has no split {split!r} under {self.root} "
                 f"(available: {have})"
             )

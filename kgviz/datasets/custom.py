@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from kgviz.datasets.base import DOMAINS, Dataset, QARecord
-from kgviz.errors import DataFormatError, KgvizError
+from kgviz.errors import DataError, DataFormatError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import open_text_lines
 from kgviz.paths import cache_root
@@ -122,7 +122,7 @@ class CustomDataset(Dataset):
         candidates = [self.root / name for name in KB_NAMES]
         present = [path for path in candidates if path.is_file()]
         if len(present) > 1:
-            raise KgvizError(
+            raise DataError(
                 f"dataset {self.name!r}: {self.root} holds {', '.join(p.name for p in present)}; "
                 f"keep only the one to use"
             )

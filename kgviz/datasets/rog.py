@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgviz.datasets.base import Dataset, QARecord
-from kgviz.errors import DataFormatError, KgvizError, MissingDataError
+from kgviz.errors import DataError, DataFormatError, MissingDataError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import StringTriple
 
@@ -151,7 +151,7 @@ class RoGDataset(Dataset):
 
     @property
     def kg(self) -> KnowledgeGraph:
-        raise KgvizError(
+        raise DataError(
             f"{self.name} gives each question its own graph; there is no single KG to load "
             "(runs read the question's graph)"
         )
@@ -159,12 +159,12 @@ class RoGDataset(Dataset):
     def questions(self, split: str) -> list[QARecord]:
         """The records of every file of `split`, without their graphs."""
         if split not in SPLITS:
-            raise KgvizError(f"dataset {self.name!r} has no split {split!r} (use one of {SPLITS})")
+            raise DataError(f"dataset {self.name!r} has no split {split!r} (use one of {SPLITS})")
         self.check_available()
         shards = self.shards(split)
         if not shards:
             have = ", ".join(self.available_splits()) or "none"
-            raise KgvizError(
+            raise DataError(
                 f"dataset {self.name!r} has no {split} files in {self.folder} (available: {have})"
             )
         return [record for shard in shards for record in self.read_split(shard)]
@@ -192,7 +192,7 @@ class RoGDataset(Dataset):
                 self.questions(split)
         address = self._addresses.get(record.qid)
         if address is None:
-            raise KgvizError(f"{record.qid} is not a question of {self.name}")
+            raise DataError(f"{record.qid} is not a question of {self.name}")
         item = _read_graph_at(address)
         triples = check_graph(item.get("graph"))
         if isinstance(triples, str):

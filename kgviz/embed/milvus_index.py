@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 
 TOKEN_ENV = "KGVIZ_MILVUS_TOKEN"
 INSERT_BATCH = 1000  # rows per insert; milvus-lite 2.5 slows down sharply on much larger requests
@@ -39,7 +39,7 @@ class MilvusConnection:
         try:
             yield
         except MilvusException as error:
-            raise KgvizError(f"Milvus at {self.uri}: {doing} failed: {error.message}") from error
+            raise StoreError(f"Milvus at {self.uri}: {doing} failed: {error.message}") from error
 
 
 def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> MilvusConnection:
@@ -58,7 +58,7 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
             if local:
                 import milvus_lite  # noqa: F401
     except ImportError as error:
-        raise KgvizError(
+        raise StoreError(
             f"the Milvus index needs pymilvus and milvus-lite ({error}): "
             "pip install 'kgviz[milvus]'"
         ) from error
@@ -70,7 +70,7 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
         client = MilvusClient(uri=uri, token=token, timeout=timeout)
     except (MilvusException, RuntimeError) as error:  # RuntimeError: a bad Milvus Lite file name
         hint = " (a Milvus Lite file can be open in one process at a time)" if local else ""
-        raise KgvizError(
+        raise StoreError(
             f"cannot reach Milvus at {uri} (timeout {timeout:g} s): "
             f"{getattr(error, 'message', error)}{hint}"
         ) from error

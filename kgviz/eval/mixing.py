@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.eval.rows import ResultRow
 
 # Row field -> how a refusal names it.
@@ -39,7 +39,7 @@ def check_one_setting(rows: Sequence[ResultRow], allow_mixed: bool = False) -> N
     `allow_mixed`."""
     problem = None if allow_mixed else mixed_setting(rows)
     if problem:
-        raise KgvizError(
+        raise RunStoreError(
             f"{problem} would be pooled into one number; report them apart (one file each) "
             "or pass --allow-mixed"
         )

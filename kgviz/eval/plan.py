@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from kgviz.datasets.base import QARecord
 from kgviz.datasets.splits import PARTS, split_records
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class EvalPlan:
         chosen = list(records)
         if self.part is not None:
             if self.part not in PARTS:
-                raise KgvizError(f"unknown part {self.part!r}; choose from {', '.join(PARTS)}")
+                raise InputError(f"unknown part {self.part!r}; choose from {', '.join(PARTS)}")
             chosen = split_records(chosen)[self.part]
         if self.hops:
             chosen = [r for r in chosen if r.hops in self.hops]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.eval.rows import ResultRow
 from kgviz.reasoners.answers import NameLookup
 from kgviz.reasoners.registry import method_spec, reasoner_class
@@ -78,7 +78,7 @@ def rescore_rows(
     error (its score could not be trusted)."""
     missing = sorted({row["qid"] for row in rows if row["qid"] not in gold_by_qid})
     if missing:
-        raise KgvizError(
+        raise RunStoreError(
             f"no gold answers for {len(missing)} question(s), e.g. {missing[0]}; "
             "name the dataset and split the results came from"
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, cast
 
-from kgviz.errors import DataFormatError, KgvizError
+from kgviz.errors import DataFormatError, RunStoreError
 from kgviz.eval.rows import ResultRow, row_problem
 from kgviz.eval.writer_lock import sole_writer
 
@@ -79,7 +79,7 @@ def read_results(path: Path) -> list[ResultRow]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise KgvizError(f"cannot read results {path}: {error}") from error
+        raise RunStoreError(f"cannot read results {path}: {error}") from error
     return parse_results(text, path)[0]
 
 
@@ -107,7 +107,7 @@ class ResultsWriter:
             text = os.pread(self._fd, stat.st_size, 0).decode("utf-8")
         except UnicodeDecodeError as error:
             self._stack.close()
-            raise KgvizError(f"{self.path} is not a UTF-8 results file ({error})") from error
+            raise RunStoreError(f"{self.path} is not a UTF-8 results file ({error})") from error
         try:
             self.rows, whole = parse_results(text, self.path, skip_foreign=True)
         except BaseException:
@@ -149,7 +149,7 @@ class ResultsWriter:
         except OSError:
             now = None
         if now != self._identity:
-            raise KgvizError(
+            raise RunStoreError(
                 f"{self.path} was replaced or removed while this run wrote it; stopped with "
                 f"{len(self.rows)} row(s) written: run the same command again to resume"
             )
@@ -164,7 +164,7 @@ class ResultsWriter:
                 os.ftruncate(self._fd, size)
             except OSError:
                 pass  # the line stays torn; the next run's reader drops it
-            raise KgvizError(
+            raise RunStoreError(
                 f"cannot write to {self.path}: {error.strerror or error}; its {len(self.rows)} "
                 "whole row(s) are kept: make room and run the same command again to resume"
             ) from error

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.eval.rows import ResultRow
 from kgviz.reasoners.presets import DEFAULT_PRESET
 
@@ -21,7 +21,7 @@ def check_one_llm(rows: Iterable[ResultRow], llm: str, out: Path) -> None:
     different models would be pooled in every table)."""
     others = sorted({row.get("llm") or "an unrecorded LLM" for row in rows} - {llm})
     if others:
-        raise KgvizError(
+        raise RunStoreError(
             f"{out} holds answers from {', '.join(others)}, but this run uses {llm}; "
             "write to another --out file so the results of different LLMs stay apart"
         )
@@ -46,7 +46,7 @@ def check_same_settings(
         }
     )
     if clashing:
-        raise KgvizError(
+        raise RunStoreError(
             f"{out} holds {', '.join(clashing)} answers with another preset or other options "
             f"than {variant_label(preset, settings) or 'the defaults'}; write to another "
             "--out file so each setting's results stay apart"

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Required, TypedDict, get_type_hints
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.base import accepts, describe_hint
 from kgviz.runs.run import Run
 
@@ -72,7 +72,7 @@ def result_row(run: Run) -> ResultRow:
     (`with_question` adds its text and gold answers)."""
     trace, outcome, record = run.trace, run.outcome, run.record
     if record is None or outcome.score is None or outcome.miss is None:
-        raise KgvizError(f"{trace.method}: a result row needs a dataset question with gold answers")
+        raise InputError(f"{trace.method}: a result row needs a dataset question with gold answers")
     setting = trace.setting
     return {
         "method": trace.method,

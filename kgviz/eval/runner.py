@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, KgvizError
 from kgviz.eval.plan import EvalPlan
 from kgviz.eval.results_file import ResultsWriter
 from kgviz.eval.resume import check_one_llm, check_same_settings, record_key
 from kgviz.eval.rows import ResultRow, result_row, with_question
 from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
-from kgviz.llm.errors import LLMCancelled, LLMUnavailable, ModelIntegrityError
+from kgviz.llm.errors import LLMCancelled, LLMError, LLMUnavailable, ModelIntegrityError
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.runs.store import RunStore
 from kgviz.session import Session
@@ -130,7 +130,7 @@ def run_eval(
         preset,
     )
     if not job.records:
-        raise KgvizError(f"no question of {session.dataset.name} is selected by {plan.describe()}")
+        raise InputError(f"no question of {session.dataset.name} is selected by {plan.describe()}")
     for method in methods:  # bad options or presets fail here, before anything is written
         session.reasoner(method, **session.options_of(method, preset, job.settings))
     with ResultsWriter(out) as results:
@@ -186,7 +186,7 @@ def _answer_all(
                         in_a_row += 1
                         bar.failed(method, record.qid, str(error))
                         if in_a_row >= MAX_FAILURES_IN_A_ROW:
-                            raise KgvizError(
+                            raise LLMError(
                                 f"{in_a_row} questions in a row failed, the last with: {error}"
                             ) from error
                         continue

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.eval.resume import variant_label
 from kgviz.eval.rows import ResultRow
 from kgviz.eval.significance import wilson_interval
@@ -74,7 +74,7 @@ def rows_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
         ]
     )
     if frame.empty:
-        raise KgvizError("no result rows to tabulate")
+        raise RunStoreError("no result rows to tabulate")
     order = list(dict.fromkeys(frame["method"]))
     frame["method"] = pd.Categorical(frame["method"], categories=order, ordered=True)
     return frame

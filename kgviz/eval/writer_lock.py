@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 from kgviz.paths import cache_root
 from kgviz.storage.exclusive_lock import holder_line
 
@@ -28,10 +28,10 @@ def holder_note(fd: int) -> Path:
 def open_results(out: Path) -> int:
     """A read-write, appending descriptor of `out` (created if absent); one-line errors."""
     if out.is_dir():
-        raise KgvizError(f"{out} is a folder; give a results file such as {out / 'r.jsonl'}")
+        raise RunStoreError(f"{out} is a folder; give a results file such as {out / 'r.jsonl'}")
     blocking = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
     if blocking is not None:
-        raise KgvizError(
+        raise RunStoreError(
             f"cannot write results to {out}: {blocking} is a file, not a folder; give another "
             "--out path or move that file"
         )
@@ -39,7 +39,7 @@ def open_results(out: Path) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         return os.open(out, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError as error:
-        raise KgvizError(f"cannot write results to {out}: {error.strerror}") from error
+        raise RunStoreError(f"cannot write results to {out}: {error.strerror}") from error
 
 
 @contextmanager
@@ -52,7 +52,7 @@ def sole_writer(out: Path, what: str = "kgviz eval") -> Iterator[int]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise KgvizError(
+            raise RunStoreError(
                 f"{out} is being written by {_holder(fd)}; wait for that run to end "
                 "or write to another --out file"
             ) from None

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from kgviz.errors import DataFormatError, KgvizError, MissingDataError
+from kgviz.errors import DataFormatError, InputError, MissingDataError
 
 TripleFormat = Literal["pipe", "tsv", "auto"]
 StringTriple = tuple[str, str, str]
@@ -23,7 +23,7 @@ def env_limit(name: str, default: int) -> int:
     if not value:
         return default
     if not value.isdigit() or int(value) < 1:
-        raise KgvizError(f"{name} must be a whole number of at least 1, got {value!r}")
+        raise InputError(f"{name} must be a whole number of at least 1, got {value!r}")
     return int(value)
 
 

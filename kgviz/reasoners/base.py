@@ -29,7 +29,7 @@ from kgviz.checkpoints.store import card_sha256, checkpoint_dir, dataset_key, fi
 from kgviz.datasets.base import Dataset, QARecord
 from kgviz.embed.index import IndexKind
 from kgviz.embed.kg_index import KGIndex
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, OptionError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.base import LLM
 from kgviz.reasoners.answers import NameLookup, listed_names
@@ -78,7 +78,7 @@ class ReasonerContext:
         self._llm = llm
         kind = index_kind or os.environ.get("KGVIZ_INDEX_KIND") or "flat"
         if kind not in get_args(IndexKind):
-            raise KgvizError(
+            raise OptionError(
                 f"unknown index kind {kind!r}; use one of {', '.join(get_args(IndexKind))}"
             )
         self.index_kind: IndexKind = cast(IndexKind, kind)
@@ -91,7 +91,7 @@ class ReasonerContext:
     def llm(self) -> LLM:
         """The LLM; a context made without one (retrieval only) says so when asked for it."""
         if self._llm is None:
-            raise KgvizError("this context has no LLM (it was made for retrieval only)")
+            raise InputError("this context has no LLM (it was made for retrieval only)")
         return self._llm
 
     @property
@@ -214,7 +214,7 @@ class ReasonerConfig:
         hints = get_type_hints(cls)
         for name, value in overrides.items():
             if not accepts(hints[name], value):
-                raise KgvizError(
+                raise OptionError(
                     f"{method}: {name} must be {describe_hint(hints[name])}, not {value!r}"
                 )
 
@@ -225,7 +225,7 @@ class ReasonerConfig:
             if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
             if not bounds[0] <= value <= bounds[1]:
-                raise KgvizError(
+                raise OptionError(
                     f"{method}: {item.name} must be {describe_range(bounds)}, not {value!r}"
                 )
 
@@ -298,7 +298,7 @@ class Reasoner(ABC, Generic[FoundT]):
         known = {f.name for f in fields(cls.config_class)}
         unknown = sorted(set(overrides) - known)
         if unknown:
-            raise KgvizError(
+            raise OptionError(
                 f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known)) or 'none'}"
             )
@@ -375,7 +375,7 @@ class Reasoner(ABC, Generic[FoundT]):
     def found_from(self, trace: Trace) -> FoundT:
         """What `generate` needs, rebuilt from a finished run's records and its evidence (which
         `regenerate` has edited); methods that can regenerate override this."""
-        raise KgvizError(f"{self.name} has no evidence to regenerate an answer from")
+        raise InputError(f"{self.name} has no evidence to regenerate an answer from")
 
     @property
     def checkpoint_name(self) -> str:

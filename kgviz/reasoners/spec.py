@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.reasoners.presets import Preset, preset_named, tuned
 from kgviz.trace import Trace
 
@@ -29,11 +29,11 @@ def load_attribute(target: str) -> Any:
     """The object `"package.module:attribute"` names (imported now)."""
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise KgvizError(f"{target!r} is not of the form 'package.module:attribute'")
+        raise InputError(f"{target!r} is not of the form 'package.module:attribute'")
     try:
         return getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
-        raise KgvizError(f"cannot load {target!r}: {error}") from error
+        raise InputError(f"cannot load {target!r}: {error}") from error
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class MethodSpec:
 
     def trainer_main(self) -> Callable[[list[str]], int | None]:
         if not self.trainer:
-            raise KgvizError(f"{self.name} learns nothing, so it has no trainer")
+            raise InputError(f"{self.name} learns nothing, so it has no trainer")
         return load_attribute(self.trainer)
 
     def diagnose(self, trace: Trace, record: QARecord) -> tuple[str, str] | None:

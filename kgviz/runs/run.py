@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.kg.readers import MAX_NAME_ENV, max_name_chars
 from kgviz.reasoners.presets import DEFAULT_PRESET
@@ -35,11 +35,11 @@ def parse_triple(text: str) -> StringTriple:
     """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
     parts = [part.strip() for part in text.split("|")]
     if len(parts) != 3 or not all(parts):
-        raise KgvizError(f"bad triple {text[:200]!r}: expected 'head | relation | tail'")
+        raise InputError(f"bad triple {text[:200]!r}: expected 'head | relation | tail'")
     longest = max_name_chars()
     for part in parts:
         if len(part) > longest:
-            raise KgvizError(
+            raise InputError(
                 f"a name of {len(part):,} characters in the triple {text[:80]!r}...: at most "
                 f"{longest:,} (set {MAX_NAME_ENV} to raise it)"
             )

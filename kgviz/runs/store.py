@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import KgvizError, RunStoreError
 from kgviz.runs.run import EDIT, EvidenceEdit, Run, judged_run
 from kgviz.storage.atomic import write_text_atomic
 from kgviz.storage.cache_repair import set_aside
@@ -109,7 +109,7 @@ class RunStore:
 
     def path(self, run_id: str) -> Path:
         if not run_id or "/" in run_id or run_id.startswith("."):
-            raise KgvizError(f"{run_id!r} is not a run id")
+            raise RunStoreError(f"{run_id!r} is not a run id")
         return self.root / "runs" / f"{run_id}.json"
 
     def save(self, run: Run, parent: str | None = None) -> RunEntry:
@@ -189,7 +189,7 @@ class RunStore:
         for entry in self.entries():
             if entry.id == run_id:
                 return entry
-        raise KgvizError(f"no run {run_id!r} in {self.root}")
+        raise RunStoreError(f"no run {run_id!r} in {self.root}")
 
     def load(self, run_id: str) -> Run:
         """The kept run `run_id`, judged again from its trace and question (its graph is not
@@ -198,11 +198,11 @@ class RunStore:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise KgvizError(f"no run {run_id!r} in {self.root}") from None
+            raise RunStoreError(f"no run {run_id!r} in {self.root}") from None
         except (OSError, ValueError) as error:
-            raise KgvizError(f"{path} is not a readable run ({error})") from error
+            raise RunStoreError(f"{path} is not a readable run ({error})") from error
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise KgvizError(f"{path} is not a kgviz run")
+            raise RunStoreError(f"{path} is not a kgviz run")
         try:
             entry = entry_from_json(data.get("entry"), f"{path}: entry")
             record = record_from_json(data.get("record"), f"{path}: record")
@@ -216,7 +216,7 @@ class RunStore:
             )
         except (RunFileError, ValueError, TypeError, KeyError, AttributeError) as error:
             set_aside(path, error)  # what no kgviz can read (a trace of another version can)
-            raise KgvizError(
+            raise RunStoreError(
                 f"{first_line(error)} (the run file is set aside; the other runs are kept)"
             ) from error
 
@@ -228,7 +228,7 @@ class RunStore:
         except FileNotFoundError:
             return
         except OSError as error:
-            raise KgvizError(f"cannot read {self.index}: {error.strerror or error}") from error
+            raise RunStoreError(f"cannot read {self.index}: {error.strerror or error}") from error
         for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
                 yield number, line
@@ -244,7 +244,7 @@ class RunStore:
                 os.fsync(fd)
             except OSError as error:
                 os.ftruncate(fd, size)
-                raise KgvizError(
+                raise RunStoreError(
                     f"could not write {self.index}: {error.strerror}; its earlier runs are kept"
                 ) from error
 
@@ -256,7 +256,7 @@ def _locked_for_append(path: Path) -> Iterator[int]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError as error:
-        raise KgvizError(f"cannot write {path}: {error.strerror}") from error
+        raise RunStoreError(f"cannot write {path}: {error.strerror}") from error
     try:
         deadline = time.monotonic() + LOCK_WAIT_S
         while True:
@@ -265,7 +265,7 @@ def _locked_for_append(path: Path) -> Iterator[int]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise KgvizError(f"{path} stayed locked by another process") from None
+                    raise RunStoreError(f"{path} stayed locked by another process") from None
                 time.sleep(0.01)
         yield fd
     finally:
@@ -277,7 +277,7 @@ def trace_from_saved(data: Any, where: str) -> Trace:
     return Trace.from_saved(*read_saved(data, where), where=where)
 
 
-class RunFileError(KgvizError):
+class RunFileError(RunStoreError):
     """A run file or index line that parses but does not hold what it should."""
 
 

@@ -15,10 +15,10 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 
 
-class WriteError(KgvizError):
+class WriteError(StoreError):
     """A file could not be written; the file it would have replaced is unchanged."""
 
     def __init__(self, target: Path, error: OSError, kept: str | None = None) -> None:

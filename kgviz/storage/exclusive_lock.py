@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 
 
 def holder_line(command: str) -> str:
@@ -33,19 +33,19 @@ def exclusive_lock(
     unwritable: Callable[[OSError], str],
 ) -> Iterator[None]:
     """Hold the lock of `path` for the block, the file naming `command` as its holder. A second
-    holder is refused at once: `KgvizError(refused(the first's holder line))`; a lock file that
-    cannot be made is `KgvizError(unwritable(error))`."""
+    holder is refused at once: `StoreError(refused(the first's holder line))`; a lock file that
+    cannot be made is `StoreError(unwritable(error))`."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as error:
-        raise KgvizError(unwritable(error)) from error
+        raise StoreError(unwritable(error)) from error
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 500, 0).decode("utf-8", "replace").strip() or "another process"
-            raise KgvizError(refused(holder)) from None
+            raise StoreError(refused(holder)) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, holder_line(command).encode(), 0)
         yield

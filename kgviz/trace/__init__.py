@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgviz.errors import KgvizError
+from kgviz.errors import RunStoreError
 
 if TYPE_CHECKING:
     from kgviz.llm.base import Completion
@@ -199,7 +199,7 @@ class Trace:
         from kgviz.trace.io import unreadable
 
         if not all(isinstance(call, LLMCall) for call in calls):
-            raise KgvizError(f"{where}: llm_calls must hold LLM call records")
+            raise RunStoreError(f"{where}: llm_calls must hold LLM call records")
         try:
             return Trace(
                 method=str(plain["method"]),

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kgviz.errors import KgvizError
+from kgviz.errors import KgvizError, RunStoreError
 from kgviz.storage.atomic import write_text_atomic
 
 FORMAT = "kgviz-trace"
@@ -48,13 +48,13 @@ def _encode(value: Any) -> Any:
         return {str(key): _encode(item) for key, item in value.items()}
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise KgvizError(f"cannot save a {type(value).__name__} in a trace")
+    raise RunStoreError(f"cannot save a {type(value).__name__} in a trace")
 
 
 def _record_type(name: str) -> type:
     module_name, _, qualname = name.partition(":")
     if module_name.partition(".")[0] not in _TRUSTED:
-        raise KgvizError(
+        raise RunStoreError(
             f"trace names a record type outside kgviz and its registered methods: {name!r} "
             "(register the method that made it first)"
         )
@@ -63,11 +63,11 @@ def _record_type(name: str) -> type:
         for part in qualname.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as error:
-        raise KgvizError(
+        raise RunStoreError(
             f"trace names an unknown record type {name!r} (saved by another kgviz version?)"
         ) from error
     if not (isinstance(target, type) and dataclasses.is_dataclass(target)):
-        raise KgvizError(f"trace names {name!r}, which is not a record type")
+        raise RunStoreError(f"trace names {name!r}, which is not a record type")
     return target
 
 
@@ -110,9 +110,9 @@ def saved_trace(
 def read_saved(data: Any, where: str = "trace") -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
     """`saved_trace`'s data checked and decoded: (plain fields, stage records, LLM calls)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise KgvizError(f"{where} is not a kgviz trace")
+        raise RunStoreError(f"{where} is not a kgviz trace")
     if data.get("version") != VERSION:
-        raise KgvizError(
+        raise RunStoreError(
             f"{where} is a version {data.get('version')} trace; this kgviz reads version {VERSION}"
         )
     try:
@@ -129,7 +129,7 @@ def read_saved(data: Any, where: str = "trace") -> tuple[dict[str, Any], dict[st
 
 
 def unreadable(where: str, error: Exception) -> KgvizError:
-    return KgvizError(f"{where} is not a readable kgviz trace ({type(error).__name__}: {error})")
+    return RunStoreError(f"{where} is not a readable kgviz trace ({type(error).__name__}: {error})")
 
 
 def write_trace(data: dict[str, Any], path: str | Path) -> None:
@@ -143,6 +143,6 @@ def read_trace(path: str | Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise KgvizError(f"cannot read trace {path}: {error.strerror}") from error
+        raise RunStoreError(f"cannot read trace {path}: {error.strerror}") from error
     except (ValueError, UnicodeDecodeError) as error:
-        raise KgvizError(f"{path} is not a JSON trace") from error
+        raise RunStoreError(f"{path} is not a JSON trace") from error

@@ -26,7 +26,7 @@ from kgviz.datasets.splits import (
     require_metaqa,
     training_parts,
 )
-from kgviz.errors import KgvizError
+from kgviz.errors import DataError, InputError, StoreError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.storage.exclusive_lock import exclusive_lock
 from kgviz.training.arguments import QUICK
@@ -58,7 +58,7 @@ class TrainingData:
         endpoint is refused (trainers read whole graphs)."""
         graph = self.dataset.training_graph(self.train + self.val)
         if graph.fetches:
-            raise KgvizError(
+            raise StoreError(
                 f"{self.dataset.name} is read through a SPARQL endpoint; training reads whole "
                 "graphs, so train on the KG in memory (kgviz data export, then a kb.nt folder) "
                 "and ask over the endpoint with the weights it gives"
@@ -136,7 +136,7 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         args.val_per_hop = min(args.val_per_hop, QUICK.val_per_hop)
         args.epochs = min(args.epochs, QUICK.epochs)
     if min(args.epochs, args.per_hop, args.val_per_hop) < 1:
-        raise KgvizError("--epochs, --per-hop and --val-per-hop must be at least 1")
+        raise InputError("--epochs, --per-hop and --val-per-hop must be at least 1")
     root = Path(args.data)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -154,7 +154,7 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         default = [dataset.training_split] if dataset.training_split else None
         splits = [args.split] if args.split else default or dataset.available_splits()
         if not splits:
-            raise KgvizError(f"{args.dataset} has no question files under {root}")
+            raise DataError(f"{args.dataset} has no question files under {root}")
         split = "+".join(splits)
         train, val = training_parts(
             [r for s in splits for r in dataset.questions(s)], args.per_hop, args.val_per_hop, rng
@@ -167,7 +167,7 @@ def prepare(args: argparse.Namespace) -> TrainingData:
         context = ReasonerContext(dataset, llm=None)
         train, val = with_linked_topics(context, train), with_linked_topics(context, val)
     if not train or not val:
-        raise KgvizError(
+        raise DataError(
             f"{args.dataset}: too few questions to train on ({len(train)} train, {len(val)} val)"
         )
     return TrainingData(dataset, train, val, rng, started, args.dataset, split, linked)

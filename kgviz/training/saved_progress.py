@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from kgviz.errors import KgvizError
+from kgviz.errors import CheckpointError
 from kgviz.storage.atomic import atomic_path
 
 PROGRESS = "progress.pt"
@@ -29,7 +29,7 @@ class SavedProgress:
             return None
         state = torch.load(self.path, weights_only=False)
         if state.get("command") != self.command:
-            raise KgvizError(
+            raise CheckpointError(
                 f"{self.path} holds the progress of `{state.get('command')}`; rerun that command "
                 "to resume it, or delete the file to start afresh"
             )

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 from kgviz.llm.base import RETRY_PAUSES_S
 from kgviz.llm.deadline import run_with_deadline
 from kgviz.llm.errors import (
@@ -37,7 +37,7 @@ COUNT_DIGITS = 18  # a COUNT longer than this is no count of a KG's triples
 Binding = dict[str, dict[str, str]]  # variable -> {"type": ..., "value": ..., ...}
 
 
-class SparqlError(KgvizError):
+class SparqlError(StoreError):
     """A SPARQL endpoint refused a query or sent something that is not a result."""
 
 

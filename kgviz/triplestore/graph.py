@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.triplestore.client import SparqlClient, SparqlError, bound, count_value
 from kgviz.triplestore.config import EndpointConfig
@@ -36,7 +36,7 @@ class WalkStats:
     dropped: int = 0
 
 
-class FetchLimitError(KgvizError):
+class FetchLimitError(StoreError):
     """A walk would fetch more triples than `max_fetch` allows."""
 
 
@@ -80,7 +80,7 @@ class SparqlGraph(KnowledgeGraph):
             else None
         )
         if table is None or table.triples == 0:
-            raise KgvizError(
+            raise StoreError(
                 f"the SPARQL endpoint {config.endpoint} holds no triples"
                 + (f" in graph <{config.graph}>" if config.graph else "")
                 + (" other than labels" if total else "")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 
 START_TIMEOUT_S = 30.0
 
@@ -28,7 +28,7 @@ def binary() -> str:
     beside = Path(sys.executable).with_name("oxigraph")
     found = str(beside) if beside.is_file() else shutil.which("oxigraph")
     if found is None:
-        raise KgvizError("the oxigraph server is not installed (pip install oxigraph)")
+        raise StoreError("the oxigraph server is not installed (pip install oxigraph)")
     return found
 
 
@@ -43,7 +43,7 @@ def load(ntriples: Path, location: Path, timeout_s: float = 3600.0) -> None:
     )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise KgvizError(f"oxigraph could not load {ntriples}: {last}")
+        raise StoreError(f"oxigraph could not load {ntriples}: {last}")
 
 
 def _free_port() -> int:
@@ -79,10 +79,10 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             error = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
-            raise KgvizError(f"oxigraph stopped at start: {error.strip()[-300:]}")
+            raise StoreError(f"oxigraph stopped at start: {error.strip()[-300:]}")
         try:
             httpx.get(url, params={"query": "ASK {}"}, timeout=1.0, trust_env=False)
             return
         except httpx.HTTPError:
             time.sleep(0.1)
-    raise KgvizError(f"oxigraph did not answer at {url} within {START_TIMEOUT_S:g} s")
+    raise StoreError(f"oxigraph did not answer at {url} within {START_TIMEOUT_S:g} s")

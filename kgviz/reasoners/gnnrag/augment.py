@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgviz.errors import KgvizError
+from kgviz.errors import OptionError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.registry import make_reasoner, reasoner_class
 from kgviz.trace import LLMCall, StringTriple
@@ -13,9 +13,9 @@ from kgviz.trace import LLMCall, StringTriple
 def augmenting_reasoner(context: ReasonerContext, method: str) -> Reasoner:
     """The method (with its default settings) whose evidence augments GNN-RAG's paths."""
     if method == "gnnrag":
-        raise KgvizError("gnnrag: augment_with must name another method")
+        raise OptionError("gnnrag: augment_with must name another method")
     if not reasoner_class(method).retrieves:
-        raise KgvizError(f"gnnrag: {method} retrieves nothing to augment with; name a retriever")
+        raise OptionError(f"gnnrag: {method} retrieves nothing to augment with; name a retriever")
     return make_reasoner(method, context)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kgviz.embed.cache import cache_for
-from kgviz.errors import KgvizError
+from kgviz.errors import CheckpointError
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
 from kgviz.reasoners.base import Reasoner
 from kgviz.reasoners.gnnrag.augment import augmenting_reasoner, borrowed_retrieval
@@ -91,12 +91,12 @@ class GNNRAG(Reasoner[GNNRAGFound]):
         model, card = load_gnn(self.chosen_checkpoint, self.config.gnn)
         folder = self.checkpoint_folder
         if self.config.gnn == "paper" and model.shape.reach_prior:
-            raise KgvizError(
+            raise CheckpointError(
                 f"gnnrag gnn=paper: the GNN in {folder} was trained with the reachability prior; "
                 f"train one without it with `{self.train_command}`"
             )
         if self.config.reach_prior and not model.shape.reach_prior:
-            raise KgvizError(
+            raise CheckpointError(
                 f"gnnrag reach_prior=true: the GNN in {folder} was trained without the "
                 "reachability prior, so there is none to add; set reach_prior=false"
             )

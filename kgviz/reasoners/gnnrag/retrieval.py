@@ -12,7 +12,7 @@ import torch
 
 from kgviz.embed.cache import EmbeddingCache
 from kgviz.embed.encoder import SentenceEncoder
-from kgviz.errors import KgvizError
+from kgviz.errors import OptionError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.gnnrag.config import GNNRAGRetrieval
 from kgviz.reasoners.gnnrag.gnn import GNNReasoner, GraphInputs
@@ -49,7 +49,7 @@ def encode_questions(
 ) -> list[Question]:
     """Sentence vectors (from the cache when given) and token vectors of the questions."""
     if not isinstance(text.encoder, SentenceEncoder):
-        raise KgvizError(
+        raise OptionError(
             "GNN-RAG reads the question's token vectors, which only the "
             "sentence-transformers encoder gives"
         )

@@ -27,7 +27,7 @@ from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
 from kgviz.embed.kg_index import graph_fingerprint, relation_text
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
 from kgviz.storage.atomic import write_atomic
@@ -226,7 +226,7 @@ class EgoIndex:
     def vector_search(self) -> FaissIndex:
         """A flat index over the ego-graph vectors, built on the first global search."""
         if self.ego_vectors is None:
-            raise KgvizError(
+            raise StoreError(
                 "GRAG ranks every ego-graph of the KG only when the KG is in memory; over an "
                 "endpoint it needs topic entities and scope_hops (the default)"
             )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kgviz.checkpoints.store import checkpoint_dir, find_checkpoint
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError, OptionError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.soft_prompt import SoftPrompt, text_only_error
 from kgviz.reasoners.answers import evidence_entities, mentioned_entities
@@ -129,7 +129,7 @@ class GRAG(Reasoner[GRAGFound]):
         llm = self.context.reader
         if llm is not None and reader != llm.model:
             folder = checkpoint_dir(TOKEN_CHECKPOINT, self.token_root)
-            raise KgvizError(
+            raise OptionError(
                 f"grag: the graph-token encoder in {folder} was trained through "
                 f"{reader or 'an unnamed reader'}, not {llm.model}; train one with "
                 f"`kgviz train grag --graph-token --llm hf:{llm.model}`"
@@ -143,7 +143,7 @@ class GRAG(Reasoner[GRAGFound]):
         white_box = llm is not None and llm.takes_embeddings
         if self.config.soft_prompt and not white_box:
             reader = llm.describe() if llm is not None else "no LLM"
-            raise KgvizError(f"grag soft_prompt=true: {text_only_error(reader)}")
+            raise OptionError(f"grag soft_prompt=true: {text_only_error(reader)}")
         return white_box if self.config.soft_prompt is None else self.config.soft_prompt
 
     @cached_property
@@ -236,7 +236,7 @@ class GRAG(Reasoner[GRAGFound]):
         """ExplaGraphs: the question's own graph is the source, described whole (no pruning)."""
         graph = question_graphs(self.context).get(question)
         if graph is None:
-            raise KgvizError(
+            raise OptionError(
                 "grag: the stance task needs a question of a dataset whose records "
                 "carry their own graph (ExplaGraphs)"
             )
@@ -261,7 +261,7 @@ class GRAG(Reasoner[GRAGFound]):
         the triples it adds described as one more graph (recorded again under
         `description`)."""
         if PRUNING not in trace.stages:
-            raise KgvizError("grag: only a question-answering run's evidence can be edited")
+            raise InputError("grag: only a question-answering run's evidence can be edited")
         kept = set(trace.evidence)
         pruned: list[PrunedEgoGraph] = trace.stages[PRUNING]
         descriptions = self._describe(

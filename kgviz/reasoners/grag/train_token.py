@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from kgviz.datasets.base import QARecord
-from kgviz.errors import KgvizError
+from kgviz.errors import InputError
 from kgviz.kg.weak_labels import resolve
 from kgviz.llm.hf_backend import HFBackend
 from kgviz.llm.select import choose_llm
@@ -85,7 +85,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def reader_of(spec: str) -> HFBackend:
     reader = choose_llm(spec).llm
     if not isinstance(reader, HFBackend):
-        raise KgvizError(f"--llm {spec}: the graph token trains through a white-box reader, hf:")
+        raise InputError(f"--llm {spec}: the graph token trains through a white-box reader, hf:")
     return reader
 
 

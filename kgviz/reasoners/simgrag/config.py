@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kgviz.errors import KgvizError
+from kgviz.errors import OptionError
 from kgviz.reasoners.base import (
     Bounds,
     ListAnsweringConfig,
@@ -84,10 +84,10 @@ class SimGRAGConfig(ListAnsweringConfig):
 
     def __post_init__(self) -> None:
         if self.answer_format not in ANSWER_FORMATS:
-            raise KgvizError(f"simgrag: answer_format must be one of {', '.join(ANSWER_FORMATS)}")
+            raise OptionError(f"simgrag: answer_format must be one of {', '.join(ANSWER_FORMATS)}")
         if self.answer_format == "paper" and self.task != "qa":
-            raise KgvizError("simgrag: answer_format=paper has the qa task's prompt only")
+            raise OptionError("simgrag: answer_format=paper has the qa task's prompt only")
         if self.algorithm not in ALGORITHMS:
-            raise KgvizError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
+            raise OptionError(f"simgrag: algorithm must be one of {', '.join(ALGORITHMS)}")
         if self.task not in TASKS:
-            raise KgvizError(f"simgrag: task must be one of {', '.join(TASKS)}")
+            raise OptionError(f"simgrag: task must be one of {', '.join(TASKS)}")

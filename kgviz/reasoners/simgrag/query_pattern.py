@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgviz.errors import KgvizError
+from kgviz.llm.errors import LLMError
 from kgviz.reasoners.linking import normalise
 from kgviz.reasoners.simgrag.search_input import PatternGraph
 
@@ -28,7 +28,7 @@ _UNKNOWN = re.compile(r"^(?:UNKNOWN\b(?P<caps>.*)|[Uu]nknown\s+(?P<lower>.*\d))$
 _NUMBER = re.compile(r"\s*\d+\s*$")
 
 
-class PatternError(KgvizError):
+class PatternError(LLMError):
     """The LLM's reply holds no usable pattern graph."""
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgviz.errors import KgvizError
+from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.reasoners.simgrag.search_input import SearchPools
 from kgviz.reasoners.simgrag.search_order import Step
@@ -24,7 +24,7 @@ def reach_for_search(
         return kg
     start_pool = pools.nodes[start]
     if start_pool is None:
-        raise KgvizError(
+        raise StoreError(
             "the pattern names no entity or type kgviz could look up, so its search would read "
             "the whole KG; over an endpoint that is refused (name an entity in the question)"
         )
