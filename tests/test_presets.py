@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -205,3 +206,20 @@ def test_report_labels_presets_apart_and_refuses_mixed_settings_in_one_line(tmp_
         assert len(load_rows([mixed], allow_mixed=True)) == 2
     with pytest.raises(KgvizError, match="code version"):
         load_rows([write_rows(tmp_path / "new_and_old.jsonl", tuned, old)])
+
+
+# A measured figure: a score, a p-value, a count of questions it was measured on.
+FIGURE = re.compile(
+    r"hits@1|\bp = |held-aside|\bF1\b|recall (?:of |at )?\d|\b\d[\d,]* questions\b|\bmeasured\b"
+)
+
+
+@pytest.mark.parametrize("method", method_names())
+def test_option_help_and_presets_say_what_they_do_not_what_they_scored(method):
+    """Figures live in docs/results.md (which option help may name), not in code: help says
+    what an option does, and the lab shows it on every Ask."""
+    spec = method_spec(method)
+    texts = {f"--set {f.name}": option_help(f) for f in fields(spec.config_class())}
+    texts |= {f"--preset {preset.name}": preset.description for preset in spec.presets}
+    figures = {name: FIGURE.findall(text) for name, text in texts.items() if FIGURE.search(text)}
+    assert figures == {}

@@ -84,8 +84,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--prefixes",
         metavar="DATASET",
         help="also read each method's fixed prompt prefix for DATASET's questions once and keep "
-        "its state, so that a fresh process restores it (SimGRAG's pattern prompt: about "
-        "1,200 tokens, 37 s to read on 2 cores, 0.07 s to restore)",
+        "its state, so that a fresh process restores it instead of reading it again",
     )
     prepare.set_defaults(handler=cmd_model_prepare)
 

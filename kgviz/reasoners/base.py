@@ -236,9 +236,8 @@ class AnsweringConfig(ReasonerConfig):
 
     answer_reask: bool = option(
         True,
-        "re-ask once when the answer reply commits to nothing (not in the papers); measured "
-        "end to end, turned off: GNN-RAG scores the same on 150 held-aside questions, SimGRAG "
-        "0.77 against 0.78 on 150, SubgraphRAG 0.52 against 0.73 on 150 (p = 5e-10)",
+        "re-ask once when the answer reply commits to nothing, saying what was wrong (not in "
+        "the papers; docs/results.md has its effect)",
     )
 
 

@@ -51,31 +51,23 @@ class GNNRAGConfig(ListAnsweringConfig):
     )
     max_candidates: int = option(
         DEFAULTS.max_candidates,
-        "most answer candidates (the paper caps them by probability mass alone); measured on "
-        "the GNN alone with its prior, 1,000 against 10 keeps hits@1 (0.91) and raises F1 from "
-        "0.82 to 0.85 on 300 held-aside questions; with the reader not yet measured",
+        "most answer candidates (the paper caps them by probability mass alone)",
         range=(1, 1000),
     )
     hops: int = option(DEFAULTS.hops, "hops of the subgraph around the topic entities", range=HOPS)
     max_nodes: int = option(
         DEFAULTS.max_nodes,
-        "subgraph nodes kept by PageRank (paper: 2,000 by PageRank-Nibble); at 1,000, 3-hop "
-        "validation answer coverage is 0.94 (the paper's 0.99); measured on the GNN alone, "
-        "2,000 against 1,000 costs one question of 300 held-aside with the prior (0.90, 0.91) "
-        "and 9 without it (0.65, 0.68)",
+        "subgraph nodes kept by personalised PageRank (paper: 2,000 by PageRank-Nibble)",
         range=(1, 1_000_000),
     )
     paths_per_candidate: int = option(
         DEFAULTS.paths_per_candidate,
-        "shortest paths kept per candidate (the paper keeps every shortest path); measured "
-        "with max_paths on 150 held-aside questions: 100 and 100 score 0.86 hits@1 against "
-        "0.89 for 2 and 30 (p = 0.22), and the median 3-hop question takes 29 s against 5 s",
+        "shortest paths kept per candidate (the paper keeps every shortest path)",
         range=(1, 100),
     )
     max_paths: int = option(
         DEFAULTS.max_paths,
-        "most reasoning paths given to the LLM (the paper caps them only by the context); "
-        "measured with paths_per_candidate, see there",
+        "most reasoning paths given to the LLM (the paper caps them only by the context)",
         range=(1, 1000),
     )
     reader: bool = option(
@@ -88,16 +80,14 @@ class GNNRAGConfig(ListAnsweringConfig):
         "which training of kgviz's GNN: tuned (checkpoint gnnrag: entity-name vectors seed its "
         "nodes, the reachability prior is in its score, 1,000-node subgraphs) or paper "
         "(checkpoint gnnrag-paper: trained without either addition on 2,000-node subgraphs, "
-        "as in the paper; validation hits@1 0.93, 0.92 for tuned; measured on the GNN alone: "
-        "0.93 against 0.91 hits@1 on 300 held-aside questions)",
+        "as in the paper)",
     )
     reach_prior: bool = option(
         True,
         "add the GNN's reachability prior (how strongly the question's gated relations reach a "
         "node from the topic entities) to its answer score (not in the paper; a GNN trained "
-        "without it, gnn=paper, needs it off); off for the tuned GNN is an ablation without "
-        "retraining, measured: the GNN alone falls from 0.91 to 0.68 hits@1 on 300 held-aside "
-        "questions",
+        "without it, gnn=paper, needs it off; off for the tuned GNN is an ablation without "
+        "retraining)",
     )
     rank_answers: bool = option(
         True,
@@ -107,11 +97,12 @@ class GNNRAGConfig(ListAnsweringConfig):
     augment_with: str | None = option(
         None,
         "a method whose evidence is added (GNN-RAG+RA; simgrag is LLM-guided, the paper uses "
-        "RoG); measured with simgrag on 150 held-aside questions: hits@1 0.89 with and without "
-        "(better at 3 hops, worse at 1 and 2), plus SimGRAG's pattern call",
+        "RoG); its pattern call is counted with the run's",
     )
     augment_triples: int = option(15, "most triples borrowed from augment_with", range=(1, 1000))
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
+    max_tokens: int = option(
+        128, "most tokens in a free-text answer (answer_list off)", range=ANSWER_TOKENS
+    )
     checkpoint_root: str | None = option(
         None,
         "folder holding gnnrag/ (gnnrag-paper/ for gnn=paper; default: the dataset's or the "

@@ -8,15 +8,13 @@ PAPER_PRESET = Preset(
     "GNN-RAG with its paper's settings where kgviz's parts allow: kgviz's GNN trained as the "
     "paper trains its own "
     "(gnn=paper: no entity-name vectors, no reachability prior, 2,000-node subgraphs; the "
-    "packaged GNN's 3,000 templated questions and schedule; validation hits@1 0.93), a "
+    "packaged GNN's 3,000 templated questions and schedule), a "
     "2,000-node subgraph (App. C; kgviz cuts it by personalised PageRank, the paper by "
     "PageRank-Nibble), candidates by probability mass (capped at 1,000, the option's most), "
     "every shortest path to them (at most 100 per candidate), no answer re-ask. Not followed: "
     "at most 100 paths in all, about what the reader's 4,096-token context holds; the GNN is "
-    "kgviz's smaller ReaRev-like model. Measured on the GNN alone (no reader, 300 held-aside "
-    "questions): hits@1 0.93 against tuned's 0.91 (20 against 12 questions, p = 0.22); end to "
-    "end with the offline reader (150 questions): 0.88 against 0.89 (6 against 7, p = 1), with "
-    "2.9 times the prompt tokens. " + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
+    "kgviz's smaller ReaRev-like model (docs/results.md compares the two presets). "
+    + parts_note("RoG's fine-tuned LLaMA2-Chat-7B"),
     {
         "max_nodes": 2000,
         "max_candidates": 1000,
@@ -41,7 +39,8 @@ SPEC = MethodSpec(
     presets=(
         tuned(
             "kgviz's defaults: a 1,000-node subgraph, at most 10 candidates, 2 paths each and "
-            "30 in all, the reachability prior in the score."
+            "30 in all, the reachability prior in the score, and the answer as a list of the "
+            "paths' names ordered by the GNN."
         ),
         PAPER_PRESET,
     ),

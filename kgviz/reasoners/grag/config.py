@@ -32,9 +32,7 @@ class GRAGConfig(ListAnsweringConfig):
     )
     top_n: int = option(
         5,
-        "ego-graphs retrieved, most similar to the question first (paper: 10); measured, "
-        "retrieval only, 100 questions per hop at 1,500 tokens: answer recall of the evidence "
-        "0.93 at 5, 0.91 at 10",
+        "ego-graphs retrieved, most similar to the question first (paper: 10)",
         range=(1, 100),
     )
     scope_hops: int | None = option(
@@ -65,4 +63,6 @@ class GRAGConfig(ListAnsweringConfig):
         "embeddings) before the hard prompt; needs a white-box reader (--llm hf:NAME); None: "
         "on exactly when the reader is white-box",
     )
-    max_tokens: int = option(128, "most tokens in the answer", range=ANSWER_TOKENS)
+    max_tokens: int = option(
+        128, "most tokens in a free-text answer (answer_list off)", range=ANSWER_TOKENS
+    )

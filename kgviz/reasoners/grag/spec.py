@@ -23,8 +23,9 @@ PAPER_PRESET = Preset(
     "GRAG with the paper's top-10 2-hop ego-graphs (its Figure 3 sweeps N; 10 is the setting its "
     "retriever comparison shares); the graph token (soft prompt) with a white-box reader (--llm "
     "hf:NAME); no answer re-ask. Not followed: the token's encoder is trained on a short prompt "
-    "(token, question, answer) and is smaller than the paper's; the description is cut to "
-    "description_tokens to fit the reader's context, hubs expand through max_degree half-edges and "
+    "(token, question, answer) and is smaller than the paper's; the description (the triples "
+    "style) is cut to description_tokens to fit the reader's context, hubs expand through "
+    "max_degree half-edges and "
     "centres lie within scope_hops of the topic entities (choices the paper leaves open); the gate "
     "was trained with top-3 retrieval; text vectors come from all-MiniLM-L6-v2, a SentenceBERT "
     "model (the paper names none). " + parts_note("a LoRA-tuned Llama-2-7B"),
@@ -49,7 +50,10 @@ SPEC = MethodSpec(
     prompts="kgviz.reasoners.grag.prompt:method_prompts",
     trainer="kgviz.reasoners.grag.train:main",
     presets=(
-        tuned("kgviz's defaults: the top 5 ego-graphs, which keep more evidence recall."),
+        tuned(
+            "kgviz's defaults: the top 5 ego-graphs, compact descriptions within 750 tokens, "
+            "and the answer as a list of the evidence's names."
+        ),
         PAPER_PRESET,
     ),
 )

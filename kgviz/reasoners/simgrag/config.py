@@ -52,9 +52,7 @@ class SimGRAGConfig(ListAnsweringConfig):
     task: prompts.Task = option("qa", "qa: answer the question; verify: judge a claim")
     relation_hint: bool = option(
         True,
-        "name the KG family's relations in the pattern prompt (not in the paper); measured, "
-        "retrieval only: evidence recall 0.63 with, 0.67 without at 2 hops, 0.90 and 0.80 at "
-        "3 hops (30 questions each: within chance)",
+        "name the KG family's relations in the pattern prompt (not in the paper)",
     )
     relation_vocabulary: bool = option(
         True,
@@ -65,21 +63,19 @@ class SimGRAGConfig(ListAnsweringConfig):
     reask_lost_topics: bool = option(
         True,
         "re-ask once, naming the topic entity, a pattern with no node for it (not in the "
-        "paper; it feeds the dataset's topic entity to a method meant to need none); measured "
-        "on 50 2-hop questions: pattern failures 6 to 3, hits@1 0.56 to 0.58",
+        "paper; it feeds the dataset's topic entity to a method meant to need none)",
     )
     own_knowledge: bool = option(
         True,
         "the answer prompt adds 'if no graph fits, answer from your own knowledge' (not in the "
-        "paper); effect not yet measured",
+        "paper)",
     )
 
     answer_format: AnswerFormat = option(
         "json",
-        "json: kgviz's answer prompt (2 examples, a JSON reply of reason and answers, one "
-        "re-ask); paper: the paper's (12 examples of the dataset's family, a free-text answer "
-        "citing its graphs, the evidence entities it names as answers, no re-ask); effect not "
-        "yet measured",
+        "json: kgviz's answer prompt (2 examples, a JSON reply; with answer_list, the list of "
+        "answers alone); paper: the paper's (12 examples of the dataset's family, a free-text "
+        "answer citing its graphs, the evidence entities it names as answers)",
     )
 
     def __post_init__(self) -> None:

@@ -9,9 +9,8 @@ PAPER_PRESET = Preset(
     "kgviz's defaults already are), without kgviz's additions: no relation hint in the pattern "
     "prompt, no topic re-ask; the paper's answer prompt (12 examples of the dataset's family in "
     "its form, a free-text answer citing its graphs, no re-ask). Not followed: kgviz writes the "
-    "examples (for movies; other families use those), as the paper's are not published in full. "
-    "Measured end to end with the offline reader (150 held-aside questions): hits@1 0.79 against "
-    "tuned's 0.78 (15 against 13 questions, p = 0.85). "
+    "examples (for movies; other families use those), as the paper's are not published in full "
+    "(docs/results.md compares the two presets). "
     + parts_note("Llama 3 70B (4-bit)", "Nomic embeddings (768-dim)"),
     {
         "relation_hint": False,
@@ -38,7 +37,8 @@ SPEC = MethodSpec(
     presets=(
         tuned(
             "kgviz's defaults: the paper's k, pools and 12-shot patterns, with a relation "
-            "hint, a topic re-ask and an own-knowledge rule added."
+            "hint, the KG's relation names as the pattern's vocabulary, a topic re-ask, and the "
+            "answer as a list of the subgraphs' names."
         ),
         PAPER_PRESET,
     ),

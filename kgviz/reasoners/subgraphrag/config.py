@@ -36,9 +36,7 @@ class SubgraphRAGConfig(ListAnsweringConfig):
     top_k: int | Literal["auto"] = option(
         "auto",
         "triples given to the LLM; auto: 30 for readers of up to 3B parameters, else 100 (the "
-        "paper's K); measured with the 1.5B reader on 30 questions: hits@1 0.80 at auto (30), "
-        "0.73 at 100, at 2.2 times the time; on 150, with the re-ask, K=100 over the whole "
-        "neighbourhood 0.69 against 0.73 (p = 0.17)",
+        "paper's K)",
         range=(1, 1000),
     )
     hops: int = option(
@@ -46,19 +44,18 @@ class SubgraphRAGConfig(ListAnsweringConfig):
     )
     max_candidates: int = option(
         DEFAULTS.max_candidates,
-        "most candidate triples scored (the paper scores the whole retrieved neighbourhood); "
-        "measured, retrieval only, with hubs walked: lifting the cap lowers answer recall at "
-        "K=30 from 0.87 to 0.84 on 300 held-aside questions",
+        "most candidate triples scored (the paper scores the whole retrieved neighbourhood)",
         range=(1, 1_000_000),
     )
     hub_degree: int = option(
         DEFAULTS.hub_degree,
         "entities with more edges are not walked through (not in the paper; the scorer was "
-        "trained with it); measured, retrieval only: walking every hub lowers answer recall at "
-        "K=30 from 0.93 to 0.87 on 300 held-aside questions (3-hop 0.82 to 0.67)",
+        "trained with it)",
         range=(1, 100_000_000),
     )
-    max_tokens: int = option(384, "most tokens in the answer", range=ANSWER_TOKENS)
+    max_tokens: int = option(
+        384, "most tokens in a free-text answer (answer_list off)", range=ANSWER_TOKENS
+    )
     checkpoint_root: str | None = option(
         None, "folder holding subgraphrag/ (default: the dataset's or the packaged one)"
     )
