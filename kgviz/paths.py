@@ -39,6 +39,10 @@ def repo_data_dir() -> Path:
 
 def cache_name(name: str) -> str:
     """A file-name-safe stand-in for a dataset or graph name (`custom:/any/long/path`): its
-    safe characters, cut to 40, and a hash of the whole name, so that any name works."""
+    safe characters, cut to 40, and a hash of the whole name, so that any name works.
+
+    >>> cache_name("custom:/home/me/my kg").startswith("custom_home_me_my_kg-")
+    True
+    """
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.")[:40] or "kg"
     return f"{slug}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"

@@ -206,7 +206,14 @@ MAX_QUESTION_CHARS = 2000
 
 
 def check_question(text: str) -> None:
-    """A one-line error for a question that is blank or longer than `MAX_QUESTION_CHARS`."""
+    """A one-line error for a question that is blank or longer than `MAX_QUESTION_CHARS`.
+
+    >>> check_question("who directed Big")
+    >>> check_question("   ")
+    Traceback (most recent call last):
+    ...
+    kgviz.errors.InputError: the question is empty: type a question
+    """
     if not text.strip():
         raise InputError("the question is empty: type a question")
     if len(text) > MAX_QUESTION_CHARS:

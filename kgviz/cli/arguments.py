@@ -17,8 +17,11 @@ def print_json(value: object) -> None:
 
 
 def parse_settings(pairs: Sequence[str]) -> dict[str, object]:
-    """`k=3 algorithm=optimized` -> {"k": 3, "algorithm": "optimized"} (JSON values where they
-    parse)."""
+    """`--set` values as options: JSON values where they parse, text otherwise.
+
+    >>> parse_settings(["k=3", "algorithm=optimized", "answer_list=false", "top_k=auto"])
+    {'k': 3, 'algorithm': 'optimized', 'answer_list': False, 'top_k': 'auto'}
+    """
     settings: dict[str, object] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")

@@ -21,7 +21,15 @@ from kgviz.storage.cache_repair import CORRUPT, CorruptCache, set_aside
 
 
 def relation_text(name: str) -> str:
-    """Readable text of a relation label: `directed_by` -> `directed by`, `a.b.c_d` -> `c d`."""
+    """Readable text of a relation label (the last segment of a dotted or IRI name).
+
+    >>> relation_text("directed_by")
+    'directed by'
+    >>> relation_text("film.film.directed_by")
+    'directed by'
+    >>> relation_text("http://example.org/ontology/birthPlace")
+    'birthPlace'
+    """
     last = name.rsplit(".", 1)[-1] if "/" not in name else name.rstrip("/").rsplit("/", 1)[-1]
     return re.sub(r"[_\s]+", " ", last).strip() or name
 

@@ -20,7 +20,11 @@ _ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def visible(name: str) -> str:
-    """`name` with each control character written as its escape (`\\t`, `\\n`, `\\r`, `\\xNN`)."""
+    """`name` with each control character written as its escape (`\\t`, `\\n`, `\\r`, `\\xNN`).
+
+    >>> print(visible("Tab\\there\\x1b[31m"))
+    Tab\\there\\x1b[31m
+    """
     if name.isprintable():
         return name
     return _CONTROL.sub(lambda m: _ESCAPES.get(m[0]) or f"\\x{ord(m[0]):02x}", name)

@@ -30,7 +30,11 @@ class NameLookup(Protocol):
 
 
 def evidence_entities(evidence: Iterable[StringTriple]) -> list[str]:
-    """The entities the evidence triples name, in order of first appearance."""
+    """The entities the evidence triples name, in order of first appearance.
+
+    >>> evidence_entities([("Big", "directed_by", "P. Marshall"), ("Big", "year", "1988")])
+    ['Big', 'P. Marshall', '1988']
+    """
     return list(dict.fromkeys(name for head, _, tail in evidence for name in (head, tail)))
 
 
@@ -38,6 +42,12 @@ def mentioned_entities(answer_text: str, candidates: Iterable[str]) -> list[str]
     """Candidates named in `answer_text` (whole-word, case-insensitive), longest names first.
 
     A shorter name inside a longer matched one (`Paris` in `Paris, Texas`) does not count twice.
+    The names come in the order the text first names them.
+
+    >>> mentioned_entities("It was filmed in paris, texas, not Paris.", ["Paris", "Paris, Texas"])
+    ['Paris, Texas', 'Paris']
+    >>> mentioned_entities("Big was a hit", ["Bigelow"])
+    []
     """
     text = answer_text.casefold()
     taken = [False] * len(text)
@@ -117,7 +127,11 @@ class WithEvidenceNames:
 
 
 def normalise_key(text: str) -> str:
-    """How evidence names are matched: case-folded, white space folded."""
+    """How evidence names are matched: case-folded, white space folded.
+
+    >>> normalise_key("  Tom   HANKS")
+    'tom hanks'
+    """
     return " ".join(text.casefold().split())
 
 

@@ -140,7 +140,11 @@ class ReasonerContext:
 
 
 def accepts(hint: Any, value: Any) -> bool:
-    """Whether `value` fits the type hint of a config field (int counts as float, not bool)."""
+    """Whether `value` fits the type hint of a config field (int counts as float, not bool).
+
+    >>> accepts(float, 3), accepts(int, True), accepts(int | Literal["auto"], "auto")
+    (True, False, True)
+    """
     origin = get_origin(hint)
     if origin is Literal:
         return value in get_args(hint)
@@ -158,7 +162,13 @@ def accepts(hint: Any, value: Any) -> bool:
 
 
 def describe_hint(hint: Any) -> str:
-    """A config field's type in words: `int`, `one of qa, verify`, `int or one of auto`."""
+    """A config field's type in words.
+
+    >>> describe_hint(int), describe_hint(Literal["qa", "verify"])
+    ('int', 'one of qa, verify')
+    >>> describe_hint(int | Literal["auto"])
+    'int or one of auto'
+    """
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(map(str, get_args(hint)))
     if get_origin(hint) in (Union, UnionType):
@@ -191,7 +201,13 @@ def option_range(item: Field[Any]) -> Bounds | None:
 
 
 def describe_range(bounds: Bounds) -> str:
-    """`at least 1 and at most 100`."""
+    """A numeric option's range in words.
+
+    >>> describe_range((1, 1000))
+    'at least 1 and at most 1,000'
+    >>> describe_range((0.01, 3600))
+    'at least 0.01 and at most 3,600'
+    """
     low, high = (f"{end:,}" if isinstance(end, int) else f"{end:g}" for end in bounds)
     return f"at least {low} and at most {high}"
 

@@ -49,5 +49,10 @@ def preset_named(method: str, presets: tuple[Preset, ...], name: str) -> Preset:
 
 
 def with_preset(preset: Preset, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options a run uses: the preset's values, then `options` over them."""
+    """The options a run uses: the preset's values, then `options` over them (explicit wins).
+
+    >>> paper = Preset(PAPER, "the paper's K", {"top_k": 100, "answer_reask": False})
+    >>> with_preset(paper, {"top_k": 30})
+    {'top_k': 30, 'answer_reask': False}
+    """
     return {**preset.values, **options}

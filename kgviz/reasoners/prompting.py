@@ -60,7 +60,11 @@ def answer_messages(
 
 def answer_list_schema(choices: Iterable[str], at_least: int = 0) -> dict:
     """The JSON schema of an answer list: at most `LISTED_ANSWERS` names, each one of `choices`
-    (the evidence's names) or, with no choices, any short text; at least `at_least` of them."""
+    (the evidence's names) or, with no choices, any short text; at least `at_least` of them.
+
+    >>> answer_list_schema(["Ron Howard", "Big"])["properties"]["answers"]["items"]
+    {'type': 'string', 'enum': ['Big', 'Ron Howard']}
+    """
     names = sorted(set(choices))
     item = {"type": "string", "enum": names} if names else {"type": "string", "maxLength": 80}
     listed = {"type": "array", "items": item, "minItems": at_least, "maxItems": LISTED_ANSWERS}
@@ -68,7 +72,11 @@ def answer_list_schema(choices: Iterable[str], at_least: int = 0) -> dict:
 
 
 def list_reply(answers: Sequence[str]) -> str:
-    """An answer list as the model writes it (for few-shot demonstrations)."""
+    """An answer list as the model writes it (for few-shot demonstrations).
+
+    >>> list_reply(["1987", "1992"])
+    '{"answers": ["1987", "1992"]}'
+    """
     return json.dumps({ANSWERS_KEY: list(answers)}, ensure_ascii=False)
 
 

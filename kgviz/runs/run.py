@@ -32,7 +32,16 @@ class EvidenceEdit:
 
 
 def parse_triple(text: str) -> StringTriple:
-    """`"Forrest Gump | directed_by | Robert Zemeckis"` -> a (head, relation, tail) triple."""
+    """A triple as a user types it, `head | relation | tail`, with each name held to
+    `KGVIZ_MAX_NAME_CHARS`.
+
+    >>> parse_triple("Forrest Gump | directed_by | Robert Zemeckis")
+    ('Forrest Gump', 'directed_by', 'Robert Zemeckis')
+    >>> parse_triple("Forrest Gump | directed_by")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kgviz.errors.InputError: bad triple 'Forrest Gump | directed_by': expected 'head | ...'
+    """
     parts = [part.strip() for part in text.split("|")]
     if len(parts) != 3 or not all(parts):
         raise InputError(f"bad triple {text[:200]!r}: expected 'head | relation | tail'")
@@ -64,7 +73,13 @@ FACTS = (
 
 
 def options_text(options: Mapping[str, Any]) -> str:
-    """`k=3, algorithm=optimized`, or `defaults`."""
+    """A run's options as one line.
+
+    >>> options_text({"k": 3, "algorithm": "optimized"})
+    'k=3, algorithm=optimized'
+    >>> options_text({})
+    'defaults'
+    """
     return ", ".join(f"{key}={value}" for key, value in options.items()) or "defaults"
 
 

@@ -17,7 +17,11 @@ from kgviz.trace import Trace
 
 
 def answer_key(name: str) -> str:
-    """How answers are compared with gold: case-folded, white space folded."""
+    """How answers are compared with gold: case-folded, white space folded.
+
+    >>> answer_key("  Robert   ZEMECKIS ")
+    'robert zemeckis'
+    """
     return " ".join(name.casefold().split())
 
 
@@ -43,7 +47,13 @@ def named_in_reply(reply: str, gold: Iterable[str]) -> bool:
 
 
 def answer_prf(predicted: Sequence[str], gold: Sequence[str]) -> tuple[float, float, float]:
-    """Precision, recall and F1 of the committed answers against the gold set."""
+    """Precision, recall and F1 of the committed answers against the gold set.
+
+    >>> answer_prf(["Ron Howard", "Robert Zemeckis"], ["robert zemeckis"])
+    (0.5, 1.0, 0.6666666666666666)
+    >>> answer_prf([], ["Ron Howard"])
+    (0.0, 0.0, 0.0)
+    """
     predicted_set = {answer_key(name) for name in predicted}
     gold_set = {answer_key(name) for name in gold}
     if not predicted_set or not gold_set:
@@ -55,7 +65,13 @@ def answer_prf(predicted: Sequence[str], gold: Sequence[str]) -> tuple[float, fl
 
 
 def score_answers(reply: str, answers: Sequence[str], gold: Sequence[str]) -> AnswerScore:
-    """Score the committed `answers` (in reply order) and the raw `reply` against `gold`."""
+    """Score the committed `answers` (in reply order) and the raw `reply` against `gold`.
+
+    >>> score = score_answers("Ron Howard, Robert Zemeckis", ["Ron Howard", "Robert Zemeckis"],
+    ...                       ["Robert Zemeckis"])
+    >>> score.hit1, score.hit, score.named, round(score.f1, 2)
+    (False, True, True, 0.67)
+    """
     gold_keys = {answer_key(name) for name in gold}
     keys = [answer_key(name) for name in answers]
     precision, recall, f1 = answer_prf(answers, gold)
@@ -84,7 +100,11 @@ def row_value(row: Mapping[str, Any], key: str) -> float:
 
 
 def evidence_recall(evidence: Iterable[tuple[str, str, str]], gold: Iterable[str]) -> bool:
-    """Whether some gold answer appears as an entity of the evidence given to the LLM."""
+    """Whether some gold answer appears as an entity of the evidence given to the LLM.
+
+    >>> evidence_recall([("Big", "directed_by", "Penny Marshall")], ["penny marshall"])
+    True
+    """
     entities = {answer_key(name) for head, _, tail in evidence for name in (head, tail)}
     return any(answer_key(answer) in entities for answer in gold)
 

@@ -112,7 +112,11 @@ def ans_reask(
 
 
 def split_reply(reply: str) -> tuple[str, list[str]]:
-    """The explanation (text before the first `ans:` line) and the answer names, in order."""
+    r"""The explanation (text before the first `ans:` line) and the answer names, in order.
+
+    >>> split_reply("Ilse Varga composed it.\nans: 1987\nans: not available")
+    ('Ilse Varga composed it.', ['1987'])
+    """
     first = ANSWER_LINE.search(reply)
     explanation = reply[: first.start()].strip() if first else reply.strip()
     answers = [a.strip(" `*\"'.") for a in ANSWER_LINE.findall(reply)]
