@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 
@@ -13,3 +15,16 @@ def demo_eval(method: str, llm: str, *options: str) -> list[str]:
         *("--dataset", "demo", "--split", "dev", "--method", method, "--llm", llm),
         *options,
     ]
+
+
+def run_kgviz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m kgviz ARGS` in a fresh process (with `env` on top of this one's), its output
+    captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "kgviz", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )

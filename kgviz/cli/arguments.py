@@ -63,12 +63,20 @@ def add_llm_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm", default="auto", metavar="SPEC", help=f"the LLM: {kinds}")
 
 
-def add_preset_argument(parser: argparse.ArgumentParser, whose: str) -> None:
-    """`--preset`: a named set of options (`kgviz methods NAME` lists each method's)."""
+def add_option_arguments(parser: argparse.ArgumentParser, whose: str, example: str) -> None:
+    """`--set KEY=VALUE` (repeatable) and `--preset`: `whose` options, e.g. `--set {example}`."""
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"an option of {whose}, e.g. --set {example} (repeatable; `kgviz methods` lists "
+        "them); it wins over the preset's",
+    )
     parser.add_argument(
         "--preset",
         choices=PRESET_NAMES,
         default=DEFAULT_PRESET,
-        help=f"{whose} preset: tuned (kgviz's defaults) or paper (its paper where kgviz's parts "
-        "allow; `kgviz methods NAME` says what each sets and what it cannot follow)",
+        help="the preset: tuned (kgviz's defaults) or paper (the method's paper where kgviz's "
+        "parts allow; `kgviz methods NAME` says what each sets and what it cannot follow)",
     )

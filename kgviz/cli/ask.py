@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, get_args
 
 from kgviz.cli.arguments import (
     add_llm_argument,
-    add_preset_argument,
+    add_option_arguments,
     parse_settings,
     print_json,
 )
@@ -190,15 +190,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     ask.add_argument("--method", default="simgrag", help="one of: " + ", ".join(method_names()))
     add_llm_argument(ask)
     ask.add_argument("--topic", action="append", default=[], help="a topic entity (repeatable)")
-    ask.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a method option, e.g. --set k=5 (repeatable; `kgviz methods` lists them); it "
-        "wins over the preset's",
-    )
-    add_preset_argument(ask, "the method's")
+    add_option_arguments(ask, "the method", "k=5")
     ask.add_argument(
         "--cache", choices=get_args(CacheMode), default="rw", help="LLM response cache"
     )

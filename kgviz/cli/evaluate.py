@@ -9,7 +9,7 @@ from typing import get_args
 
 from kgviz.cli.arguments import (
     add_llm_argument,
-    add_preset_argument,
+    add_option_arguments,
     hop_counts,
     names_list,
     parse_settings,
@@ -170,15 +170,7 @@ def add_eval(commands: argparse._SubParsersAction) -> None:
         help="questions in flight at once; the offline model serves as many at once "
         "(llama.cpp parallel slots), a server backend caps them at what it serves",
     )
-    evaluate.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an option of every method run, e.g. --set top_k=30 (repeatable; the rows record "
-        "it); it wins over the preset's",
-    )
-    add_preset_argument(evaluate, "each method's")
+    add_option_arguments(evaluate, "every method run, recorded in its rows,", "top_k=30")
     evaluate.add_argument("--quiet", action="store_true", help="no progress bar")
     evaluate.add_argument(
         "--keep-traces",

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,21 +16,9 @@ from kgviz.eval.results_file import read_results
 from kgviz.kg.readers import read_triples
 from kgviz.llm.errors import ModelIntegrityError
 from kgviz.llm.model_files import verify_file
+from tests.commands import run_kgviz
 
 KB = "Forrest Gump\tdirected_by\tRobert Zemeckis\nApollo 13\tdirected_by\tRon Howard\n"
-
-
-def kgviz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    import os
-
-    return subprocess.run(
-        [sys.executable, "-m", "kgviz", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def custom_folder(tmp_path: Path, kb: bytes, questions: str = "") -> Path:
@@ -48,7 +34,7 @@ def custom_folder(tmp_path: Path, kb: bytes, questions: str = "") -> Path:
 
 def test_a_latin1_kb_is_one_line_naming_file_and_line(tmp_path):
     folder = custom_folder(tmp_path, (KB + "Amélie\tdirected_by\tJeunet\n").encode("latin-1"))
-    result = kgviz(
+    result = run_kgviz(
         "data", "info", f"custom:{folder}", "--json", env={"KGVIZ_CACHE": str(tmp_path / "cache")}
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -117,12 +103,12 @@ def test_results_rows_of_the_wrong_shape(tmp_path):
     path.write_text('{"method": "a", "qid": "1"}\n[1, 2]\n{"method": "a", "qid": "2"}\n')
     with pytest.raises(DataFormatError, match=r"r.jsonl:2: not a results row"):
         read_results(path)
-    result = kgviz("report", str(path))
+    result = run_kgviz("report", str(path))
     assert result.returncode == 2 and "r.jsonl:2: not a results row" in result.stderr
 
 
 def test_a_malformed_ollama_host_is_one_line(tmp_path):
-    result = kgviz(
+    result = run_kgviz(
         "ask",
         "who directed Apollo 13",
         "--dataset",

@@ -1,35 +1,18 @@
 """Run files and the run index as an attacker or a careless hand leaves them: a file that parses
 but does not hold a run, an index line with a bad byte, an index that cannot be written. Each is
-one line naming what is wrong; the other runs stay listed and loadable."""
+one line naming what is wrong; the other runs stay listed and loadable (a broken index line:
+tests/runs/test_run_store.py)."""
 
 from __future__ import annotations
 
 import json
-import logging
 
 import pytest
 
 from kgviz.cli import main
-from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.runs.run import judged_run
 from kgviz.runs.store import RunStore
-from kgviz.trace import Trace
-
-RECORD = QARecord("who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), "q1")
-
-
-def a_run(answer: str = "Robert Zemeckis"):
-    trace = Trace(
-        method="kaping",
-        question=RECORD.question,
-        dataset="demo",
-        answer=answer,
-        answers=[answer],
-        evidence=[("Forrest Gump", "directed_by", "Robert Zemeckis")],
-        timings={"total": 1.0},
-    )
-    return judged_run(trace, RECORD, options={"top_k": 3}, llm="llamacpp:qwen2.5-coder-1.5b")
+from tests.runs.kept import a_run
 
 
 def tampered(store: RunStore, run_id: str, change) -> None:
@@ -53,9 +36,9 @@ def test_a_run_file_that_parses_but_is_no_run_is_one_line(
 ):
     monkeypatch.setenv("KGVIZ_RUNS", str(tmp_path))
     store = RunStore(tmp_path)
-    good = store.save(a_run("Ron Howard"))
+    good = store.save(a_run("Ron Howard", top_k=3))
     for command in (["runs", "show"], ["runs", "diff", good.id]):
-        bad = store.save(a_run())
+        bad = store.save(a_run(top_k=3))
         tampered(store, bad.id, change)
         assert main([*command, bad.id, "--json"]) == 2
         error = capsys.readouterr().err.strip().splitlines()
@@ -67,7 +50,7 @@ def test_a_run_file_that_parses_but_is_no_run_is_one_line(
 
 def test_an_entry_with_a_key_this_kgviz_does_not_know_still_lists_and_loads(tmp_path):
     store = RunStore(tmp_path)
-    entry = store.save(a_run())
+    entry = store.save(a_run(top_k=3))
     tampered(store, entry.id, lambda data: data["entry"].update(added_later=1))
     lines = store.index.read_text().splitlines()
     event = json.loads(lines[0])
@@ -77,20 +60,9 @@ def test_an_entry_with_a_key_this_kgviz_does_not_know_still_lists_and_loads(tmp_
     assert store.load(entry.id).trace.answers == ["Robert Zemeckis"]
 
 
-def test_a_bad_byte_in_the_index_costs_its_line_only(tmp_path, caplog):
-    store = RunStore(tmp_path)
-    first = store.save(a_run())
-    with open(store.index, "ab") as index:
-        index.write(b'{"run": {"id": "\xff"}}\n')
-    second = store.save(a_run("Ron Howard"))
-    with caplog.at_level(logging.WARNING):
-        assert [entry.id for entry in store.entries()] == [first.id, second.id]
-    assert "index.jsonl:2 is not a run entry" in caplog.text
-
-
 def test_a_run_whose_index_line_cannot_be_written_leaves_no_file(tmp_path):
     store = RunStore(tmp_path)
     store.index.mkdir(parents=True)  # a folder where the index should be
     with pytest.raises(KgvizError, match="cannot write"):
-        store.save(a_run())
+        store.save(a_run(top_k=3))
     assert not list((tmp_path / "runs").glob("*.json"))

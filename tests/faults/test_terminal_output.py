@@ -5,13 +5,11 @@ escapes. The LLM is a stub on loopback that replies with them (a real model cann
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from kgviz.cli.terminal import visible
+from tests.commands import run_kgviz
 
 HOSTILE = "\x1b[31mRon\x1b]0;pwned\x07 Howard\x9b2J\x08"
 RAW = ("\x1b", "\x07", "\x9b", "\x08")
@@ -23,24 +21,13 @@ def completion(text: str) -> bytes:
     ).encode()
 
 
-def kgviz(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "kgviz", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, **env},
-    )
-
-
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_hostile_question_and_reply_are_printed_as_escapes(fault_server, tmp_path, as_json):
     server = fault_server(lambda n, body: (200, completion(HOSTILE), 0))
     env = {"KGVIZ_CACHE": str(tmp_path / "cache"), "KGVIZ_RUNS": str(tmp_path / "runs")}
     question = f"who directed {HOSTILE}"
     ask = ["ask", question, "--method", "llm-only", "--llm", f"openai:{server.url}/v1#m"]
-    done = kgviz(*ask, *(["--json"] if as_json else []), env=env)
+    done = run_kgviz(*ask, *(["--json"] if as_json else []), env=env)
     assert done.returncode == 0, done.stderr
     for stream in (done.stdout, done.stderr):
         assert not any(raw in stream for raw in RAW), repr(stream)
@@ -49,9 +36,9 @@ def test_a_hostile_question_and_reply_are_printed_as_escapes(fault_server, tmp_p
         assert shown["answer"] == HOSTILE  # the JSON is the same data, its escapes JSON's
     else:
         assert visible(HOSTILE) in done.stdout
-    listed = kgviz("runs", "list", env=env)
+    listed = run_kgviz("runs", "list", env=env)
     (run_id,) = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
-    shown_run = kgviz("runs", "show", run_id, env=env)
+    shown_run = run_kgviz("runs", "show", run_id, env=env)
     for stream in (listed.stdout, shown_run.stdout, shown_run.stderr):
         assert not any(raw in stream for raw in RAW), repr(stream)
     # (the question's "[...]" reads as a topic mark, so its brackets go; its escapes stay)

@@ -13,27 +13,9 @@ from pathlib import Path
 import pytest
 
 from kgviz.cli import main
-from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError
-from kgviz.runs.run import judged_run
 from kgviz.runs.store import RunStore
-from kgviz.trace import Trace
-
-RECORD = QARecord("who directed Forrest Gump", ("Robert Zemeckis",), ("Forrest Gump",), "q1")
-EVIDENCE = [("Forrest Gump", "directed_by", "Robert Zemeckis")]
-
-
-def a_run(answer: str = "Robert Zemeckis", **options: object):
-    trace = Trace(
-        method="kaping",
-        question=RECORD.question,
-        dataset="demo",
-        answer=answer,
-        answers=[answer],
-        evidence=list(EVIDENCE),
-        timings={"total": 1.0},
-    )
-    return judged_run(trace, RECORD, options=dict(options), llm="llamacpp:qwen2.5-coder-1.5b")
+from tests.runs.kept import RECORD, a_run
 
 
 def test_a_kept_run_lists_and_loads_back(tmp_path):
@@ -52,11 +34,18 @@ def test_a_kept_run_lists_and_loads_back(tmp_path):
     )
 
 
-def test_a_broken_index_line_is_skipped_with_a_warning(tmp_path, caplog):
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b'{"run": {"id": "torn"',  # a writer killed mid-line
+        b'{"run": {"id": "\xff"}}\n',  # a byte that is not UTF-8: the line alone is lost
+    ],
+)
+def test_a_broken_index_line_is_skipped_with_a_warning(tmp_path, caplog, broken):
     store = RunStore(tmp_path)
     first = store.save(a_run())
-    with open(store.index, "a", encoding="utf-8") as index:
-        index.write('{"run": {"id": "torn"')  # a writer killed mid-line
+    with open(store.index, "ab") as index:
+        index.write(broken)
     second = store.save(a_run("Ron Howard"))
     with caplog.at_level(logging.WARNING):
         assert [e.id for e in store.entries()] == [first.id, second.id]
