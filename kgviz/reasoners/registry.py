@@ -20,6 +20,7 @@ _SPECS: dict[str, str | MethodSpec] = {
     "subgraphrag": "kgviz.reasoners.subgraphrag.spec:SPEC",
     "grag": "kgviz.reasoners.grag.spec:SPEC",
     "gnnrag": "kgviz.reasoners.gnnrag.spec:SPEC",
+    "tog": "kgviz.reasoners.tog.spec:SPEC",
 }
 
 
