@@ -15,7 +15,7 @@ from kgviz.scoring.metrics import row_value
 def summarize(rows: list[ResultRow]) -> dict[str, Any]:
     """`no_answer` is the share of replies that committed to no answer, `truncated` the share
     that ran to their token limit (over the rows that recorded it; None when none did)."""
-    stages = attribution_stages()
+    stages = attribution_stages(str(row["method"]) for row in rows)
 
     def block(subset: Sequence[ResultRow]) -> dict[str, Any]:
         n = len(subset)

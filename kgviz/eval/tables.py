@@ -113,7 +113,8 @@ def attribution_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method: questions, misses, and how many misses failed at each stage (or errored);
     where the rows checked grounding, how many questions were not grounded in the KG."""
     checked = frame["grounded"].notna().any()
-    stages = [s for s in attribution_stages() if checked or s != GROUNDING_STAGE]
+    methods = map(str, frame["method"].cat.categories)
+    stages = [s for s in attribution_stages(methods) if checked or s != GROUNDING_STAGE]
     counts = pd.crosstab(frame["method"], frame["failed stage"]).reindex(
         index=frame["method"].cat.categories, columns=[*stages, "error"], fill_value=0
     )

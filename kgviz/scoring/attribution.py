@@ -7,6 +7,7 @@ to a stored row, so both always agree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from kgviz.datasets.base import QARecord
@@ -21,10 +22,17 @@ WITHOUT_RETRIEVAL = "answered from the LLM's own knowledge, without retrieval"
 NOT_IN_EVIDENCE = "no gold answer in the evidence"
 
 
-def attribution_stages() -> tuple[str, ...]:
+def attribution_stages(methods: Iterable[str] | None = None) -> tuple[str, ...]:
     """Every stage a miss can be attributed to, in run order: grounding, the methods' own
-    stages (as their specs declare them), then retrieval and generation."""
-    own = [stage for name in method_names() for stage in method_spec(name).stages]
+    stages (as their specs declare them; with `methods`, the method names or labels of the rows
+    at hand, only those methods'), then retrieval and generation."""
+    labels = None if methods is None else set(methods)
+    own = [
+        stage
+        for name in method_names()
+        if labels is None or any(label.split(" ")[0] == name for label in labels)
+        for stage in method_spec(name).stages
+    ]
     return (GROUNDING_STAGE, *dict.fromkeys(own), *SHARED_STAGES)
 
 

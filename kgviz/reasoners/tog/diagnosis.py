@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kgviz.datasets.base import QARecord
+from kgviz.reasoners.answers import evidence_entities, normalise_key
 from kgviz.reasoners.tog.records import ENTITY_PRUNING, REASONING, RELATION_PRUNING, WALK, Walk
-from kgviz.scoring.metrics import answer_key, evidence_recall
 from kgviz.trace import Trace
 
 
@@ -13,12 +13,13 @@ def lost_path(trace: Trace, record: QARecord) -> tuple[str, str] | None:
     pruning (a gold answer was a candidate and was pruned), reasoning (the LLM said "enough"
     before the paths reached one), or relation pruning (no kept relation led to one)."""
     walk = trace.stages.get(WALK)
-    if not isinstance(walk, Walk) or evidence_recall(trace.evidence, record.answers):
+    gold = {normalise_key(name) for name in record.answers}
+    reached = {normalise_key(name) for name in evidence_entities(trace.evidence)}
+    if not isinstance(walk, Walk) or gold & reached:
         return None
-    gold = {answer_key(name) for name in record.answers}
     for step in walk.depths:
         for candidate in step.candidates:
-            if not candidate.kept and answer_key(candidate.neighbour) in gold:
+            if not candidate.kept and normalise_key(candidate.neighbour) in gold:
                 return ENTITY_PRUNING, (
                     f"gold answer {candidate.neighbour} was a candidate at depth {step.depth} "
                     f"and was pruned ({candidate.why})"

@@ -14,6 +14,7 @@ PAPER_PRESET = Preset(
     {
         "pruner": "llm",
         "exploration_temperature": 0.4,
+        "paths_as": "triples",
         "answer_list": False,
         "answer_reask": False,
     },
@@ -32,8 +33,8 @@ SPEC = MethodSpec(
     presets=(
         tuned(
             "kgviz's defaults: relations and entities pruned by similarity to the question (no "
-            "LLM call), the 'enough?' decision and the answer as JSON constrained to the paths' "
-            "names."
+            "LLM call), the paths read as chains from the topic entity, the 'enough?' decision "
+            "and the answer as JSON constrained to the paths' names."
         ),
         PAPER_PRESET,
     ),
