@@ -1,4 +1,4 @@
-"""Readability, measured in headless Chromium on every graph view of all six methods' runs on the
+"""Readability, measured in headless Chromium on every graph view of all seven methods' runs on the
 demo KG: retrieval runs for real, the LLM's replies are scripted (a fixed pattern for SimGRAG, the
 gold answer for all), and each view is written as a page into a temp folder and opened from there.
 
@@ -45,7 +45,7 @@ PATTERNS = {  # run name -> the pattern SimGRAG's LLM is scripted to reply
         [f"{U} movie 1", "directed by", f"{U} person 1"],
     ],
 }
-METHODS = ("subgraphrag", "gnnrag", "grag", "kaping", "llm-only")
+METHODS = ("subgraphrag", "gnnrag", "grag", "kaping", "tog", "llm-only")
 GRAPHS = {  # every graph view of every run (`test_these_are_all_the_graph_views` checks)
     "simgrag": ("pattern", "subgraphs"),
     "simgrag-dead-end": ("pattern",),
@@ -53,6 +53,7 @@ GRAPHS = {  # every graph view of every run (`test_these_are_all_the_graph_views
     "gnnrag": ("paths",),
     "grag": ("description",),
     "kaping": ("evidence",),
+    "tog": ("evidence",),
     "llm-only": (),
 }
 HTML_PAGE = "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>%s</body></html>"
@@ -74,6 +75,8 @@ class ScriptedLLM(LLM):
     def complete(self, messages, schema=None, **options) -> Completion:
         if prompts.is_pattern_schema(schema):
             text = json.dumps({"phrases": [], "triples": self.pattern})
+        elif schema is not None and "enough" in schema["properties"]:  # ToG walks to its depth
+            text = json.dumps({"enough": False, "answers": [], "reason": "scripted"})
         elif schema is not None and "answers" in schema["properties"]:
             text = json.dumps({"answers": [self.answer]})  # the tuned presets' answer list
         elif schema is not None:

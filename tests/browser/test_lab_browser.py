@@ -3,7 +3,7 @@
 Runs every cell of `notebooks/01_quickstart.ipynb` (a copy, so autosave cannot touch the repo),
 types a question into the app, clicks Ask, checks what the pattern graph (pyvis iframe), search
 tree (plotly) and subgraph views rendered, then runs the compare panel. A second test asks with
-each of the six methods and then compares all six, and checks that every graph of every tab lies
+each of the seven methods and then compares all seven, and checks that every graph of every tab lies
 inside its frame, read from vis-network's own node positions. A third checks that the lab holds
 still: a graph zoomed while the run goes on keeps its zoom when the run ends and the tabs do not
 move when the answer arrives; changing the question greys the results out; a question naming what
@@ -300,7 +300,7 @@ def test_quickstart_app_in_chromium(quickstart) -> None:
     screenshot(page, "5-compare", shots)
 
 
-METHODS = ("simgrag", "subgraphrag", "gnnrag", "grag (hard prompt)", "kaping", "llm-only")
+METHODS = ("simgrag", "subgraphrag", "gnnrag", "grag (hard prompt)", "kaping", "tog", "llm-only")
 
 
 def test_every_graph_of_every_method_fits_its_frame(quickstart) -> None:

@@ -26,6 +26,7 @@ from kgviz.reasoners.simgrag.path_pattern import path_pattern
 from kgviz.reasoners.simgrag.pools import build_pools
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.search import optimized_topk
+from kgviz.reasoners.tog.records import WALK
 from kgviz.session import Session
 from kgviz.triplestore import oxigraph
 from kgviz.triplestore.client import SparqlClient, SparqlError, SparqlTransient, SparqlUnavailable
@@ -98,6 +99,23 @@ def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
     kg = served_demo.kg
     assert 0 < kg.num_triples <= kg.stored_triples
     assert kg.client.stats.queries > 0
+
+
+@pytest.mark.llm
+def test_tog_walks_the_same_beams_to_the_same_answer_over_the_endpoint(served_demo, local_llm):
+    """Think-on-Graph reads the KG only through an entity's neighbours: over Oxigraph it lists
+    the same relations, keeps the same candidates at every depth, and answers the same."""
+    question = "who acted in the movies directed by the director of Titanic"
+    walks = {}
+    for name, dataset in (("memory", get_dataset("demo")), ("served", served_demo)):
+        trace = make_reasoner("tog", ReasonerContext(dataset, local_llm)).run(question, ["Titanic"])
+        walks[name] = (trace.stages[WALK], trace.answers, trace.evidence)
+    (memory, answers, evidence), (served, served_answers, served_evidence) = walks.values()
+    assert [step.beam for step in served.depths] == [step.beam for step in memory.depths]
+    for mine, theirs in zip(memory.depths, served.depths, strict=True):
+        assert theirs.relations == mine.relations and theirs.candidates == mine.candidates
+        assert theirs.decision == mine.decision
+    assert served_answers == answers and served_evidence == evidence and answers
 
 
 def gold_pattern(record, kg) -> QueryPattern:

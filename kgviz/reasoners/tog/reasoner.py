@@ -182,9 +182,10 @@ class ToG(Reasoner[ToGFound]):
         """The entity's relations (both directions, the one it came by aside), the `width` best
         with their scores; recorded in `step`."""
         entity = kg.entities[path.end]
-        steps = sorted(
+        steps = sorted(  # by name, so a KG behind an endpoint (other ids) walks the same
             {(relation, forward) for _, relation, _, forward in kg.neighbors(path.end)}
-            - ({path.came_by} if path.came_by else set())
+            - ({path.came_by} if path.came_by else set()),
+            key=lambda step: (kg.relations[step[0]], step[1]),
         )
         labels = self._labels(kg, steps)
         choice = RelationChoice(entity, list(labels), [], [])
