@@ -11,6 +11,7 @@ from kgviz.datasets.base import QARecord
 from kgviz.errors import InputError
 from kgviz.reasoners.base import accepts, describe_hint
 from kgviz.runs.run import Run
+from kgviz.trace import Trace
 
 
 class ResultRow(TypedDict, total=False):
@@ -50,6 +51,7 @@ class ResultRow(TypedDict, total=False):
     checkpoint: str
     prompt_tokens: int
     completion_tokens: int
+    stage_tokens: dict[str, list[int]]  # per stage: [prompt tokens read, tokens generated]
     llm_calls: int
     seconds: float
     llm_seconds: float
@@ -90,6 +92,7 @@ def result_row(run: Run) -> ResultRow:
         "checkpoint": trace.checkpoint,
         "prompt_tokens": trace.prompt_tokens,
         "completion_tokens": trace.completion_tokens,
+        "stage_tokens": stage_tokens(trace),
         "llm_calls": len(trace.llm_calls),
         "seconds": round(trace.cost_seconds, 4),
         "llm_seconds": round(trace.llm_seconds, 4),
@@ -102,6 +105,19 @@ def result_row(run: Run) -> ResultRow:
         "warnings": list(outcome.warnings),
         "error": None,
     }
+
+
+def stage_tokens(trace: Trace) -> dict[str, list[int]]:
+    """Per stage that called the LLM: the prompt tokens it read (those a prompt cache or a
+    prefix state supplied left out) and the tokens it generated, summed over its calls."""
+    found: dict[str, list[int]] = {}
+    for call in trace.llm_calls:
+        read, generated = found.setdefault(call.stage, [0, 0])
+        found[call.stage] = [
+            read + call.prompt_tokens - call.reused_tokens,
+            generated + call.completion_tokens,
+        ]
+    return found
 
 
 def with_question(row: ResultRow, record: QARecord) -> ResultRow:
