@@ -200,9 +200,11 @@ class ToG(Reasoner[ToGFound]):
             back = dict(zip(shown, labels, strict=True))
             best = self._similar(question, shown, self.config.width)
             picked = [(back[text], score) for text, score in best]
-        total = sum(score for _, score in picked) or 1.0
+        total = sum(score for _, score in picked)
         choice.kept = [label for label, _ in picked]
-        choice.scores = [round(score / total, 4) for _, score in picked]
+        choice.scores = [  # summing to 1; alike when none scored above 0
+            round(score / total if total > 0 else 1 / len(picked), 4) for _, score in picked
+        ]
         by_label = dict(zip(labels, steps, strict=True))
         return [(by_label[label], score) for label, score in zip(choice.kept, choice.scores)]
 
