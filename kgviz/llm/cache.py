@@ -117,9 +117,7 @@ class CachedLLM(LLM):
         """The stored completion, or None when absent. An unreadable entry, one whose fields
         have the wrong types, or a folder where it or a file where its folders should be, is set
         aside and re-recorded (left alone, and a miss, in mode "ro"), as is one whose signature
-        fails; an unsigned one (from before entries were signed) is a miss, recorded again.
-        Entries recorded before completions said whether they were cut count as cut when they
-        used every token allowed."""
+        fails; an unsigned one (from before entries were signed) is a miss, recorded again."""
         read_only = self.mode == "ro"
         for folder in (self.path, entry.parent):
             if folder.exists() and not folder.is_dir():
@@ -135,11 +133,7 @@ class CachedLLM(LLM):
             if not isinstance(record, dict):
                 raise CorruptCache(f"it holds a JSON {type(record).__name__}, not an entry")
             mac = record.pop("mac", None)
-            stored = dict(record["completion"])
-            if "truncated" not in stored:
-                limit = record["request"]["options"]["max_tokens"]
-                stored["truncated"] = stored["completion_tokens"] >= limit
-            completion = Completion(**{**stored, "cached": True, "retried": ()})
+            completion = Completion(**{**record["completion"], "cached": True, "retried": ()})
             check_types(completion)
             if mac is None:
                 return None  # unsigned (written before entries were signed): asked again
