@@ -8,6 +8,7 @@ backend's prompt cache re-uses the prefix across questions and depths.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -59,6 +60,31 @@ ENOUGH_LISTED_SYSTEM = (
     "its object) are enough to answer a question: the answer is where a path the question "
     'describes ends. Reply with JSON only, {"enough": true or false, "answers": [names from '
     'the paths that answer it, most likely first], "reason": "<a few words>"}.'
+)
+_HOLLY = "Question: who directed the films that Holly Hunter starred in\nFound:\n"
+ENOUGH_LISTED_EXAMPLES = (  # one path a hop short of the answer, then the same path whole
+    (
+        _HOLLY + "Holly Hunter ← starred_actors ← The Piano\n"
+        "Holly Hunter ← starred_actors ← Broadcast News",
+        json.dumps(
+            {
+                "enough": False,
+                "answers": [],
+                "reason": "the paths end at her films; the question asks who directed them",
+            }
+        ),
+    ),
+    (
+        _HOLLY + "Holly Hunter ← starred_actors ← The Piano → directed_by → Jane Campion\n"
+        "Holly Hunter ← starred_actors ← Broadcast News → directed_by → James L. Brooks",
+        json.dumps(
+            {
+                "enough": True,
+                "answers": ["Jane Campion", "James L. Brooks"],
+                "reason": "the paths end at the directors of her films",
+            }
+        ),
+    ),
 )
 ANSWER_SYSTEM = (
     "You answer a question from what was found in a knowledge graph (triples) and what you "
@@ -127,13 +153,14 @@ def entity_messages(question: str, relation: str, candidates: Sequence[str]) -> 
 
 
 def enough_messages(question: str, lines: Sequence[str], listed: bool) -> list[Message]:
-    """The "enough?" prompt over the paths found, written as `lines` (triples or chains)."""
+    """The "enough?" prompt over the paths found, written as `lines` (triples or chains); the
+    listed one shows a path a hop short of its answer judged not enough, then the whole one."""
     user = f"Question: {question}\nFound:\n{chr(10).join(lines) or '(nothing)'}"
     if listed:
-        return [
-            {"role": "system", "content": ENOUGH_LISTED_SYSTEM},
-            {"role": "user", "content": user},
-        ]
+        turns: list[Message] = [{"role": "system", "content": ENOUGH_LISTED_SYSTEM}]
+        for asked, replied in ENOUGH_LISTED_EXAMPLES:
+            turns += [{"role": "user", "content": asked}, {"role": "assistant", "content": replied}]
+        return [*turns, {"role": "user", "content": user}]
     return _exchange(ENOUGH_SYSTEM, ENOUGH_EXAMPLE, user)
 
 
