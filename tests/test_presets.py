@@ -92,13 +92,7 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     presets = {preset["name"]: preset for preset in entry["presets"]}
     tuned, paper = presets["tuned"], presets["paper"]
     changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
-    switches = {
-        "relation_hint",
-        "relation_vocabulary",
-        "reask_lost_topics",
-        "reask_unfit_triples",
-        "own_knowledge",
-    }
+    switches = {"relation_hint", "relation_vocabulary", "reask_lost_topics", "own_knowledge"}
     assert changed == switches | {"answer_format", "answer_reask", "answer_list"}
     assert not any(paper["options"][k] for k in switches)
     assert all(tuned["options"][k] for k in switches)

@@ -25,8 +25,8 @@ VOCABULARY_RELATIONS = 100  # most KG relations a pattern's relation is constrai
 @dataclass
 class SimGRAGConfig(ListAnsweringConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
-    `relation_hint`, `relation_vocabulary`, `reask_lost_topics`, `reask_unfit_triples` and
-    `own_knowledge` are kgviz's additions (the `paper` preset turns them off)."""
+    `relation_hint`, `reask_lost_topics` and `own_knowledge` are kgviz's additions (the `paper`
+    preset turns them off)."""
 
     k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance", range=(1, 100))
     k_nodes: int = option(
@@ -64,11 +64,6 @@ class SimGRAGConfig(ListAnsweringConfig):
         True,
         "re-ask once, naming the topic entity, a pattern with no node for it (not in the "
         "paper; it feeds the dataset's topic entity to a method meant to need none)",
-    )
-    reask_unfit_triples: bool = option(
-        True,
-        "re-ask once, naming the entity's relations, a pattern in which a topic entity takes a "
-        "relation in a role the KG never gives it (usually a hop too few; not in the paper)",
     )
     own_knowledge: bool = option(
         True,

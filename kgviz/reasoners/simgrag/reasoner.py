@@ -25,7 +25,6 @@ from kgviz.reasoners.prompting import generate_listed_answer, reask_messages
 from kgviz.reasoners.simgrag import prompts, subgraphs
 from kgviz.reasoners.simgrag.config import VOCABULARY_RELATIONS, SimGRAGConfig
 from kgviz.reasoners.simgrag.joint import widened_topk
-from kgviz.reasoners.simgrag.kg_fit import unfit_triples
 from kgviz.reasoners.simgrag.paper_answers import paper_answer_messages
 from kgviz.reasoners.simgrag.pools import PatternPools, build_pools, pattern_mentions
 from kgviz.reasoners.simgrag.query_pattern import (
@@ -126,8 +125,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         self, trace: Trace, question: str, topics: tuple[str, ...]
     ) -> tuple[QueryPattern | None, list[Component]]:
         """The parsed pattern and the components to search; (None, []) with a warning on failure.
-        A malformed pattern, one without a node for a given topic entity, or one giving a topic
-        entity a relation the KG never does, is re-asked once."""
+        A malformed pattern, or one without a node for a given topic entity, is re-asked once."""
         messages = prompts.pattern_messages(
             self.context.dataset.domain, question, self.config.relation_hint
         )
@@ -137,7 +135,8 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
             return None, []
-        if self._problems(pattern, topics):
+        topics = topics if self.config.reask_lost_topics else ()
+        if pattern_problems(pattern, topics):
             pattern = self._reask_pattern(trace, messages, pattern, topics)
         parts = pattern.searchable()
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
@@ -158,7 +157,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
     ) -> QueryPattern:
         """One re-ask quoting what is wrong (stage `pattern_reask`); the new pattern unless it
         is worse (more problems) or unusable, when the first is repaired instead."""
-        problems = self._problems(first, topics)
+        problems = pattern_problems(first, topics)
         trace.warnings.append("pattern re-asked: " + "; ".join(problems))
         follow_up = reask_messages(
             messages, trace.llm_calls[-1].text, prompts.pattern_reask(problems)
@@ -175,15 +174,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
             return first
-        return again if len(self._problems(again, topics)) <= len(problems) else first
-
-    def _problems(self, pattern: QueryPattern, topics: tuple[str, ...]) -> list[str]:
-        """What a re-ask of `pattern` should fix, as far as the options ask for."""
-        config = self.config
-        problems = pattern_problems(pattern, topics if config.reask_lost_topics else ())
-        if config.reask_unfit_triples:
-            problems += unfit_triples(pattern, topics, self.context.kg)
-        return problems
+        return again if len(pattern_problems(again, topics)) <= len(problems) else first
 
     def _search(
         self, trace: Trace, pattern: QueryPattern, parts: list[Component], pools: PatternPools

@@ -16,7 +16,6 @@ PAPER_PRESET = Preset(
         "relation_hint": False,
         "relation_vocabulary": False,
         "reask_lost_topics": False,
-        "reask_unfit_triples": False,
         "own_knowledge": False,
         "answer_format": "paper",
         "answer_reask": False,
@@ -38,8 +37,7 @@ SPEC = MethodSpec(
     presets=(
         tuned(
             "kgviz's defaults: the paper's k, pools and 12-shot patterns, with a relation "
-            "hint, the KG's relation names as the pattern's vocabulary, a re-ask of a pattern "
-            "that lost the topic entity or gives it a relation the KG does not, and the "
+            "hint, the KG's relation names as the pattern's vocabulary, a topic re-ask, and the "
             "answer as a list of the subgraphs' names."
         ),
         PAPER_PRESET,
