@@ -40,6 +40,7 @@ PUNCTUATED = st.sampled_from(
         '- ("a", "b")',
         "back\\slash",
         "line\nbreak",
+        "ends in a break\n",  # a bare-name regex ending in `$` took it as plain
         "sep\u2028arator",
         "  spaced  ",
         "é",

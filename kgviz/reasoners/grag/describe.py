@@ -41,7 +41,8 @@ TREE, EXTRA = "-", "+"
 OUT, IN = "→", "←"  # compact tree lines: the entity above is the head / the tail
 EDGE_LINE = re.compile(r"^(?: *)([-+]) \((.*)\)$")
 COMPACT_LINE = re.compile(rf"^((?:{INDENT})+)([{OUT}{IN}+]) (.*)$")
-PLAIN = re.compile(r'^(?!["\s])[^\n]*(?<!\s)$')  # shown bare: no quote first, no edge spaces
+# shown bare: no quote first, no spaces at the ends, no line break (\Z: `$` lets one end it)
+PLAIN = re.compile(r'^(?!["\s])[^\n]*(?<!\s)\Z')
 
 
 def _quote(text: str) -> str:
