@@ -231,6 +231,16 @@ class KGIndex:
             vectors.update(zip(todo, encoded))
         return np.stack([vectors[i] for i in range(len(texts))]).astype(np.float32)
 
+    def similarities(self, question: str, texts: list[str]) -> np.ndarray:
+        """Cosine similarity of each of `texts` to `question` (the encoder's vectors are unit);
+        the texts' vectors are read from, or added to, the encoder's embedding cache."""
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        cache, lock = _shared_cache(self.encoder, cache_root())
+        with lock:
+            vectors = embed_with_cache(self.encoder, texts, cache)
+        return vectors @ self.embed([question])[0]
+
     def nearest_entities(self, text: str, k: int) -> list[Neighbour]:
         """Top-k entities; among equally distant ones an exact name match ranks first."""
         return self.nearest_entities_batch([text], k)[0]

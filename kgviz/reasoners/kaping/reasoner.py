@@ -3,11 +3,8 @@ verbalised and prepended to the prompt; no training."""
 
 from __future__ import annotations
 
-from functools import cached_property
-
 import numpy as np
 
-from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.answers import WithEvidenceNames, listed_names
@@ -46,10 +43,6 @@ class Kaping(Reasoner[EntityLinking]):
     config_class = KapingConfig
     config: KapingConfig
 
-    @cached_property
-    def _embedding_cache(self) -> EmbeddingCache:
-        return cache_for(self.context.index.encoder)
-
     def retrieve(
         self, trace: Trace, question: str, topic_entities: tuple[str, ...]
     ) -> EntityLinking:
@@ -62,7 +55,7 @@ class Kaping(Reasoner[EntityLinking]):
             kg, linking.ids, config.hops, config.max_candidates, rng
         )
         triples = [kg.triple_names(edge) for edge in edges.tolist()]
-        scores = self._similarities(linking.question, [verbalise(t) for t in triples])
+        scores = self.context.index.similarities(linking.question, [verbalise(t) for t in triples])
         ranked = np.argsort(-scores, kind="stable")
         kept = set(ranked[: config.top_k].tolist())
         trace.record(
@@ -105,11 +98,3 @@ class Kaping(Reasoner[EntityLinking]):
             fallback=lambda reply: self.listed_answers(reply, names),
             answer_reask=self.config.answer_reask,
         )
-
-    def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
-        """Cosine similarity of each text to the question (the encoder's vectors are unit)."""
-        if not texts:
-            return np.zeros(0, dtype=np.float32)
-        index = self.context.index
-        vectors = embed_with_cache(index.encoder, texts, self._embedding_cache)
-        return vectors @ index.embed([question])[0]

@@ -5,11 +5,9 @@ neighbors` after `reach`), so the walk is the same in memory and behind a SPARQL
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
-from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.kg_index import relation_text
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.errors import LLMOutputError
@@ -66,10 +64,6 @@ class ToG(Reasoner[ToGFound]):
     name = "tog"
     config_class = ToGConfig
     config: ToGConfig
-
-    @cached_property
-    def _embedding_cache(self) -> EmbeddingCache:
-        return cache_for(self.context.index.encoder)
 
     @property
     def _listed(self) -> bool:
@@ -296,9 +290,7 @@ class ToG(Reasoner[ToGFound]):
 
     def _similar(self, question: str, texts: list[str], n: int) -> list[tuple[str, float]]:
         """The `n` texts most similar to the question (cosine, at least 0), best first."""
-        index = self.context.index
-        vectors = embed_with_cache(index.encoder, texts, self._embedding_cache)
-        scores = np.clip(vectors @ index.embed([question])[0], 0.0, None)
+        scores = np.clip(self.context.index.similarities(question, texts), 0.0, None)
         order = np.argsort(-scores, kind="stable")[:n]
         return [(texts[i], float(scores[i])) for i in order.tolist()]
 
