@@ -92,7 +92,7 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     presets = {preset["name"]: preset for preset in entry["presets"]}
     tuned, paper = presets["tuned"], presets["paper"]
     changed = {k for k in tuned["options"] if tuned["options"][k] != paper["options"][k]}
-    switches = {"relation_hint", "relation_vocabulary", "reask_lost_topics", "own_knowledge"}
+    switches = {"relation_hint", "reask_lost_topics", "pattern_checks", "own_knowledge"}
     assert changed == switches | {"answer_format", "answer_reask", "answer_list"}
     assert not any(paper["options"][k] for k in switches)
     assert all(tuned["options"][k] for k in switches)
@@ -103,6 +103,7 @@ def test_methods_json_lists_both_simgrag_presets_differing_as_stated():
     assert "12 examples" in paper["description"] and "1.5B" in paper["description"]
     assert paper["values"] == {
         **{k: False for k in switches},
+        "relation_vocabulary": False,  # off in both: explicit in the paper's
         "answer_format": "paper",
         "answer_reask": False,
         "answer_list": False,

@@ -110,3 +110,50 @@ def test_the_topic_reask_can_be_turned_off(fault_server, tmp_cache):
     trace, _ = run(fault_server, [LOST, ANSWER], reask_lost_topics=False)
     assert [call.stage for call in trace.llm_calls][:2] == ["pattern", "generation"]
     assert trace.stages["pattern"].triples() == [tuple(t) for t in LOST["triples"]]
+
+
+DRIFTED = {  # a re-ask that copied the prompt's examples instead of the question
+    "phrases": ["Blade Runner was directed by someone", "Amelie was written by someone"],
+    "triples": [
+        ["Blade Runner", "directed by", "UNKNOWN person 1"],
+        ["Amelie", "written by", "UNKNOWN person 1"],
+    ],
+}
+THREE_PHRASES = {**FIXED, "phrases": [*PHRASES, "that director is a person"]}
+
+
+def test_the_reask_restates_the_question_and_a_drifted_reply_is_not_taken(
+    fault_server, tmp_cache
+):
+    trace, bodies = run(fault_server, [THREE_PHRASES, DRIFTED, ANSWER])
+    reask = json.loads(bodies[1])["messages"][-1]["content"]
+    assert f"The question is: {QUESTION}" in reask and "3 phrases but 2 usable" in reask
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in FIXED["triples"]]
+    assert ("Cast Away", "directed_by", "Robert Zemeckis") in trace.evidence
+
+
+def test_a_first_pattern_naming_what_the_question_does_not_is_reasked(fault_server, tmp_cache):
+    trace, bodies = run(fault_server, [DRIFTED, FIXED, ANSWER], reask_lost_topics=False)
+    reask = json.loads(bodies[1])["messages"][-1]["content"]
+    assert "'Blade Runner' is not in the question" in reask and "'Amelie'" in reask
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in FIXED["triples"]]
+
+
+def test_parallel_triples_between_unknowns_keep_the_last(fault_server, tmp_cache):
+    restated = {  # the chain's fact restated, then the one asked for, on the same two nodes
+        "phrases": PHRASES,
+        "triples": [
+            ["UNKNOWN movie 1", "starred actors", "Tom Hanks"],
+            ["UNKNOWN movie 1", "starred actors", "UNKNOWN person 1"],
+            ["UNKNOWN movie 1", "directed by", "UNKNOWN person 1"],
+        ],
+    }
+    trace, _ = run(fault_server, [restated, ANSWER])
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in FIXED["triples"]]
+    assert any("links the same two UNKNOWN nodes" in r for r in trace.stages["pattern"].repairs)
+
+
+def test_the_paper_preset_keeps_its_pattern_as_written(fault_server, tmp_cache):
+    trace, bodies = run(fault_server, [THREE_PHRASES, DRIFTED, ANSWER], pattern_checks=False)
+    assert "The question is" not in json.loads(bodies[1])["messages"][-1]["content"]
+    assert trace.stages["pattern"].triples() == [tuple(t) for t in DRIFTED["triples"]]

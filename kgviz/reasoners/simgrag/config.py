@@ -25,8 +25,8 @@ VOCABULARY_RELATIONS = 100  # most KG relations a pattern's relation is constrai
 @dataclass
 class SimGRAGConfig(ListAnsweringConfig):
     """k subgraphs; pool sizes k(n), k(r); pattern size cap; search budget; prompt task;
-    `relation_hint`, `reask_lost_topics` and `own_knowledge` are kgviz's additions (the `paper`
-    preset turns them off)."""
+    `relation_hint`, `relation_vocabulary`, `reask_lost_topics`, `pattern_checks` and
+    `own_knowledge` are kgviz's additions (the `paper` preset turns them off)."""
 
     k: int = option(3, "subgraphs retrieved: the top k by graph semantic distance", range=(1, 100))
     k_nodes: int = option(
@@ -55,15 +55,22 @@ class SimGRAGConfig(ListAnsweringConfig):
         "name the KG family's relations in the pattern prompt (not in the paper)",
     )
     relation_vocabulary: bool = option(
-        True,
+        False,
         "the pattern's relations are constrained to the KG's relation names (or UNKNOWN "
         f"relation n) when it has at most {VOCABULARY_RELATIONS}, so the LLM cannot write a "
-        "relation the KG lacks (not in the paper)",
+        "relation the KG lacks (not in the paper; off, a written relation meets the KG's in "
+        "its candidate pool)",
     )
     reask_lost_topics: bool = option(
         True,
         "re-ask once, naming the topic entity, a pattern with no node for it (not in the "
         "paper; it feeds the dataset's topic entity to a method meant to need none)",
+    )
+    pattern_checks: bool = option(
+        True,
+        "check the pattern against the question (not in the paper): a named node the question "
+        "does not name is re-asked like a malformation, the re-ask restates the question, and "
+        "of several triples between the same two UNKNOWN nodes only the last is searched",
     )
     own_knowledge: bool = option(
         True,

@@ -39,7 +39,14 @@ def pattern_schema(max_triples: int, relations: tuple[str, ...] = ()) -> dict:
     if relations:
         unknown = [f"UNKNOWN relation {n}" for n in range(1, UNKNOWN_RELATIONS + 1)]
         relation = {"type": "string", "enum": [*relations, *unknown]}
-        triple = {**triple, "prefixItems": [name, relation, name]}
+        # `prefixItems` without `items`: llama.cpp's (and Ollama's) schema-to-grammar takes an
+        # `items` beside it as the rule for every element and drops the tuple.
+        triple = {
+            "type": "array",
+            "prefixItems": [name, relation, name],
+            "minItems": 3,
+            "maxItems": 3,
+        }
     return {
         "type": "object",
         "properties": {
@@ -85,12 +92,14 @@ def answer_reask(
     )
 
 
-def pattern_reask(problems: list[str]) -> str:
-    """The re-ask of a malformed pattern, quoting what is wrong with it."""
+def pattern_reask(problems: list[str], question: str | None = None) -> str:
+    """The re-ask of a malformed pattern, quoting what is wrong with it, and restating the
+    `question` when given (a small model otherwise drifts back to the examples' questions)."""
     listed = "\n".join(f"- {problem}" for problem in problems)
+    restated = f"The question is: {question}\n" if question is not None else ""
     return (
-        f"Your pattern has problems:\n{listed}\nWrite it again in the same JSON form: one "
-        "triple per phrase, each triple linking two different nodes, no triple twice."
+        f"Your pattern has problems:\n{listed}\n{restated}Write it again in the same JSON form: "
+        "one triple per phrase, each triple linking two different nodes, no triple twice."
     )
 
 

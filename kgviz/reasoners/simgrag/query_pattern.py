@@ -212,9 +212,65 @@ def lost_topics(pattern: QueryPattern, topics: Sequence[str]) -> list[str]:
     return [topic for topic in topics if normalise(topic) not in named]
 
 
-def pattern_problems(pattern: QueryPattern, topics: Sequence[str]) -> list[str]:
-    """What a re-ask should fix: the malformations, then each given entity the pattern lost."""
-    return pattern.malformed + [
-        f"the question's entity {topic!r} is not a node; use its exact name as a node"
-        for topic in lost_topics(pattern, topics)
+STEM_CHARS = 5  # a word matches a question's word when their first five letters agree
+
+
+def _stems(text: str) -> set[str]:
+    return {word[:STEM_CHARS] for word in normalise(text).split()}
+
+
+def foreign_names(pattern: QueryPattern, question: str) -> list[str]:
+    """The named nodes that share no word with the question (first letters compared, so that
+    "comedy" matches "comedies"): entities a small model carried over from the prompt's
+    examples instead of the question."""
+    asked = _stems(question)
+    return [
+        node.text
+        for node in pattern.nodes
+        if not node.is_unknown and _stems(node.text) and not _stems(node.text) & asked
     ]
+
+
+def merge_unknown_parallels(pattern: QueryPattern) -> QueryPattern:
+    """The pattern with, of several triples linking the same two UNKNOWN nodes, only the last
+    (a small model restates a fact of the chain before the one asked for: "[movie 1, written
+    by, person 1], [movie 1, screenwriter, person 1]", or adds a wrong one: "[movie 1, starred
+    actors, person 1], [movie 1, directed by, person 1]"). Named nodes keep every link, as
+    "films X both directed and starred in" needs both."""
+    last: dict[frozenset[int], int] = {}
+    for index, edge in enumerate(pattern.edges):
+        if pattern.nodes[edge.head].is_unknown and pattern.nodes[edge.tail].is_unknown:
+            last[frozenset((edge.head, edge.tail))] = index
+    kept = [
+        edge
+        for index, edge in enumerate(pattern.edges)
+        if last.get(frozenset((edge.head, edge.tail)), index) == index
+    ]
+    if len(kept) == len(pattern.edges):
+        return pattern
+    dropped = len(pattern.edges) - len(kept)
+    repairs = [
+        *pattern.repairs,
+        f"{dropped} triple(s) dropped: another triple links the same two UNKNOWN nodes "
+        + "(the last one is kept)",
+    ]
+    return QueryPattern(pattern.phrases, pattern.nodes, kept, repairs, pattern.malformed)
+
+
+def pattern_problems(
+    pattern: QueryPattern, topics: Sequence[str], question: str | None = None
+) -> list[str]:
+    """What a re-ask should fix: the malformations, each given entity the pattern lost, and
+    (given the `question`) each named node the question does not name."""
+    foreign = foreign_names(pattern, question) if question is not None else []
+    return (
+        pattern.malformed
+        + [
+            f"the question's entity {topic!r} is not a node; use its exact name as a node"
+            for topic in lost_topics(pattern, topics)
+        ]
+        + [
+            f"{name!r} is not in the question; name only what the question names"
+            for name in foreign
+        ]
+    )

@@ -31,6 +31,7 @@ from kgviz.reasoners.simgrag.query_pattern import (
     Component,
     PatternError,
     QueryPattern,
+    merge_unknown_parallels,
     parse_pattern,
     pattern_problems,
 )
@@ -136,8 +137,11 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
             return None, []
         topics = topics if self.config.reask_lost_topics else ()
-        if pattern_problems(pattern, topics):
-            pattern = self._reask_pattern(trace, messages, pattern, topics)
+        asked = question if self.config.pattern_checks else None
+        if pattern_problems(pattern, topics, asked):
+            pattern = self._reask_pattern(trace, messages, pattern, topics, asked)
+        if self.config.pattern_checks:
+            pattern = merge_unknown_parallels(pattern)
         parts = pattern.searchable()
         trace.warnings.extend(f"pattern repaired: {note}" for note in pattern.repairs)
         return pattern, parts
@@ -153,14 +157,20 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         return prompts.pattern_schema(self.config.max_triples, relations)
 
     def _reask_pattern(
-        self, trace: Trace, messages: list[Message], first: QueryPattern, topics: tuple[str, ...]
+        self,
+        trace: Trace,
+        messages: list[Message],
+        first: QueryPattern,
+        topics: tuple[str, ...],
+        question: str | None,
     ) -> QueryPattern:
-        """One re-ask quoting what is wrong (stage `pattern_reask`); the new pattern unless it
-        is worse (more problems) or unusable, when the first is repaired instead."""
-        problems = pattern_problems(first, topics)
+        """One re-ask quoting what is wrong (stage `pattern_reask`), restating the `question`
+        when given; the new pattern unless it is worse (more problems, names foreign to the
+        `question` counted) or unusable, when the first is repaired instead."""
+        problems = pattern_problems(first, topics, question)
         trace.warnings.append("pattern re-asked: " + "; ".join(problems))
         follow_up = reask_messages(
-            messages, trace.llm_calls[-1].text, prompts.pattern_reask(problems)
+            messages, trace.llm_calls[-1].text, prompts.pattern_reask(problems, question)
         )
         try:
             reply = ask_json(
@@ -174,7 +184,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
             return first
-        return again if len(pattern_problems(again, topics)) <= len(problems) else first
+        return again if len(pattern_problems(again, topics, question)) <= len(problems) else first
 
     def _search(
         self, trace: Trace, pattern: QueryPattern, parts: list[Component], pools: PatternPools

@@ -16,6 +16,7 @@ PAPER_PRESET = Preset(
         "relation_hint": False,
         "relation_vocabulary": False,
         "reask_lost_topics": False,
+        "pattern_checks": False,
         "own_knowledge": False,
         "answer_format": "paper",
         "answer_reask": False,
@@ -37,8 +38,8 @@ SPEC = MethodSpec(
     presets=(
         tuned(
             "kgviz's defaults: the paper's k, pools and 12-shot patterns, with a relation "
-            "hint, the KG's relation names as the pattern's vocabulary, a topic re-ask, and the "
-            "answer as a list of the subgraphs' names."
+            "hint, a topic re-ask, checks of the pattern against the question, and the answer "
+            "as a list of the subgraphs' names."
         ),
         PAPER_PRESET,
     ),

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kgviz.datasets.registry import get_dataset
-from kgviz.embed.kg_index import KGIndex
+from kgviz.embed.kg_index import KGIndex, relation_text
 from kgviz.errors import KgvizError
 from kgviz.llm.base import LLM, Completion
 from kgviz.reasoners.base import ReasonerContext
@@ -253,7 +253,7 @@ def test_bad_llm_output_and_missing_matches_become_warnings(demo_context):
     answer = json.dumps({"reason": "no graph", "answer": []})
     trace = make_reasoner(
         "simgrag", demo_context(ScriptedLLM(nowhere, answer)), k_nodes=1, answer_list=False
-    ).run("q")
+    ).run("did Tom Hanks direct Forrest Gump")
     assert trace.warnings == ["search: no KG subgraph matches the pattern"]
     assert trace.answer == "No answer found. no graph" and trace.evidence == []
 
@@ -413,3 +413,18 @@ def test_end_to_end_tom_hanks_on_metaqa(metaqa, shared_data, local_llm):
     assert set(data["answers"]) & truth, data
     assert {"answer", "answers", "method", "timings", "evidence"} <= set(data)
     assert {"retrieval", "total"} <= set(data["timings"])
+
+
+def test_the_relation_vocabulary_binds_the_real_models_pattern(tmp_cache, local_llm):
+    """llama.cpp applies the schema's tuple: every relation the pattern writes is one of the
+    KG's (as words) or an UNKNOWN relation."""
+    dataset = get_dataset("demo")
+    context = ReasonerContext(dataset, local_llm)
+    trace = make_reasoner("simgrag", context, relation_vocabulary=True).run(
+        "who are the directors of the movies written by Eric Roth"
+    )
+    vocabulary = {relation_text(name) for name in dataset.kg.relations}
+    written = {relation for _, relation, _ in trace.stages["pattern"].triples()}
+    assert written and all(
+        relation in vocabulary or relation.startswith("UNKNOWN relation") for relation in written
+    ), written
