@@ -1,12 +1,13 @@
-"""Speculative decoding with the verified 0.5B model as the 1.5B reader's draft, against none, on
-the tuned presets' real answer prompts: wall seconds per request and whether the replies match.
+"""Speculative decoding against none, on the tuned presets' real prompts: the verified 0.5B model as
+the 1.5B reader's draft, or n-gram lookup (no draft model); wall seconds per request and whether
+the replies match.
 
 The requests are every LLM call the tuned presets make on the demo's questions (every method,
 recorded as the backend sends them, JSON schemas included, by one run with the reply cache off);
 each is then sent to two llama.cpp servers of the 1.5B model, in separate processes one after the
 other: plain, and with the draft (`--draft N` tokens a step).
 
-    python bench/bench_speculative.py [--draft 4] [--questions 3]
+    python bench/bench_speculative.py [--draft 4] [--questions 3] [--kind model|ngram]
 """
 
 from __future__ import annotations
@@ -28,14 +29,18 @@ params.model.path = str(verify_model(get_spec("qwen2.5-coder-1.5b")))
 params.n_ctx = 4096
 params.cpuparams.n_threads = params.cpuparams_batch.n_threads = int(sys.argv[2])
 params.verbosity = 0
-draft = int(sys.argv[3])
-if draft:
+draft, kind = int(sys.argv[3]), sys.argv[4]
+kinds = xllamacpp.common_speculative_type
+if draft and kind == "model":
     params.speculative.draft.mparams.path = str(verify_model(get_spec("qwen2.5-coder-0.5b")))
-    kinds = xllamacpp.common_speculative_type
     params.speculative.types = [kinds.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
     params.speculative.draft.n_max = draft
     params.speculative.draft.cpuparams.n_threads = int(sys.argv[2])
     params.speculative.draft.cpuparams_batch.n_threads = int(sys.argv[2])
+elif draft:  # n-gram lookup in the prompt and reply so far: no draft model
+    params.speculative.types = [kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+    params.speculative.ngram_simple.size_n = 4  # the n-gram looked up
+    params.speculative.ngram_simple.size_m = draft  # the tokens that followed it, drafted
 server = xllamacpp.Server(params)
 for line in open(sys.argv[1]):
     body = json.loads(line)
@@ -75,6 +80,13 @@ def run(command: list[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draft", type=int, default=4, help="draft tokens a step")
+    parser.add_argument(
+        "--kind",
+        choices=("model", "ngram"),
+        default="model",
+        help="model: the 0.5B model drafts; ngram: tokens that followed the same n-gram earlier "
+        "in the prompt or reply are the draft (llama.cpp's ngram-simple)",
+    )
     parser.add_argument("--questions", type=int, default=2, help="demo questions per hop")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
@@ -84,8 +96,18 @@ def main() -> None:
         prompts.write_text(run([sys.executable, "-c", RECORD, str(args.questions)]))
         count = len(prompts.read_text().splitlines())
         results = {}
-        for label, draft in (("plain", 0), (f"draft {args.draft}", args.draft)):
-            out = run([sys.executable, "-c", SERVE, str(prompts), str(args.threads), str(draft)])
+        for label, draft in (("plain", 0), (f"{args.kind} {args.draft}", args.draft)):
+            out = run(
+                [
+                    sys.executable,
+                    "-c",
+                    SERVE,
+                    str(prompts),
+                    str(args.threads),
+                    str(draft),
+                    args.kind,
+                ]
+            )
             results[label] = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         plain, drafted = results.values()
         same = sum(a["text"] == b["text"] for a, b in zip(plain, drafted, strict=True))
