@@ -18,9 +18,9 @@ from kgviz.errors import InputError
 from kgviz.reasoners.base import Reasoner, ReasonerContext
 from kgviz.reasoners.presets import DEFAULT_PRESET, with_preset
 from kgviz.reasoners.registry import make_reasoner, method_spec
-from kgviz.runs.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.runs.run import EvidenceEdit, Run, judged_run
 from kgviz.runs.setting import llm_identity, run_setting
-from kgviz.trace import StringTriple, Trace
+from kgviz.trace import EDIT, StringTriple, Trace
 
 if TYPE_CHECKING:
     from kgviz.llm.cache import CacheMode

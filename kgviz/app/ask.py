@@ -24,6 +24,8 @@ from kgviz.trace import Trace
 from kgviz.viz import stage_views
 from kgviz.viz.escape import esc
 
+ON_UNGROUNDED = "on_ungrounded"  # the option the "abstain when not grounded" box sets
+
 
 class LiveReply(widgets.HTML):
     """The LLM reply being written, shown as it streams in (redrawn at most 5 times a second)."""
@@ -82,6 +84,15 @@ class AskPanel(widgets.VBox):
         self.button = widgets.Button(description="Ask", button_style="primary", icon="play")
         self.stop = widgets.Button(description="Stop", icon="stop", disabled=True)
         stop_on(self.stop)
+        self.abstain = widgets.Checkbox(
+            value=False,
+            description="abstain when not grounded",
+            tooltip="no answer (and no LLM call) when what the question names is not in the KG:"
+            " the methods' on_ungrounded=abstain",
+            indent=False,
+            layout=widgets.Layout(width="auto"),
+        )
+        self.abstain.observe(lambda _: self._follow_abstain(), "value")
         self.clock = Stopwatch()
         self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps every run
         self.progress = Progress()
@@ -97,7 +108,7 @@ class AskPanel(widgets.VBox):
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__(
             [
-                widgets.HBox([self.method, self.button, self.stop, self.clock]),
+                widgets.HBox([self.method, self.button, self.stop, self.abstain, self.clock]),
                 self.params,
                 self.view,
             ]
@@ -128,10 +139,26 @@ class AskPanel(widgets.VBox):
                     spec.config_class(), spec.recording_options, spec.presets
                 )
                 self._forms[method].add_class(f"kgviz-params-{method}")
+                self._follow_abstain(self._forms[method])
+                field = self._forms[method].fields.get(ON_UNGROUNDED)
+                if field is not None:  # the form's own field ticks the box, and back
+                    field.observe(lambda change: self._abstain_from(change["new"]), "value")
             return self._forms[method]
 
     def _build_params(self) -> None:
         self.params.children = [self.form]
+
+    def _follow_abstain(self, form: ParamForm | None = None) -> None:
+        """Set `on_ungrounded` of `form` (default: every form built) as the box says."""
+        wanted = "abstain" if self.abstain.value else "warn"
+        for each in [form] if form is not None else list(self._forms.values()):
+            field = each.fields.get(ON_UNGROUNDED)
+            if field is not None and field.value != wanted:
+                field.value = wanted
+
+    def _abstain_from(self, value: str) -> None:
+        if self.abstain.value != (value == "abstain"):
+            self.abstain.value = value == "abstain"
 
     def check_inputs(self) -> None:
         """Grey the results out while the question, dataset, LLM or method differ from theirs."""
@@ -165,6 +192,7 @@ class AskPanel(widgets.VBox):
                 session.dataset.name,
                 session.llm,
             ),
+            method,
         )
         self.controls.status.value = message("loading the models (once) …")
         started = time.monotonic()

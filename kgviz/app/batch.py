@@ -10,6 +10,7 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
+from kgviz.app.ask import LiveReply
 from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.kept import KeptRuns
 from kgviz.app.method_checks import MethodChecks
@@ -34,24 +35,56 @@ GRID_ROWS = 100  # questions shown in the grid (the tables count them all)
 CELL = {True: ("✓", "#d4edda"), False: ("✗", "#f8d7da")}  # hits@1: mark and colour
 
 
+RECENT = 5  # finished questions listed under the live reply
+
+
 class BatchProgress(widgets.VBox):
-    """A bar and a line (`n of total · hits@1 so far`), then a line per failed question: what
-    `run_eval` reports as it goes."""
+    """A bar and a line (`n of total · hits@1 so far · about T left`), the question being
+    answered (method, question, seconds so far) with its reply as it is written, the last few
+    questions with their times, and a line per failed question as it fails: what `run_eval`
+    reports as it goes (`EvalProgress`, `QuestionWatch`)."""
 
     def __init__(self) -> None:
         self.bar = widgets.IntProgress(min=0, max=1, layout=widgets.Layout(width="320px"))
         self.line = widgets.HTML()
+        self.current = widgets.HTML()
+        self.current.add_class("kgviz-batch-current")
+        self.live = LiveReply()
+        self.recent = widgets.HTML()
         self.failures = widgets.HTML()
         self.hits = self.written = 0
+        self.seconds: list[float] = []
+        self.recent_lines: list[str] = []
         self.failed_lines: list[str] = []
-        super().__init__([widgets.HBox([self.bar, self.line]), self.failures])
+        super().__init__(
+            [
+                widgets.HBox([self.bar, self.line]),
+                self.current,
+                self.live,
+                self.recent,
+                self.failures,
+            ]
+        )
 
     def start(self, total: int, done: int) -> None:
         self.bar.max, self.bar.value = max(1, total), done
         self.hits = self.written = 0
-        self.failed_lines = []
-        self.failures.value = ""
+        self.seconds, self.recent_lines, self.failed_lines = [], [], []
+        self.failures.value = self.recent.value = self.current.value = ""
         self._say()
+
+    def begin(self, method: str, record: QARecord) -> None:
+        self.current.value = message(
+            f"now: {method} on “{record.question}” (question {self.bar.value + 1} of "
+            f"{self.bar.max})"
+        )
+        self.live.start("")
+
+    def call(self, stage: str) -> None:
+        self.live.start(stage)
+
+    def text(self, chunk: str) -> None:
+        self.live.add(chunk)
 
     def failed(self, method: str, qid: str, error: str) -> None:
         self.failed_lines.append(f"{method} {qid} failed (left for the next run): {error}")
@@ -61,15 +94,29 @@ class BatchProgress(widgets.VBox):
         self.bar.value += 1
         self.written += 1
         self.hits += bool(row["hit1"])
+        self.seconds.append(float(row.get("seconds") or 0.0))
+        mark = CELL[bool(row["hit1"])][0]
+        question = row.get("question") or row["qid"]
+        self.recent_lines = [
+            f"{mark} {row['method']} · {question} · {self.seconds[-1]:.1f} s",
+            *self.recent_lines,
+        ][:RECENT]
+        self.recent.value = "".join(message(line) for line in self.recent_lines)
         self._say()
 
     def finish(self) -> None:
+        self.current.value = ""
+        self.live.clear()
         self._say()
 
     def _say(self) -> None:
         said = f"{self.bar.value} of {self.bar.max} answered"
         if self.written:
             said += f" · hits@1 of this run's {self.written}: {self.hits / self.written:.2f}"
+            left = self.bar.max - self.bar.value
+            if left:
+                mean = sum(self.seconds) / len(self.seconds)
+                said += f" · about {left * mean:.0f} s left ({mean:.1f} s a question)"
         self.line.value = message(said)
 
 
@@ -198,6 +245,7 @@ class BatchPanel(widgets.VBox):
                     store=self.kept.store,
                     stop=self.stopping,
                     preset=batch.preset,
+                    watch=self.progress,
                 )
         finally:
             self.show(batch.rows(path, self.records))

@@ -58,7 +58,9 @@ class Downloads(widgets.HBox):
         self.note = widgets.HTML()
         self.delivery = widgets.Output(layout=widgets.Layout(width="0px", height="0px"))
         self._clearing: threading.Timer | None = None
-        super().__init__(layout=widgets.Layout(min_height="32px", align_items="center"))
+        super().__init__(  # buttons wrap to a second line rather than cut their labels
+            layout=widgets.Layout(min_height="32px", align_items="center", flex_flow="row wrap")
+        )
         self.add_class("kgviz-downloads")
         self.offer([])
 
@@ -76,7 +78,7 @@ class Downloads(widgets.HBox):
             description=file.label,
             icon="download",
             tooltip=f"save {file.filename}",
-            layout=widgets.Layout(width="auto"),
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),
         )
         button.on_click(lambda _: self.deliver(file))
         return button

@@ -37,11 +37,23 @@ class Column:
         return str(value)
 
 
+def verdict(entry: RunEntry) -> str | None:
+    """right (hits@1), listed (a gold answer among the others), wrong; None without gold."""
+    if entry.hits1 is None:
+        return None
+    return "right" if entry.hits1 else "listed" if entry.hit else "wrong"
+
+
+# What names a run and how it fared first, so that they are in view at 1,000 px; the rest
+# scrolls with the whole table.
 COLUMNS = (
+    Column("question", lambda e: e.question, 280),
+    Column("method", lambda e: e.method, 90),
+    Column("preset", lambda e: e.preset, 55),
+    Column("verdict", verdict, 55),
+    Column("grounded", lambda e: e.grounded, 65),
     Column("time", lambda e: e.time.replace("T", " "), 130),
     Column("dataset", lambda e: e.dataset, 80),
-    Column("question", lambda e: e.question, 240),
-    Column("method", lambda e: e.method, 90),
     Column("options", lambda e: options_text(e.options), 120),
     Column("LLM", lambda e: e.llm, 150),
     Column("hits@1", lambda e: e.hits1, 50),
@@ -50,7 +62,7 @@ COLUMNS = (
     Column("evidence", lambda e: e.evidence, 60),
     Column("tokens", lambda e: e.prompt_tokens + e.completion_tokens, 60),
     Column("latency (s)", lambda e: e.seconds, 70),
-    Column("cached", lambda e: e.cached, 55),
+    Column("cached", lambda e: e.replayed, 60),
     Column("code", lambda e: e.code_version, 90),
     Column("parent", lambda e: e.parent, 90),
     Column("tags", lambda e: ", ".join(e.tags), 90),
@@ -84,9 +96,13 @@ def ordered(entries: Sequence[RunEntry], column: str, descending: bool) -> list[
     return [entry for _, _, entry in ranked] + empty
 
 
+CELL_PADDING = 8  # px: 4 on each side
+TABLE_WIDTH = sum(column.width + CELL_PADDING for column in COLUMNS)
+
+
 def row_html(cells: Sequence[str], head: bool = False) -> str:
-    """One row of fixed-width cells (every row is its own table, so columns line up); each
-    cell is escaped and cut with an ellipsis, its whole text on hover."""
+    """One row of fixed-width cells (every row is its own table, of one width, so columns line
+    up); each cell is escaped and cut with an ellipsis, its whole text on hover."""
     tag = "th" if head else "td"
     style = "overflow:hidden;text-overflow:ellipsis;white-space:nowrap;padding:1px 4px"
     row = "".join(
@@ -95,8 +111,18 @@ def row_html(cells: Sequence[str], head: bool = False) -> str:
         for column, cell in zip(COLUMNS, cells, strict=True)
     )
     return (
-        '<table style="table-layout:fixed;border-collapse:collapse;font:12px sans-serif">'
+        '<table style="table-layout:fixed;border-collapse:collapse;font:12px sans-serif;'
+        f'width:{TABLE_WIDTH}px">'
         f"<tr>{row}</tr></table>"
+    )
+
+
+def full_row(children: list[widgets.Widget]) -> widgets.HBox:
+    """A row as wide as the table that never scrolls on its own (the table scrolls as one)."""
+    width = f"{TABLE_WIDTH + int(TICK_WIDTH.removesuffix('px'))}px"
+    return widgets.HBox(
+        children,
+        layout=widgets.Layout(overflow="visible", width=width, min_width=width, flex="0 0 auto"),
     )
 
 
@@ -106,7 +132,7 @@ class RunTable(widgets.VBox):
 
     def __init__(self) -> None:
         self.filter = widgets.Text(
-            placeholder="filter: words, or column=text (method=kaping hit=yes tags=keep)",
+            placeholder="filter: words, or column=text (method=kaping verdict=wrong tags=keep)",
             description="filter",
             layout=widgets.Layout(width="520px"),
         )
@@ -115,7 +141,7 @@ class RunTable(widgets.VBox):
         )
         self.descending = widgets.Checkbox(value=True, description="descending", indent=False)
         self.note = widgets.HTML()
-        self.rows = widgets.VBox(layout=widgets.Layout(max_height="22em", overflow="auto"))
+        self.rows = widgets.VBox(layout=widgets.Layout(overflow="visible"))
         self.rows.add_class("kgviz-run-rows")
         self.entries: list[RunEntry] = []
         self.ticked: list[str] = []
@@ -124,13 +150,18 @@ class RunTable(widgets.VBox):
         self._rows: dict[str, tuple[widgets.Checkbox, widgets.HTML, widgets.HBox]] = {}
         for control in (self.filter, self.sort, self.descending):
             control.observe(lambda _: self._draw(), "value")
-        header = widgets.HBox(
+        header = full_row(
             [
                 widgets.HTML(layout=widgets.Layout(width=TICK_WIDTH, min_width=TICK_WIDTH)),
                 widgets.HTML(row_html([c.name for c in COLUMNS], head=True)),
             ]
         )
-        table = widgets.VBox([header, self.rows], layout=widgets.Layout(overflow="auto"))
+        # one scroll area for the header and every row, both ways
+        table = widgets.VBox(
+            [header, self.rows],
+            layout=widgets.Layout(overflow="auto", max_height="24em", width="100%"),
+        )
+        table.add_class("kgviz-run-scroll")
         super().__init__(
             [widgets.HBox([self.filter, self.sort, self.descending]), table, self.note]
         )
@@ -147,7 +178,14 @@ class RunTable(widgets.VBox):
         return ordered(passing, self.sort.value, self.descending.value)
 
     def select(self, run_ids: Sequence[str]) -> None:
-        """Tick exactly `run_ids`, in this order (`on_select` is called once)."""
+        """Tick exactly `run_ids`, in this order (`on_select` is called once); a filter that
+        hides one of them is cleared first, so that no ticked run is out of sight."""
+        if not set(run_ids) <= self._visible():
+            self._quiet = True
+            try:
+                self.filter.value = ""
+            finally:
+                self._quiet = False
         self._quiet = True
         try:
             for tick, _, _ in self._rows.values():
@@ -158,16 +196,33 @@ class RunTable(widgets.VBox):
             self._quiet = False
         self.on_select()
 
+    def _visible(self) -> set[str]:
+        return {entry.id for entry in self.shown()[:MAX_ROWS]}
+
     def _draw(self) -> None:
-        shown = self.shown()
-        known = {entry.id for entry in self.entries}
-        self.ticked = [run_id for run_id in self.ticked if run_id in known]
-        for entry in shown[:MAX_ROWS]:
+        """Draw the rows that pass the filter; a ticked run that no longer does is unticked
+        (what is ticked is what is open, and both are in sight)."""
+        passing = self.shown()
+        shown = passing[:MAX_ROWS]
+        visible = {entry.id for entry in shown}
+        hidden = [run_id for run_id in self.ticked if run_id not in visible]
+        for entry in shown:
             self._row(entry.id)[1].value = row_html([c.text(entry) for c in COLUMNS])
-        self.rows.children = [self._row(entry.id)[2] for entry in shown[:MAX_ROWS]]
-        more = f"; the first {MAX_ROWS} shown, filter to narrow" if len(shown) > MAX_ROWS else ""
+        self.rows.children = [self._row(entry.id)[2] for entry in shown]
+        if hidden:
+            quiet, self._quiet = self._quiet, True
+            try:
+                for run_id in hidden:
+                    if run_id in self._rows:
+                        self._rows[run_id][0].value = False
+                self.ticked = [run_id for run_id in self.ticked if run_id in visible]
+            finally:
+                self._quiet = quiet
+            if not quiet:
+                self.on_select()
+        more = f"; the first {MAX_ROWS} shown, filter to narrow" if len(passing) > MAX_ROWS else ""
         self.note.value = message(
-            f"{len(shown)} of {len(self.entries)} kept runs{more} · tick one run to open it, "
+            f"{len(passing)} of {len(self.entries)} kept runs{more} · tick one run to open it, "
             "two to compare them"
         )
 
@@ -178,7 +233,7 @@ class RunTable(widgets.VBox):
             )
             tick.observe(lambda change: self._ticked(run_id, change["new"]), "value")
             cells = widgets.HTML()
-            self._rows[run_id] = (tick, cells, widgets.HBox([tick, cells]))
+            self._rows[run_id] = (tick, cells, full_row([tick, cells]))
         return self._rows[run_id]
 
     def _ticked(self, run_id: str, on: bool) -> None:

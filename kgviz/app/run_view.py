@@ -16,6 +16,7 @@ from kgviz.app.downloads import DownloadFile, Downloads
 from kgviz.app.headed import Headed
 from kgviz.app.render import drop_stale, empty_tabs, mark_stale, update_tabs
 from kgviz.reasoners.registry import method_label
+from kgviz.runs.openinference import openinference_json
 from kgviz.runs.run import Run
 from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
@@ -42,8 +43,9 @@ def run_details(method: str, options: str, dataset: str, llm: str) -> str:
 
 
 def run_files(run: Run) -> list[DownloadFile]:
-    """The run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view, offline) and
-    evidence graph (GraphML and node-link JSON), each built when asked for."""
+    """The run's trace (JSON, `Trace.load` reads it), page (HTML, every stage view, offline),
+    OpenInference spans (OTLP JSON) and evidence graph (GraphML and node-link JSON), each built
+    when asked for."""
     stem = f"kgviz-{run.method}-{time.strftime('%H%M%S', time.localtime(run.finished))}"
     files = [
         DownloadFile(
@@ -53,6 +55,12 @@ def run_files(run: Run) -> list[DownloadFile]:
             lambda: json.dumps(run.trace.saved()),
         ),
         DownloadFile("page (HTML)", f"{stem}.html", "text/html", lambda: run_page(run)),
+        DownloadFile(
+            "trace (OpenInference)",
+            f"{stem}-openinference.json",
+            "application/json",
+            lambda: json.dumps(openinference_json(run, stem)),
+        ),
     ]
     if run.trace.evidence:
         files += [
@@ -87,6 +95,7 @@ class RunView(Headed):
         slot.add_class("kgviz-answer-slot")
         self.downloads = Downloads()
         self.stages = empty_tabs()
+        self.method = ""  # the method of the run shown
         super().__init__(
             [*before, slot, self.downloads, self.stages],
             "no run yet: type a question and press Ask",
@@ -101,12 +110,17 @@ class RunView(Headed):
         view.finish(run)
         return view
 
-    def start(self, question: str, details: str) -> None:
-        """A run of `question` (`details`: `run_details`) begins: the previous run's answer and
-        downloads go, its stage pages are greyed until this run's views replace them."""
+    def start(self, question: str, details: str, method: str = "") -> None:
+        """A run of `question` by `method` (`details`: `run_details`) begins: the previous
+        run's answer and downloads go; its stage pages are greyed until this run's views
+        replace them when it was the same method's, and closed when it was another's (whose
+        stages this run does not have)."""
         self.title(question, details)
         self.answer.value = ""
         self.downloads.offer([])
+        if method and method != self.method:
+            update_tabs(self.stages, {}, complete=True)
+        self.method = method or self.method
         mark_stale(self.stages)
 
     def show_stages(self, views: Mapping[str, ViewOutput]) -> None:
@@ -118,6 +132,7 @@ class RunView(Headed):
         change what an earlier one shows; unchanged pages stay as they are)."""
         details = run_details(run.method, run.options_text(), run.trace.dataset, run.llm)
         self.title(run.trace.question, details)
+        self.method = run.method
         self.answer.value = answer_html(run)
         self.downloads.offer(run_files(run))
         update_tabs(self.stages, stage_views(run.trace, run.kg), complete=True)

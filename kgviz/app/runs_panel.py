@@ -6,6 +6,7 @@ marked on the evidence graph."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
@@ -18,7 +19,7 @@ from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
 from kgviz.errors import InputError, KgvizError, RunStoreError
 from kgviz.runs.diff import diff_runs
-from kgviz.runs.leave_one_out import Probe, leave_one_out
+from kgviz.runs.leave_one_out import Probe, leave_one_out, time_left
 from kgviz.runs.run import Run
 from kgviz.viz.diff_view import diff_graph, probes_graph, probes_html, run_diff_html
 from kgviz.viz.escape import esc
@@ -39,7 +40,9 @@ class RunsPanel(widgets.VBox):
         self.table = RunTable()
         self.tags = widgets.Text(description="tags", placeholder="comma-separated")
         self.note = widgets.Text(description="note", layout=widgets.Layout(width="420px"))
-        self.save = widgets.Button(description="Save tags and note", icon="tag")
+        self.save = widgets.Button(
+            description="Save tags and note", icon="tag", layout=widgets.Layout(width="auto")
+        )
         self.notes = widgets.HBox([self.tags, self.note, self.save])
         self.what_if = WhatIf()
         self.said = widgets.HTML()
@@ -152,13 +155,15 @@ class RunsPanel(widgets.VBox):
             raise InputError("the run has no evidence to leave out")
         session = self.controls.session(parent.trace.dataset)
         probes: list[Probe] = []
+        started = time.monotonic()
 
         def heard(probe: Probe) -> None:
             probes.append(probe)
             self.kept.keep(probe.run, parent_id)
             self.what_if.probes.value = probes_html(probes, len(triples))
+            spent = time.monotonic() - started
             self.controls.status.value = message(
-                f"leave one out: {len(probes)} of {len(triples)} done …"
+                f"leave one out: {time_left(len(probes), len(triples), spent)} …"
             )
 
         self.what_if.probes.value = probes_html([], len(triples))

@@ -13,6 +13,7 @@ from kgviz.errors import InputError
 from kgviz.runs.leave_one_out import seconds_each
 from kgviz.runs.run import Run, parse_triple
 from kgviz.trace import StringTriple
+from kgviz.viz.wording import counted
 
 MAX_LEFT_OUT = 20  # the default bound on leave-one-out regenerations
 
@@ -97,9 +98,8 @@ class WhatIf(widgets.VBox):
     def _estimate(self) -> None:
         count, chosen = len(self.left_out()), len(self.drop.value) or len(self.evidence)
         bound = f" (the first {count} of {chosen} triples)" if count < chosen else ""
-        plural = "" if count == 1 else "s"
         self.estimate.value = message(
-            f"leave one out: {count} regeneration{plural}{bound} of about {self.each_s:.1f} s each "
-            f"(what this run's answer took), about {count * self.each_s:.0f} s in all; "
-            "select triples to leave out only those"
+            f"leave one out: {counted(count, 'regeneration')}{bound} of about "
+            f"{self.each_s:.1f} s each (what this run's answering calls took), about "
+            f"{count * self.each_s:.0f} s in all; select triples to leave out only those"
         )

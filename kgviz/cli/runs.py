@@ -1,8 +1,9 @@
-"""`kgviz runs` (list, show, diff): the runs kept in the run store."""
+"""`kgviz runs` (list, show, diff, export): the runs kept in the run store."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from kgviz.cli.arguments import print_json
@@ -85,6 +86,20 @@ def cmd_runs_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_runs_export(args: argparse.Namespace) -> int:
+    from kgviz.runs.openinference import openinference_json
+    from kgviz.runs.store import RunStore
+    from kgviz.storage.atomic import write_text_atomic
+
+    text = json.dumps(openinference_json(RunStore().load(args.id), args.id), ensure_ascii=False)
+    if args.out:
+        write_text_atomic(args.out, text + "\n")
+        print(f"OpenInference spans (OTLP JSON) written to {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """This group's commands, each with its handler."""
     runs = commands.add_parser("runs", help="the runs kept in KGVIZ_RUNS").add_subparsers(
@@ -106,3 +121,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     diff.add_argument("b")
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(handler=cmd_runs_diff)
+    export = runs.add_parser(
+        "export", help="one kept run as OpenTelemetry spans for Phoenix, Langfuse and the like"
+    )
+    export.add_argument("id")
+    export.add_argument(
+        "--format",
+        choices=["openinference"],
+        default="openinference",
+        help="OTLP JSON with OpenInference's span attributes",
+    )
+    export.add_argument("--out", metavar="FILE", help="write here (default: standard output)")
+    export.set_defaults(handler=cmd_runs_export)

@@ -22,6 +22,7 @@ from kgviz.eval.rows import ResultRow, result_row, with_question
 from kgviz.eval.summary import summarize
 from kgviz.llm.deadline import allow_requests, cancel_requests
 from kgviz.llm.errors import LLMCancelled, LLMError, LLMUnavailable, ModelIntegrityError
+from kgviz.llm.streaming import streaming_to
 from kgviz.reasoners.presets import DEFAULT_PRESET
 from kgviz.runs.store import RunStore
 from kgviz.session import Session
@@ -50,6 +51,17 @@ class EvalProgress(Protocol):
     def finish(self) -> None: ...
 
 
+class QuestionWatch(Protocol):
+    """What follows each question live (in the thread answering it): `begin` as it starts,
+    then each LLM call's stage (`call`) and the reply's text as it is written (`text`)."""
+
+    def begin(self, method: str, record: QARecord) -> None: ...
+
+    def call(self, stage: str) -> None: ...
+
+    def text(self, chunk: str) -> None: ...
+
+
 @dataclass
 class EvalJob:
     """What one run answers and how: `settings` override every method's options (the rows
@@ -64,11 +76,17 @@ class EvalJob:
     workers: int = 1
     store: RunStore | None = None  # where each run is kept with its trace (`--keep-traces`)
     preset: str = DEFAULT_PRESET  # each method's preset, under `settings`
+    watch: QuestionWatch | None = None  # told of each question and its live reply
 
     def answer(self, task: Task) -> ResultRow:
         """The row of one answered question; a failure raises (the question stays pending)."""
         method, record = task
-        run = self.session.ask(method, record, self.settings, preset=self.preset)
+        if self.watch is None:
+            run = self.session.ask(method, record, self.settings, preset=self.preset)
+        else:
+            self.watch.begin(method, record)
+            with streaming_to(self.watch.text, self.watch.call):
+                run = self.session.ask(method, record, self.settings, preset=self.preset)
         row = result_row(run)
         row = with_question(row, record) if self.questions else row
         extra: dict[str, Any] = {"llm": self.session.llm}
@@ -100,6 +118,7 @@ def run_eval(
     store: RunStore | None = None,
     stop: threading.Event | None = None,
     preset: str = DEFAULT_PRESET,
+    watch: QuestionWatch | None = None,
 ) -> dict[str, Any]:
     """Answer every selected question with every method, appending one line each to `out`
     (each line names the LLM; a file holds one LLM's answers and one setting per method) and
@@ -117,7 +136,8 @@ def run_eval(
     stderr (True), nothing (False) or what the caller follows the run with (the lab's bar).
     Setting `stop` ends the run after the questions in flight (`LLMCancelled`; what was
     written stays, and the next run resumes from it). Each method runs its `preset` with
-    `settings` over it; every row records the run's full setting (`RunSetting`).
+    `settings` over it; every row records the run's full setting (`RunSetting`). `watch` is
+    told of each question as it starts and of its reply as it is written (the lab's batch).
     """
     job = EvalJob(
         session,
@@ -128,6 +148,7 @@ def run_eval(
         1 if _fetches(session) else max(1, min(workers, session.context.llm.parallel_requests)),
         store,
         preset,
+        watch,
     )
     if not job.records:
         raise InputError(f"no question of {session.dataset.name} is selected by {plan.describe()}")

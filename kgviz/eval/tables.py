@@ -85,6 +85,7 @@ def method_hop_table(frame: pd.DataFrame) -> pd.DataFrame:
     median seconds per question, with the number of questions."""
     grouped = frame.groupby(["method", "hops"], observed=True)
     table = grouped[list(METRICS)].mean()
+    table["prompt tokens"] = table["prompt tokens"].round().astype("Int64")  # a count
     table["median seconds"] = grouped["seconds"].median()
     table["n"] = grouped.size()
     return table

@@ -33,6 +33,7 @@ from kgviz.errors import InputError, OptionError
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.base import LLM
 from kgviz.reasoners.answers import NameLookup, listed_names
+from kgviz.reasoners.citations import record_citations
 from kgviz.trace import StringTriple, Trace
 
 T = TypeVar("T")
@@ -348,6 +349,7 @@ class Reasoner(ABC, Generic[FoundT]):
                 trace.abstained = True
                 return trace
             self.generate(trace, trace.question, found)
+            record_citations(trace)
         return trace
 
     def retrieve_only(self, question: str, topic_entities: Sequence[str] = ()) -> Trace:
@@ -385,6 +387,7 @@ class Reasoner(ABC, Generic[FoundT]):
         with trace.stage("total"):
             found = self.found_from(trace)
             self.generate(trace, trace.question, found)
+            record_citations(trace)
         return trace
 
     def found_from(self, trace: Trace) -> FoundT:

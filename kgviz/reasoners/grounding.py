@@ -32,9 +32,8 @@ from kgviz.reasoners.linking import (
     link_topic_entities,
     normalise,
 )
-from kgviz.trace import Trace
+from kgviz.trace import GROUNDING, Trace
 
-GROUNDING = "grounding"
 # The largest L2 distance (unit vectors) at which a mention's nearest entity counts as the same
 # thing: between the true links' distances and those of names absent from the KG.
 GROUNDING_DISTANCE = 0.55

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from kgviz.datasets.base import split_topic_marks
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.trace import Trace
+from kgviz.trace import LINKING, Trace
 
 STOP_WORDS = frozenset(
     [
@@ -143,8 +143,6 @@ STOP_WORDS = frozenset(
 )
 TOKEN = re.compile(r"\w+")
 CACHE_KEY = "_entity_names"
-
-LINKING = "linking"  # the stage that links topic entities (EntityLinking)
 
 
 def normalise(text: str) -> str:

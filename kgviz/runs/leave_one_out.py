@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kgviz.reasoners.prompting import GENERATION
 from kgviz.runs.run import Run
 from kgviz.session import Session
-from kgviz.trace import StringTriple
+from kgviz.trace import REASK_STAGE, StringTriple
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,24 @@ def answer_key(run: Run) -> frozenset[str]:
 
 
 def seconds_each(run: Run) -> float:
-    """About how long one regeneration of `run` takes: what its answer's LLM call took (its
-    first cost, when the reply was replayed from the cache); 0 without LLM calls."""
+    """About how long one regeneration of `run` takes: what its answering calls took, the
+    answer and its re-asks (their first cost, when replayed from the cache); 0 without LLM
+    calls."""
+    stages = (GENERATION, REASK_STAGE)
+    answering = [call.latency_s for call in run.trace.llm_calls if call.stage in stages]
+    if answering:
+        return sum(answering)
     return run.trace.llm_calls[-1].latency_s if run.trace.llm_calls else 0.0
+
+
+def time_left(done: int, planned: int, spent_s: float) -> str:
+    """What a progress line says after `done` of `planned` probes took `spent_s` seconds.
+
+    >>> time_left(2, 5, 61.0)
+    '2 of 5 done in 61 s, about 92 s left'
+    """
+    left = spent_s / done * (planned - done) if done else 0.0
+    return f"{done} of {planned} done in {spent_s:.0f} s, about {left:.0f} s left"
 
 
 def leave_one_out(

@@ -17,8 +17,6 @@ from kgviz.scoring.outcome import Outcome, judge
 from kgviz.trace import StringTriple, Trace
 from kgviz.version import code_version
 
-EDIT = "edit"  # the stage of a regenerated run that records its evidence edit
-
 
 @dataclass(frozen=True)
 class EvidenceEdit:
@@ -64,6 +62,7 @@ FACTS = (
     "LLM",
     "gold",
     "committed answers",
+    "grounded",
     "hits@1",
     "hit",
     "F1",
@@ -129,11 +128,20 @@ class Run:
             self.llm,
             ", ".join(self.outcome.gold),
             ", ".join(self.trace.answers),
+            self.grounded_text(),
             *scores,
             time.strftime("%Y-%m-%d %H:%M", time.localtime(self.finished)),
             code_version(),
         )
         return dict(zip(FACTS, values, strict=True))
+
+    def grounded_text(self) -> str:
+        """ "yes", "no: <what is missing>" (its committed answers are not backed by the KG), or
+        empty where grounding was not checked."""
+        grounding = self.outcome.grounding
+        if grounding is None:
+            return ""
+        return "yes" if grounding.grounded else f"no: {grounding.warning()}"
 
     def to_json(self) -> dict[str, Any]:
         """The contract JSON of `kgviz ask --json`: the trace's, plus the options, the
@@ -160,9 +168,17 @@ def judged_run(
     options: dict[str, Any] | None = None,
     llm: str = "",
     kg: KnowledgeGraph | None = None,
+    finished: float | None = None,
 ) -> Run:
-    """The run of a finished `trace`, judged against `record`'s gold answers (else the
-    trace's)."""
+    """The run of a `trace` that finished at `finished` (epoch seconds; now by default),
+    judged against `record`'s gold answers (else the trace's)."""
     return Run(
-        trace, judge(trace, record, retrieves), dict(options or {}), llm, kg, record, retrieves
+        trace,
+        judge(trace, record, retrieves),
+        dict(options or {}),
+        llm,
+        kg,
+        record,
+        retrieves,
+        time.time() if finished is None else finished,
     )

@@ -25,10 +25,11 @@ from typing import Any
 
 from kgviz.datasets.base import QARecord
 from kgviz.errors import KgvizError, RunStoreError
-from kgviz.runs.run import EDIT, EvidenceEdit, Run, judged_run
+from kgviz.reasoners.presets import DEFAULT_PRESET
+from kgviz.runs.run import EvidenceEdit, Run, judged_run
 from kgviz.storage.atomic import write_text_atomic
 from kgviz.storage.cache_repair import set_aside
-from kgviz.trace import Trace
+from kgviz.trace import EDIT, Trace
 from kgviz.trace.io import read_saved
 from kgviz.version import code_version
 
@@ -71,6 +72,26 @@ class RunEntry:
     edit: dict[str, list[list[str]]] | None = None
     tags: list[str] = field(default_factory=list)
     note: str = ""
+    preset: str = DEFAULT_PRESET
+    llm_calls: int = 0  # 0 in entries kept before calls were counted
+    cached_calls: int = 0
+
+    @property
+    def finished(self) -> float:
+        """When the run finished, in epoch seconds (`time` is local time to the second)."""
+        return time.mktime(time.strptime(self.time, "%Y-%m-%dT%H:%M:%S"))
+
+    @property
+    def replayed(self) -> str:
+        """How many of its LLM calls were replayed from the reply cache: "no", "all 3",
+        "1 of 3" ("yes" or "no" for entries kept before calls were counted)."""
+        if not self.llm_calls:
+            return "yes" if self.cached else "no"
+        if not self.cached_calls:
+            return "no"
+        if self.cached_calls == self.llm_calls:
+            return f"all {self.llm_calls}"
+        return f"{self.cached_calls} of {self.llm_calls}"
 
     @classmethod
     def of(cls, run: Run, run_id: str, parent: str | None, edit: EvidenceEdit | None) -> RunEntry:
@@ -97,6 +118,9 @@ class RunEntry:
             edit=None
             if edit is None
             else {k: [list(t) for t in v] for k, v in asdict(edit).items()},
+            preset=run.preset,
+            llm_calls=len(trace.llm_calls),
+            cached_calls=sum(call.cached for call in trace.llm_calls),
         )
 
 
@@ -213,6 +237,7 @@ class RunStore:
                 retrieves=bool(data.get("retrieves", True)),
                 options=entry.options,
                 llm=entry.llm,
+                finished=entry.finished,
             )
         except (RunFileError, ValueError, TypeError, KeyError, AttributeError) as error:
             set_aside(path, error)  # what no kgviz can read (a trace of another version can)
@@ -307,8 +332,14 @@ ENTRY_TYPES: dict[str, tuple[type, ...]] = {
     "edit": (dict, type(None)),
     "tags": (list,),
     "note": (str,),
+    "preset": (str,),
+    "llm_calls": (int,),
+    "cached_calls": (int,),
 }
-ENTRY_DEFAULTS = frozenset({"parent", "edit", "tags", "note"})  # older entries may lack them
+# older entries may lack these
+ENTRY_DEFAULTS = frozenset(
+    {"parent", "edit", "tags", "note", "preset", "llm_calls", "cached_calls"}
+)
 RUN_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,200}")
 
 

@@ -14,12 +14,13 @@ from kgviz.datasets.base import QARecord
 from kgviz.reasoners.grounding import GROUNDING, Grounding
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.scoring.metrics import AnswerScore, evidence_recall, score_trace
-from kgviz.trace import Trace
+from kgviz.trace import EDIT, Trace
 
 SHARED_STAGES = ("retrieval", "generation")
 GROUNDING_STAGE = "grounding"
 WITHOUT_RETRIEVAL = "answered from the LLM's own knowledge, without retrieval"
 NOT_IN_EVIDENCE = "no gold answer in the evidence"
+REMOVED_BY_EDIT = "the triples removed from the evidence held every gold answer it had"
 
 
 def attribution_stages(methods: Iterable[str] | None = None) -> tuple[str, ...]:
@@ -78,14 +79,20 @@ def own_diagnosis(trace: Trace, record: QARecord) -> Miss | None:
 
 
 def failed_stage(trace: Trace, record: QARecord, retrieves: bool = True) -> Miss:
-    """`attribute` of a finished run against its question's gold answers."""
-    return attribute(
+    """`attribute` of a finished run against its question's gold answers; a regenerated run
+    whose gold answers left the evidence with the triples its edit removed failed at the
+    edit, not at retrieval."""
+    miss = attribute(
         score_trace(trace, record.answers),
         evidence_recall(trace.evidence, record.answers),
         trace.truncated,
         retrieves,
         own_diagnosis(trace, record),
     )
+    dropped = getattr(trace.stages.get(EDIT), "dropped", ())
+    if miss.stage == "retrieval" and evidence_recall(list(dropped), record.answers):
+        return Miss(EDIT, REMOVED_BY_EDIT)
+    return miss
 
 
 def generation_problem(score: AnswerScore, truncated: bool | None) -> str:

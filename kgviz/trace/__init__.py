@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 StringTriple = tuple[str, str, str]
 # The stage name of the one re-ask a reply without a parsable answer gets.
 REASK_STAGE = "reask"
+EDIT = "edit"  # the stage of a regenerated run that records its evidence edit
+CITATIONS = "citations"  # the stage of what a finished run's answers rest on
+LINKING = "linking"  # the stage that links topic entities (`EntityLinking`)
+GROUNDING = "grounding"  # the stage that checks the question's names against the KG
 
 
 @dataclass
@@ -89,6 +93,12 @@ class Trace:
     def record(self, name: str, value: Any) -> None:
         self.stages[name] = value
 
+    def cited(self) -> list[StringTriple]:
+        """The evidence triples its committed answers rest on (its `citations` record's; none
+        for a run without one)."""
+        cited = getattr(self.stages.get(CITATIONS), "cited", None)  # a `Citations` record's
+        return list(cited()) if cited is not None else []
+
     @property
     def prompt_tokens(self) -> int:
         return sum(call.prompt_tokens for call in self.llm_calls)
@@ -132,6 +142,7 @@ class Trace:
             "answer": self.answer,
             "answers": list(self.answers),
             "evidence": [list(t) for t in self.evidence],
+            "cited": [list(t) for t in self.cited()],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             "llm": sorted({f"{c.backend}:{c.model}" for c in self.llm_calls}),

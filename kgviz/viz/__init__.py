@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.citations import Citations
 from kgviz.reasoners.grounding import Grounding
 from kgviz.reasoners.linking import EntityLinking
 from kgviz.reasoners.registry import method_names, method_spec
 from kgviz.runs.run import EvidenceEdit
 from kgviz.trace import Trace
+from kgviz.viz.citations_view import citations_html
 from kgviz.viz.diff_view import edit_html
 from kgviz.viz.escape import esc
 from kgviz.viz.evidence_view import evidence_graph
@@ -32,6 +34,7 @@ COMMON_VIEWS = ViewTable(
         EntityLinking: lambda record, trace, kg: linking_table(record),
         Grounding: lambda record, trace, kg: grounding_table(record),
         EvidenceEdit: lambda record, trace, kg: edit_html(record),
+        Citations: lambda record, trace, kg: citations_html(record, trace),
     }
 )
 

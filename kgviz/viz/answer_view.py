@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from kgviz.reasoners.citations import Citations
 from kgviz.runs.run import Run
+from kgviz.trace import CITATIONS
+from kgviz.viz.citations_view import cited_lines
 from kgviz.viz.escape import esc
 
 # A reply longer than this shows its first lines, the rest folded behind "show all".
@@ -42,11 +45,17 @@ def answer_html(run: Run) -> str:
     )
     notes = "".join(f'<br><span style="color:#555">note: {esc(n)}</span>' for n in outcome.notes)
     answer = "(abstained: no answer)" if trace.abstained else trace.answer
+    said_answer = f"<b>Answer</b>: {folded(answer)}<b>committed answers</b>: {esc(found)}"
+    if banner and not trace.abstained:  # answered although the question is not in the KG
+        said_answer = (
+            f'<div class="kgviz-not-grounded" style="color:#8a8a8a">{said_answer} '
+            '<i style="color:#7a0016">(not grounded: the KG does not back them)</i></div>'
+        )
+    citations = trace.stages.get(CITATIONS)
+    cited = cited_lines(citations, len(trace.evidence)) if isinstance(citations, Citations) else ""
     return (
         f'<div class="kgviz-answer" style="font:14px sans-serif;margin:6px 0">'
-        f"{banner}"
-        f"<b>Answer</b>: {folded(answer)}<b>committed answers</b>: {esc(found)}"
-        f"{verdict}{warnings}{notes}</div>"
+        f"{banner}{said_answer}{cited}{verdict}{warnings}{notes}</div>"
     )
 
 

@@ -14,6 +14,7 @@ EVIDENCE = "#97c2fc"
 TOPIC = "#525252"
 KG_NEIGHBOUR = "#e3e3e3"  # entities shown from the KG, not retrieved
 TRIPLE = "#6f8aa6"  # an evidence triple without a score
+CITED = "#d95f02"  # an evidence triple a committed answer rests on
 
 
 def node_colour(index: int) -> str:

@@ -108,6 +108,7 @@ def test_params_follow_the_config_dataclass():
         "relation_hint",
         "relation_vocabulary",
         "reask_lost_topics",
+        "pattern_checks",
         "own_knowledge",
         "answer_format",
     }
@@ -634,3 +635,38 @@ def test_a_dataset_with_a_graph_per_question_runs_and_draws_that_graph(
     assert "warning: gnnrag: no checkpoint" not in shown
     app.ask("what language do they speak in atlantis")  # typed: no graph of its own
     assert "gives each question its own graph" in app.controls.status.value
+
+
+def test_abstain_is_a_choice_next_to_ask_and_the_forms_follow_it(demo_sessions):
+    """Ticking "abstain when not grounded" sets every method's on_ungrounded, and an ungrounded
+    question then ends with no answer and no LLM call (none is made: the real model stays
+    unasked)."""
+    app = make_lab(demo_sessions)
+    panel = app.ask_panel
+    panel.method.value = "kaping"
+    panel.abstain.value = True
+    assert panel.form.fields["on_ungrounded"].value == "abstain"
+    panel.method.value = "simgrag"  # a form built after the tick follows it
+    assert panel.form.fields["on_ungrounded"].value == "abstain"
+    panel.form.fields["on_ungrounded"].value = "warn"  # and the form's field ticks the box
+    assert not panel.abstain.value
+    panel.abstain.value = True
+    panel.method.value = "kaping"
+    panel.ask("who directed The Matrix")
+    assert panel.trace.abstained and panel.trace.llm_calls == [] and panel.trace.answers == []
+    assert "abstained" in app.controls.status.value
+
+
+def test_a_run_of_another_method_closes_the_previous_runs_stage_pages():
+    """A SimGRAG run's pages are greyed while SimGRAG runs again, but closed when KAPING
+    starts: KAPING has no pattern or search stage (a saved trace, no LLM)."""
+    from kgviz.app.run_view import RunView
+
+    saved = Path(__file__).parents[1] / "fixtures" / "traces" / "simgrag_6265202.json"
+    view = RunView.of(judged_run(Trace.load(saved)))
+    assert "pattern" in view.stages.titles
+    view.start("who directed Big", "simgrag (defaults)", "simgrag")
+    assert "pattern" in view.stages.titles
+    assert all(STALE in page._dom_classes for page in view.stages.children)
+    view.start("who directed Big", "kaping (defaults)", "kaping")
+    assert view.stages.titles == () and view.stages.layout.display == "none"

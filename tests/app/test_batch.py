@@ -92,6 +92,30 @@ def test_a_grid_cell_opens_its_run(demo_sessions, tmp_path):
     assert [entry.id for entry in app.kept.entries()].count(first["run"]) == 1
 
 
+def test_a_batch_shows_its_current_question_and_live_reply_as_it_goes(demo_sessions):
+    """Before each question ends, the panel names it and its method and shows the reply being
+    written; after, each question's time and an estimate of the time left."""
+    app = make_lab(demo_sessions)
+    panel = app.batch
+    planned(panel, ["llm-only", "kaping"], 2)
+    progress, seen = panel.progress, []
+    heard = progress.add
+
+    def looked(row):  # what a user sees just before the row lands
+        seen.append((progress.current.value, progress.live.value))
+        heard(row)
+
+    progress.add = looked  # type: ignore[method-assign]
+    panel.run()
+    assert len(seen) == 4
+    for (current, live), record in zip(seen, [*panel.records, *panel.records], strict=True):
+        assert "now: " in current and html.escape(record.question) in current
+        assert "generation" in live or "reask" in live  # the answering call, streamed
+    assert "question 4 of 4" in seen[-1][0] and "llm-only" in seen[0][0]
+    assert progress.recent.value.count(" s") >= 4 and "s a question" not in progress.line.value
+    assert progress.current.value == "" and progress.live.value == ""  # cleared at the end
+
+
 def test_stop_keeps_what_was_answered_and_the_next_run_resumes(demo_sessions, tmp_path):
     """Stop after the first answer: the status says stopped, the rows written stay and are
     shown; pressing Run again answers only the rest."""

@@ -93,6 +93,11 @@ def test_the_run_table_sorts_filters_annotates_and_opens_one_or_two(demo_session
     later = make_lab(demo_sessions, store=store)  # a new lab (a restart) lists earlier runs
     table = later.runs.table
     first = table.shown()[-1]  # the oldest: kaping, defaults
+    cells = {column.name: column.text(first) for column in COLUMNS}
+    assert cells["preset"] == "tuned" and cells["grounded"] == "yes"
+    assert cells["verdict"] == ("right" if first.hits1 else "listed" if first.hit else "wrong")
+    assert cells["cached"] in {"no", f"all {first.llm_calls}"} and first.llm_calls >= 1
+    assert store.load(first.id).finished == first.finished  # when it was made, not opened
     table.select([first.id])
     notes, view, what_if = later.runs.shown.children
     run = store.load(first.id)
@@ -160,6 +165,28 @@ def test_what_if_regenerates_on_edited_evidence_and_shows_the_change(demo_sessio
         assert "".join(f"<td {CELL}>{cell}</td>" for cell in cells) in diff
     before, after = (", ".join(r.trace.answers) for r in (store.load(parent.id), regenerated))
     assert esc(f"regenerated: {before} → {after}") in app.controls.status.value
+
+
+def test_regenerate_under_a_filter_shows_both_runs_and_no_tick_hides(demo_sessions, tmp_path):
+    """A filter that would hide the regenerated run is cleared, so A and B are both in sight;
+    a filter that hides a ticked run unticks it, and the view follows the ticks."""
+    store = RunStore(tmp_path / "runs")
+    app = make_lab(demo_sessions, store=store)
+    ask(app, "simgrag")
+    (parent,) = store.entries()
+    table = app.runs.table
+    table.filter.value = f"id={parent.id}"
+    table.select([parent.id])
+    what_if = app.runs.what_if
+    what_if.drop.value = (what_if.evidence.index(DIRECTOR),)
+    app.runs.regenerate()
+    child = store.entries()[-1]
+    assert table.filter.value == "" and table.ticked == [parent.id, child.id]
+    assert {e.id for e in table.shown()} == {parent.id, child.id}
+    table.filter.value = f"id={parent.id}"  # hides B: it is unticked, A opens on its own
+    assert table.ticked == [parent.id]
+    notes, view, shown_what_if = app.runs.shown.children
+    assert notes is app.runs.notes and shown_what_if is what_if and isinstance(view, RunView)
 
 
 def test_leave_one_out_says_what_it_will_cost_then_finds_the_triples_that_matter(

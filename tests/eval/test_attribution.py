@@ -140,3 +140,14 @@ def test_a_miss_on_an_ungrounded_question_is_blamed_on_grounding():
 
 def complete_search() -> ComponentSearch:
     return ComponentSearch(0, (0, 1, 2), (0, 1), "complete", 12, 3, 0.001, 0)
+
+
+def test_a_regenerated_run_whose_edit_removed_the_gold_fails_at_the_edit():
+    from kgviz.runs.run import EvidenceEdit
+
+    trace = simgrag_trace("Ron Howard", evidence=EVIDENCE[:1], answers=["Ron Howard"])
+    trace.record("edit", EvidenceEdit(dropped=(EVIDENCE[1],)))
+    stage, reason = failed_stage(trace, RECORD)
+    assert stage == "edit" and "removed from the evidence" in reason
+    trace.stages["edit"] = EvidenceEdit(dropped=(EVIDENCE[0],))  # the gold was never there
+    assert failed_stage(trace, RECORD)[0] != "edit"

@@ -8,7 +8,7 @@ import pytest
 
 from kgviz.errors import KgvizError
 from kgviz.eval.tables import attribution_table, hits_by_hop, method_hop_table, rows_frame
-from kgviz.viz.report import html_report, markdown_report
+from kgviz.viz.report import html_report, markdown_report, tables_html
 
 
 def row(method, qid, hops, hit, stage=None, error=None, answer="", seconds=1.0):
@@ -54,6 +54,9 @@ def test_tables_count_what_the_rows_say():
     table = method_hop_table(frame)
     assert table.loc[("kaping", 2), "median seconds"] == pytest.approx((1.5 + 3.5) / 2)
     assert table.loc[("kaping", 2), "n"] == 2
+    html = "".join(tables_html({"per hop": table}))
+    counts = table["prompt tokens"]
+    assert all(f"<td>{count}</td>" in html for count in counts)  # counts print as counts
     attribution = attribution_table(frame)
     assert attribution.loc["simgrag"].to_dict() == {
         "n": 3,

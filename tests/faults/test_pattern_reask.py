@@ -122,9 +122,7 @@ DRIFTED = {  # a re-ask that copied the prompt's examples instead of the questio
 THREE_PHRASES = {**FIXED, "phrases": [*PHRASES, "that director is a person"]}
 
 
-def test_the_reask_restates_the_question_and_a_drifted_reply_is_not_taken(
-    fault_server, tmp_cache
-):
+def test_the_reask_restates_the_question_and_a_drifted_reply_is_not_taken(fault_server, tmp_cache):
     trace, bodies = run(fault_server, [THREE_PHRASES, DRIFTED, ANSWER])
     reask = json.loads(bodies[1])["messages"][-1]["content"]
     assert f"The question is: {QUESTION}" in reask and "3 phrases but 2 usable" in reask

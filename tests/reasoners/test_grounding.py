@@ -125,3 +125,30 @@ def test_ask_says_the_matrix_is_not_in_the_demo_kg():
     assert reply["grounding"]["grounded"] is False
     assert any("The Matrix" in w and "not in this KG" in w for w in reply["warnings"])
     assert reply["grounding"]["entities"][0]["mention"] == "The Matrix"
+
+
+def test_an_ungrounded_answer_is_marked_in_the_answer_box_the_facts_and_the_store(demo, tmp_path):
+    """The answer of a question the KG does not hold is greyed and labelled, and says "no" in
+    the exports' facts and the run table. The reader is scripted (the display is under test)."""
+    from kgviz.app.run_table import COLUMNS
+    from kgviz.runs.run import judged_run
+    from kgviz.runs.store import RunStore
+    from kgviz.viz.answer_view import answer_html
+    from tests.reasoners.test_listed_answers import ScriptedLLM
+
+    context = ReasonerContext(demo.dataset, ScriptedLLM(["Robert Zemeckis"] * 3))
+    trace = make_reasoner("kaping", context).run("who directed The Matrix")
+    run = judged_run(trace)
+    box = answer_html(run)
+    assert (
+        'class="kgviz-not-grounded"' in box and "(not grounded: the KG does not back them)" in box
+    )
+    assert run.facts()["grounded"].startswith("no: ") and "The Matrix" in run.facts()["grounded"]
+    store = RunStore(tmp_path / "runs")
+    entry = store.save(run)
+    cells = {column.name: column.text(entry) for column in COLUMNS}
+    assert cells["grounded"] == "no"
+    answering = ReasonerContext(demo.dataset, ScriptedLLM(["Robert Zemeckis"] * 3))
+    grounded = judged_run(make_reasoner("kaping", answering).run("who directed Forrest Gump"))
+    assert "kgviz-not-grounded" not in answer_html(grounded)
+    assert grounded.facts()["grounded"] == "yes"

@@ -1285,3 +1285,17 @@ def test_charts_star_gold_answers_used_or_not():
     assert "★ gold answer, the first at rank 2" in figure.layout.title.text
     gnn.gold = ["Nobody"]
     assert "no gold answer in the subgraph" in stage_views(gnn)["gnn"].layout.title.text
+
+
+def test_a_stopped_search_says_where_and_the_slider_steps_all_differ():
+    search, pattern = folded_search()
+    part = search.components[0]
+    part.status = "node_budget"
+    figure = search_tree_figure(search, pattern, hand_kg())
+    (line,) = [a.text for a in figure.layout.annotations]
+    assert "node budget" in line and "it stopped at step " in line
+    assert f"of {len(part.pattern_edges)}" in line and "partial mappings" in line
+    (slider,) = figure.layout.sliders
+    labels = [step.label for step in slider.steps]
+    assert len(labels) == len(set(labels)) >= 2  # no "1 1 1 2 2 2 …"
+    assert slider.active == len(labels) - 1

@@ -15,6 +15,7 @@ from kgviz.reasoners.simgrag.subgraphs import Subgraph
 from kgviz.viz.escape import plotly_text
 from kgviz.viz.marks import GOLD, Marks
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
+from kgviz.viz.wording import counted
 
 LABEL_CHARS = 40
 NAMED = 5  # candidates named per pool, nearest first (those used or gold too)
@@ -147,7 +148,7 @@ def _row_text(pool: ElementPool, marks: Marks) -> str:
 
 def _title(rows: int, unknown: int, subgraphs: Sequence[Subgraph], marks: Marks) -> str:
     """What is drawn, then the key of every colour."""
-    head = f"Candidate pools ({rows} named elements" + (
+    head = f"Candidate pools ({counted(rows, 'named element')}" + (
         f"; {unknown} UNKNOWN without a pool)" if unknown else ")"
     )
     key = [

@@ -166,9 +166,10 @@ def _step_slider(trees: list[list[Box]]) -> list[dict[str, Any]]:
     total = sum(box.records[-1] + 1 for tree in trees for box in tree[-1:])
     if total < 2:
         return []
+    count = min(STEPS, total)  # no two steps show the same number of records
     steps = []
-    for step in range(1, STEPS + 1):
-        shown = math.ceil(total * step / STEPS)
+    for step in range(1, count + 1):
+        shown = math.ceil(total * step / count)
         opacities, before = [], 0
         for tree in trees:
             opacities.append([1.0 if before + box.first < shown else HIDDEN for box in tree])
@@ -182,7 +183,7 @@ def _step_slider(trees: list[list[Box]]) -> list[dict[str, Any]]:
         )
     return [
         {
-            "active": STEPS - 1,
+            "active": count - 1,
             "steps": steps,
             "currentvalue": {"prefix": "search steps shown: "},
             "pad": {"t": 10},
@@ -336,7 +337,24 @@ def _component_line(part: ComponentSearch, pattern: QueryPattern) -> str:
         )
     counts = tally([part.tree])
     outcomes = ", ".join(text for _, text in _outcome_texts(counts))
-    return f"{text}; {_drawn(counts)}<br>{outcomes}{_failed_steps(part.tree, part, pattern)}"
+    stopped = _stopped_at(part.tree, part, pattern) if part.status != "complete" else ""
+    return (
+        f"{text}; {_drawn(counts)}{stopped}<br>{outcomes}{_failed_steps(part.tree, part, pattern)}"
+    )
+
+
+def _stopped_at(tree: SearchTree, part: ComponentSearch, pattern: QueryPattern) -> str:
+    """Where a search its budget or time limit stopped was: the depth of its last recorded
+    step, out of the pattern's, and the pattern triple that step matched."""
+    if not tree.depth:
+        return ""
+    depth = tree.depth[-1]
+    step = tree.step(depth) if depth else None
+    matching = f", matching {_triple_text(pattern, part.pattern_edges[step[0]])}" if step else ""
+    return (
+        f"; it stopped at step {depth} of {len(part.pattern_edges)}{matching}, after "
+        f"{part.expanded:,} partial mappings"
+    )
 
 
 def _failed_steps(tree: SearchTree, part: ComponentSearch, pattern: QueryPattern) -> str:

@@ -1,0 +1,76 @@
+"""Cited and consulted evidence: each committed answer with the triples it rests on, each
+sentence of a free-text reply with the triples it speaks of, and the count of the rest."""
+
+from __future__ import annotations
+
+from kgviz.reasoners.citations import Citations
+from kgviz.trace import StringTriple, Trace
+from kgviz.viz.escape import esc
+from kgviz.viz.palette import CITED
+from kgviz.viz.wording import counted
+
+CELL = "padding:2px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+def triple_text(triple: StringTriple) -> str:
+    return "({}, {}, {})".format(*triple)
+
+
+def cited_summary(citations: Citations, evidence: int) -> str:
+    """One line: how many of the evidence triples are cited, the rest consulted."""
+    cited = len(citations.cited())
+    return (
+        f"{counted(cited, 'triple')} cited of {counted(evidence, 'evidence triple')}; "
+        f"{evidence - cited} consulted only"
+    )
+
+
+def cited_lines(citations: Citations, evidence: int) -> str:
+    """HTML for the answer box: each committed answer ← its triples, then the summary."""
+    lines = []
+    for support in citations.answers:
+        how = "" if support.linked else " <i>(names it; not linked to a topic entity)</i>"
+        triples = " · ".join(esc(triple_text(t)) for t in support.triples) or "(none)"
+        lines.append(
+            f'<br><span style="color:{CITED}">■</span> <b>{esc(support.answer)}</b> ← '
+            f"{triples}{how}"
+        )
+    summary = esc(cited_summary(citations, evidence))
+    return (
+        f'<div class="kgviz-cited" style="font-size:13px"><b>cited</b>: {summary}'
+        f"{''.join(lines)}</div>"
+    )
+
+
+def citations_html(citations: Citations, trace: Trace) -> str:
+    """The citations stage: a table of each answer's support, then each sentence's."""
+    rows = "".join(
+        f'<tr><td style="{CELL}">{esc(s.answer)}</td><td style="{CELL}">'
+        + "<br>".join(esc(triple_text(t)) for t in s.triples)
+        + f'</td><td style="{CELL}">{"path from a topic entity" if s.linked else "names it"}'
+        "</td></tr>"
+        for s in citations.answers
+    )
+    sentences = "".join(
+        f'<tr><td style="{CELL}">{esc(s.sentence)}</td><td style="{CELL}">'
+        + "<br>".join(esc(triple_text(t)) for t in s.triples)
+        + "</td></tr>"
+        for s in citations.sentences
+    )
+    intro = (
+        f"<p>{esc(cited_summary(citations, len(trace.evidence)))}. A committed answer cites "
+        "the shortest evidence paths from the nearest topic entity to it.</p>"
+    )
+    heads = "".join(f'<th style="{CELL}">{h}</th>' for h in ("answer", "cited triples", "how"))
+    empty = "<tr><td>(no committed answer in the evidence)</td></tr>"
+    parts = [
+        f'<div class="kgviz-citations" style="font:13px sans-serif">{intro}',
+        f'<table style="border-collapse:collapse"><tr>{heads}</tr>{rows or empty}</table>',
+    ]
+    if sentences:
+        parts.append(
+            '<table style="border-collapse:collapse;margin-top:8px"><tr>'
+            + "".join(f'<th style="{CELL}">{h}</th>' for h in ("sentence", "its triples"))
+            + f"</tr>{sentences}</table>"
+        )
+    return "".join(parts) + "</div>"
