@@ -11,7 +11,7 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.params import ParamForm
-from kgviz.app.render import Progress, message
+from kgviz.app.render import Progress, control_row, message
 from kgviz.app.run_view import RunView, run_details
 from kgviz.errors import InputError
 from kgviz.kg.graph import KnowledgeGraph
@@ -43,6 +43,11 @@ class LiveReply(widgets.HTML):
     def add(self, text: str) -> None:
         self.text += text
         if time.monotonic() - self.shown_at >= self.EVERY_S:
+            self._draw()
+
+    def flush(self) -> None:
+        """Draw the text so far now (the last part of a reply may have come within the wait)."""
+        if self.stage or self.text:
             self._draw()
 
     def clear(self) -> None:
@@ -108,7 +113,7 @@ class AskPanel(widgets.VBox):
         self.button.on_click(lambda _: self.ask(background=True))
         super().__init__(
             [
-                widgets.HBox([self.method, self.button, self.stop, self.abstain, self.clock]),
+                control_row([self.method, self.button, self.stop, self.abstain, self.clock]),
                 self.params,
                 self.view,
             ]

@@ -14,7 +14,7 @@ from kgviz.app.ask import LiveReply
 from kgviz.app.controls import Controls, Stopwatch, stop_on
 from kgviz.app.kept import KeptRuns
 from kgviz.app.method_checks import MethodChecks
-from kgviz.app.render import close_tree, message
+from kgviz.app.render import close_tree, control_row, message
 from kgviz.app.run_view import RunView
 from kgviz.datasets import get_dataset
 from kgviz.datasets.base import QARecord
@@ -53,6 +53,8 @@ class BatchProgress(widgets.VBox):
         self.recent = widgets.HTML()
         self.failures = widgets.HTML()
         self.hits = self.written = 0
+        self.asked = ""  # the question being answered, or the last one
+        self.begun = 0  # questions started, those the results file had included
         self.seconds: list[float] = []
         self.recent_lines: list[str] = []
         self.failed_lines: list[str] = []
@@ -67,17 +69,16 @@ class BatchProgress(widgets.VBox):
         )
 
     def start(self, total: int, done: int) -> None:
-        self.bar.max, self.bar.value = max(1, total), done
+        self.bar.max, self.bar.value, self.begun = max(1, total), done, done
         self.hits = self.written = 0
         self.seconds, self.recent_lines, self.failed_lines = [], [], []
-        self.failures.value = self.recent.value = self.current.value = ""
+        self.failures.value = self.recent.value = self.current.value = self.asked = ""
+        self.live.clear()
         self._say()
 
     def begin(self, method: str, record: QARecord) -> None:
-        self.current.value = message(
-            f"now: {method} on “{record.question}” (question {self.bar.value + 1} of "
-            f"{self.bar.max})"
-        )
+        self.asked, self.begun = f"{method} on “{record.question}”", self.begun + 1
+        self.current.value = message(f"now: {self.asked} (question {self.begun} of {self.bar.max})")
         self.live.start("")
 
     def call(self, stage: str) -> None:
@@ -91,6 +92,7 @@ class BatchProgress(widgets.VBox):
         self.failures.value = "".join(message(line, "warning") for line in self.failed_lines)
 
     def add(self, row: ResultRow) -> None:
+        self.live.flush()
         self.bar.value += 1
         self.written += 1
         self.hits += bool(row["hit1"])
@@ -105,8 +107,8 @@ class BatchProgress(widgets.VBox):
         self._say()
 
     def finish(self) -> None:
-        self.current.value = ""
-        self.live.clear()
+        if self.asked:  # the last question and its reply stay in view
+            self.current.value = message(f"last: {self.asked}")
         self._say()
 
     def _say(self) -> None:
@@ -171,9 +173,9 @@ class BatchPanel(widgets.VBox):
         super().__init__(
             [
                 widgets.HBox([*self.methods.boxes], layout=widgets.Layout(flex_flow="row wrap")),
-                widgets.HBox([self.split, self.count, self.seed, self.preset]),
+                control_row([self.split, self.count, self.seed, self.preset]),
                 widgets.HBox([self.hops, self.qtypes]),
-                widgets.HBox([self.button, self.stop, self.clock]),
+                control_row([self.button, self.stop, self.clock]),
                 self.progress,
                 self.where,
                 self.tables,

@@ -16,6 +16,7 @@ from kgviz.app.render import (
     STALE,
     Progress,
     close_tree,
+    control_row,
     drop_stale,
     empty_tabs,
     mark_stale,
@@ -148,7 +149,7 @@ class ComparePanel(widgets.VBox):
         self.results.add_class("kgviz-compare-results")
         super().__init__(
             [
-                widgets.HBox([*self.methods.boxes, self.button, self.stop, self.clock]),
+                control_row([*self.methods.boxes, self.button, self.stop, self.clock]),
                 self.results,
             ]
         )

@@ -13,7 +13,7 @@ from typing import Self
 import ipywidgets as widgets
 
 from kgviz.app.llm_picker import LLMPicker
-from kgviz.app.render import message
+from kgviz.app.render import control_row, message
 from kgviz.datasets import QARecord, dataset_names, get_dataset
 from kgviz.errors import KgvizError
 from kgviz.llm.cache import CacheMode
@@ -106,7 +106,7 @@ class Controls(widgets.VBox):
         self.question.observe(lambda _: self._show_gold(), "value")
         super().__init__(
             [
-                widgets.HBox([self.dataset, self.folder, self.llm]),
+                control_row([self.dataset, self.folder, self.llm]),
                 self.question,
                 self.gold,
                 self.status,

@@ -17,7 +17,15 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # A page (or a whole result) that no longer answers the inputs shown above it: greyed out.
 STALE = "kgviz-stale"
 # The lab's own CSS, shown once by the app (an HTML widget may hold a <style> element).
-LAB_STYLE = f"<style>.{STALE}{{opacity:.4;transition:opacity .2s}}</style>"
+# Tabs as wide as their names, wrapping onto more rows rather than cutting a name when a run
+# has many stages.
+LAB_STYLE = (
+    f"<style>.{STALE}{{opacity:.4;transition:opacity .2s}}"
+    ".kgviz-lab .lm-TabBar-content{flex-wrap:wrap}"
+    ".kgviz-lab .lm-TabBar{min-height:fit-content}"
+    ".kgviz-lab .jupyter-widgets.widget-tab>.lm-TabBar .lm-TabBar-tab"
+    "{flex:0 1 auto;min-width:fit-content;max-width:none;padding:0 12px}</style>"
+)
 
 
 def figure_bundle(figure: go.Figure) -> dict[str, object]:
@@ -163,6 +171,14 @@ class Progress(widgets.HTML):
             f"height:{18 * self.LINES}px;overflow:auto;display:flex;"
             f'flex-direction:column-reverse"><div>{lines}</div></div>'
         )
+
+
+def control_row(children: Sequence[widgets.Widget]) -> widgets.HBox:
+    """Controls side by side that wrap onto another line when the window is narrow, each at
+    its own width (a control squeezed instead would cut its label)."""
+    for child in children:
+        child.layout.flex = "0 0 auto"
+    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap"))
 
 
 def message(text: str, kind: str = "info") -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from kgviz.app.render import message
+from kgviz.app.render import control_row, message
 from kgviz.runs.run import options_text
 from kgviz.runs.store import RunEntry
 from kgviz.viz.escape import esc
@@ -47,8 +47,8 @@ def verdict(entry: RunEntry) -> str | None:
 # What names a run and how it fared first, so that they are in view at 1,000 px; the rest
 # scrolls with the whole table.
 COLUMNS = (
-    Column("question", lambda e: e.question, 280),
-    Column("method", lambda e: e.method, 90),
+    Column("question", lambda e: e.question, 250),
+    Column("method", lambda e: e.method, 85),
     Column("preset", lambda e: e.preset, 55),
     Column("verdict", verdict, 55),
     Column("grounded", lambda e: e.grounded, 65),
@@ -162,9 +162,7 @@ class RunTable(widgets.VBox):
             layout=widgets.Layout(overflow="auto", max_height="24em", width="100%"),
         )
         table.add_class("kgviz-run-scroll")
-        super().__init__(
-            [widgets.HBox([self.filter, self.sort, self.descending]), table, self.note]
-        )
+        super().__init__([control_row([self.filter, self.sort, self.descending]), table, self.note])
         self.add_class("kgviz-run-table")
 
     def show(self, entries: Sequence[RunEntry]) -> None:

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 
 from kgviz.app.controls import Controls
 from kgviz.app.kept import KeptRuns
-from kgviz.app.render import close_tree, message, sync_tabs
+from kgviz.app.render import close_tree, control_row, message, sync_tabs
 from kgviz.app.run_table import RunTable
 from kgviz.app.run_view import RunView
 from kgviz.app.what_if import WhatIf
@@ -43,7 +43,7 @@ class RunsPanel(widgets.VBox):
         self.save = widgets.Button(
             description="Save tags and note", icon="tag", layout=widgets.Layout(width="auto")
         )
-        self.notes = widgets.HBox([self.tags, self.note, self.save])
+        self.notes = control_row([self.tags, self.note, self.save])
         self.what_if = WhatIf()
         self.said = widgets.HTML()
         self.shown = widgets.VBox(layout=widgets.Layout(width="100%"))

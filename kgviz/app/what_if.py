@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from kgviz.app.controls import stop_on
-from kgviz.app.render import message
+from kgviz.app.render import control_row, message
 from kgviz.errors import InputError
 from kgviz.runs.leave_one_out import seconds_each
 from kgviz.runs.run import Run, parse_triple
@@ -62,7 +62,7 @@ class WhatIf(widgets.VBox):
                 self.drop,
                 self.add,
                 self.button,
-                widgets.HBox([self.leave_out, self.limit, self.stop]),
+                control_row([self.leave_out, self.limit, self.stop]),
                 self.estimate,
                 self.probes,
                 self.probes_graph,

@@ -34,7 +34,7 @@ COMMON_VIEWS = ViewTable(
         EntityLinking: lambda record, trace, kg: linking_table(record),
         Grounding: lambda record, trace, kg: grounding_table(record),
         EvidenceEdit: lambda record, trace, kg: edit_html(record),
-        Citations: lambda record, trace, kg: citations_html(record, trace),
+        Citations: lambda record, trace, kg: citations_html(record, trace, kg),
     }
 )
 

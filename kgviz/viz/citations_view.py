@@ -3,9 +3,12 @@ sentence of a free-text reply with the triples it speaks of, and the count of th
 
 from __future__ import annotations
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.citations import Citations
 from kgviz.trace import StringTriple, Trace
 from kgviz.viz.escape import esc
+from kgviz.viz.evidence_view import CITED_MARK, evidence_graph
+from kgviz.viz.marks import Marks
 from kgviz.viz.palette import CITED
 from kgviz.viz.wording import counted
 
@@ -42,8 +45,14 @@ def cited_lines(citations: Citations, evidence: int) -> str:
     )
 
 
-def citations_html(citations: Citations, trace: Trace) -> str:
-    """The citations stage: a table of each answer's support, then each sentence's."""
+def citations_html(citations: Citations, trace: Trace, kg: KnowledgeGraph | None = None) -> str:
+    """The citations stage: the evidence graph with the cited triples drawn apart from the
+    consulted ones, a table of each answer's support, then each sentence's. (The stage views
+    drawn while the run went on keep their look: a graph zoomed then stays as it is.)"""
+    cited = {triple: CITED_MARK for triple in citations.cited()}
+    graph = evidence_graph(
+        trace.evidence, trace.answers, marks=Marks.of(trace), kg=kg, edge_marks=cited
+    )
     rows = "".join(
         f'<tr><td style="{CELL}">{esc(s.answer)}</td><td style="{CELL}">'
         + "<br>".join(esc(triple_text(t)) for t in s.triples)
@@ -73,4 +82,4 @@ def citations_html(citations: Citations, trace: Trace) -> str:
             + "".join(f'<th style="{CELL}">{h}</th>' for h in ("sentence", "its triples"))
             + f"</tr>{sentences}</table>"
         )
-    return "".join(parts) + "</div>"
+    return graph + "".join(parts) + "</div>"

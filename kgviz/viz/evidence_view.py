@@ -60,11 +60,11 @@ def evidence_graph(
     marked = set(highlight)
     triples = list(triples)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
-    cited = cited_marks(triples, marks)
-    drawn_marked = {**cited, **(edge_marks or {})}
+    edge_marks = edge_marks or {}
     if triple_scores:
         key += score_key(score_label)
-    elif any(triple not in drawn_marked for triple in triples):  # some drawn plain
+    elif any(triple not in edge_marks for triple in triples):  # some drawn plain
+        cited = CITED_MARK in edge_marks.values()
         key.append(("consulted triple" if cited else "triple", TRIPLE))
     return triples_graph(
         triples,
@@ -99,8 +99,8 @@ def triples_graph(
     entities link to it (`kg_links`). A triple in `edge_marks` is drawn in its mark (and the
     marks join the legend)."""
     marks = marks or Marks()
+    edge_marks = edge_marks or {}
     triples = list(dict.fromkeys(triples))
-    edge_marks = {**cited_marks(triples, marks), **(edge_marks or {})}
     if not triples:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
     names = list(dict.fromkeys(name for head, _, tail in triples for name in (head, tail)))
@@ -125,14 +125,6 @@ def triples_graph(
     return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
         nodes, edges, marks=marks, neighbourhoods=neighbourhoods, roots=roots
     )
-
-
-def cited_marks(
-    triples: Iterable[StringTriple], marks: Marks | None
-) -> dict[StringTriple, EdgeMark]:
-    """The cited triples among `triples`, each with the cited mark (other marks win)."""
-    cited = marks.cited if marks is not None else frozenset()
-    return {triple: CITED_MARK for triple in triples if triple in cited}
 
 
 def opening_note(first: int, total: int) -> str:

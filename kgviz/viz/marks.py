@@ -8,13 +8,12 @@ plotly charts star a gold answer's label."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from kgviz.reasoners.citations import Citations
 from kgviz.reasoners.linking import LINKING
 from kgviz.scoring.metrics import answer_key
-from kgviz.trace import CITATIONS, StringTriple, Trace
+from kgviz.trace import Trace
 
 GOLD = "#e6a700"
 TOPIC_BORDER = "#252525"
@@ -27,17 +26,14 @@ class Marks:
 
     gold: frozenset[str] = frozenset()
     topics: frozenset[str] = frozenset()
-    cited: frozenset[StringTriple] = frozenset()  # triples a committed answer rests on
 
     @classmethod
     def of(cls, trace: Trace) -> Marks:
-        """The trace's gold answers, its topic entities (those linking found, else those the
-        run was given: SimGRAG takes them without a linking stage) and its cited triples."""
+        """The trace's gold answers, and its topic entities: those linking found, else those
+        the run was given (SimGRAG takes them without a linking stage)."""
         linking = trace.stages.get(LINKING)
         topics = linking.names if linking is not None else trace.topics
-        citations = trace.stages.get(CITATIONS)
-        cited = citations.cited() if isinstance(citations, Citations) else ()
-        return replace(cls.from_names(trace.gold, topics), cited=frozenset(cited))
+        return cls.from_names(trace.gold, topics)
 
     @classmethod
     def from_names(cls, gold: Iterable[str] = (), topics: Iterable[str] = ()) -> Marks:

@@ -52,7 +52,16 @@ QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (
 NO_SERVER = "127.0.0.1:9"  # the discard port: no Ollama server answers there
 
 
-SIMGRAG_TABS = ("pattern", "pools", "grounding", "search", "subgraphs", "prompt", "timing")
+SIMGRAG_TABS = (
+    "pattern",
+    "pools",
+    "grounding",
+    "search",
+    "subgraphs",
+    "citations",
+    "prompt",
+    "timing",
+)
 
 
 def page(panel: AskPanel, title: str) -> widgets.Widget:
@@ -238,7 +247,10 @@ def test_asking_again_replaces_the_tabs_and_typed_questions_have_no_gold(demo_se
     "method, tabs",
     [
         ("llm-only", ("prompt", "timing")),
-        ("kaping", ("linking", "grounding", "triples", "evidence", "prompt", "timing")),
+        (
+            "kaping",
+            ("linking", "grounding", "triples", "citations", "evidence", "prompt", "timing"),
+        ),
     ],
 )
 def test_other_methods_render_their_stages(demo_sessions, method, tabs):
@@ -255,11 +267,23 @@ def test_other_methods_render_their_stages(demo_sessions, method, tabs):
 @pytest.mark.parametrize(
     "method, tabs",
     [
-        ("subgraphrag", ("linking", "grounding", "scoring", "evidence", "prompt", "timing")),
-        ("gnnrag", ("linking", "grounding", "gnn", "paths", "prompt", "timing")),
+        (
+            "subgraphrag",
+            ("linking", "grounding", "scoring", "citations", "evidence", "prompt", "timing"),
+        ),
+        ("gnnrag", ("linking", "grounding", "gnn", "paths", "citations", "prompt", "timing")),
         (
             "grag",
-            ("linking", "grounding", "ego_graphs", "pruning", "description", "prompt", "timing"),
+            (
+                "linking",
+                "grounding",
+                "ego_graphs",
+                "pruning",
+                "description",
+                "citations",
+                "prompt",
+                "timing",
+            ),
         ),
     ],
 )
@@ -543,6 +567,7 @@ def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_
     assert downloads.delivery.outputs == ()  # no file travels before it is asked for
     assert set(downloads.buttons) == {
         "trace (JSON)",
+        "trace (OpenInference)",
         "page (HTML)",
         "evidence (GraphML)",
         "evidence (JSON)",
@@ -629,7 +654,15 @@ def test_a_dataset_with_a_graph_per_question_runs_and_draws_that_graph(
     own = app.controls.session().dataset.question_graph(app.controls.example())
     triples = {own.triple_names(edge) for edge in range(own.num_triples)}
     assert trace.evidence and set(map(tuple, trace.evidence)) <= triples
-    assert panel.view.stages.titles == ("linking", "grounding", "gnn", "paths", "prompt", "timing")
+    assert panel.view.stages.titles == (
+        "linking",
+        "grounding",
+        "gnn",
+        "paths",
+        "citations",
+        "prompt",
+        "timing",
+    )
     shown = panel.view.answer.value  # the MetaQA fallback, said as a note (not a warning)
     assert "note: gnnrag: no checkpoint trained on webqsp" in shown
     assert "warning: gnnrag: no checkpoint" not in shown

@@ -93,27 +93,37 @@ def test_a_grid_cell_opens_its_run(demo_sessions, tmp_path):
 
 
 def test_a_batch_shows_its_current_question_and_live_reply_as_it_goes(demo_sessions):
-    """Before each question ends, the panel names it and its method and shows the reply being
-    written; after, each question's time and an estimate of the time left."""
+    """As each question starts the panel names it and its method; as each LLM call starts it
+    shows the call's stage, and the reply as it is written; after, each question's time and an
+    estimate of the time left, and the last question stays in view."""
     app = make_lab(demo_sessions)
     panel = app.batch
     planned(panel, ["llm-only", "kaping"], 2)
-    progress, seen = panel.progress, []
-    heard = progress.add
+    progress, begun, calls, texts = panel.progress, [], [], []
+    begin, call, text = progress.begin, progress.call, progress.text
 
-    def looked(row):  # what a user sees just before the row lands
-        seen.append((progress.current.value, progress.live.value))
-        heard(row)
+    def began(method, record):  # what a user sees as a question starts
+        begin(method, record)
+        begun.append((method, record.question, progress.current.value))
 
-    progress.add = looked  # type: ignore[method-assign]
+    def called(stage):
+        call(stage)
+        calls.append(progress.live.value)
+
+    def wrote(chunk):
+        text(chunk)
+        texts.append(chunk)
+
+    progress.begin, progress.call, progress.text = began, called, wrote  # type: ignore[method-assign]
     panel.run()
-    assert len(seen) == 4
-    for (current, live), record in zip(seen, [*panel.records, *panel.records], strict=True):
-        assert "now: " in current and html.escape(record.question) in current
-        assert "generation" in live or "reask" in live  # the answering call, streamed
-    assert "question 4 of 4" in seen[-1][0] and "llm-only" in seen[0][0]
+    assert [(m, q) for m, q, _ in begun] == [(r["method"], r["question"]) for r in panel.rows]
+    for number, (method, question, current) in enumerate(begun, 1):
+        assert f"now: {method} on “{html.escape(question)}” (question {number} of 4)" in current
+    assert len(calls) >= 4 and all("generation" in c or "reask" in c for c in calls)
+    assert "".join(texts)  # the replies reached the panel as they came
     assert progress.recent.value.count(" s") >= 4 and "s a question" not in progress.line.value
-    assert progress.current.value == "" and progress.live.value == ""  # cleared at the end
+    assert f"last: {panel.rows[-1]['method']} on" in progress.current.value  # kept in view
+    assert progress.live.value
 
 
 def test_stop_keeps_what_was_answered_and_the_next_run_resumes(demo_sessions, tmp_path):

@@ -497,6 +497,44 @@ def test_the_lab_holds_still_and_says_what_it_shows(quickstart, tmp_path: Path) 
     screenshot(page, "14-compare-headed-by-its-question", shots)
 
 
+# The Runs table as a user sees it: for each listed row, whether its tick box and its question,
+# method and verdict cells lie inside the table's scroll area and the window, and which of its
+# elements scroll on their own (a row must not: the table scrolls as one).
+RUN_ROWS = """() => {
+  const area = document.querySelector('.kgviz-run-scroll');
+  const box = area.getBoundingClientRect();
+  const inside = (r) => r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1
+    && r.left >= 0 && r.right <= window.innerWidth;
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
+    && el.scrollWidth > el.clientWidth + 1;
+  return [...document.querySelectorAll('.kgviz-run-rows > .widget-hbox')].map(row => {
+    const cells = [...row.querySelectorAll('td')].slice(0, 4);
+    return {
+      tick: inside(row.querySelector('input[type=checkbox]').getBoundingClientRect()),
+      cells: cells.map(c => inside(c.getBoundingClientRect()) && c.innerText.trim().length > 0),
+      scrolling: [row, ...row.querySelectorAll('*')].filter(scrolls).length,
+    };
+  });
+}"""
+WIDTHS = (1000, 1400, 1800)
+# The labels of the lab's tabs and buttons that show fewer characters than they hold.
+CUT_LABELS = """() => [...document.querySelectorAll(
+    '.kgviz-lab .lm-TabBar-tabLabel, .kgviz-lab .widget-button, .kgviz-lab select')]
+  .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+  .map(el => el.innerText || el.value)"""
+
+
+def assert_run_rows_read(page, width: int) -> None:
+    """Every listed run shows its tick box, question, method, preset and verdict in view, and
+    no row scrolls on its own."""
+    rows = page.evaluate(RUN_ROWS)
+    assert rows, f"{width} px: no run listed"
+    for number, row in enumerate(rows):
+        assert row["tick"], f"{width} px: row {number}'s tick box is out of view"
+        assert all(row["cells"]), f"{width} px: row {number}'s first cells: {row['cells']}"
+        assert row["scrolling"] == 0, f"{width} px: row {number} scrolls on its own"
+
+
 def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
     """Two runs ticked in the Runs tab show their diff and both evidences in one graph (inside
     its frame, legible); a batch of 3 methods × 3 questions shows the report's tables and a grid
@@ -514,6 +552,14 @@ def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
     show_tab(page, "Runs")
     ticks = page.locator(".kgviz-run-rows input[type=checkbox]")
     expect(page.locator(".kgviz-run-table")).to_contain_text("2 of 2 kept runs")  # both listed
+    for width in WIDTHS:  # the widths people use
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.locator(".kgviz-run-table").scroll_into_view_if_needed()
+        with shot_on_failure(page, f"runs-table-{width}", shots):
+            assert_run_rows_read(page, width)
+            assert page.evaluate(CUT_LABELS) == [], f"{width} px: labels cut"
+        screenshot(page, f"17-runs-table-{width}px", shots)
+    page.set_viewport_size({"width": 1400, "height": 1000})
     diff = page.locator(".kgviz-run-diff")
     with shot_on_failure(page, "runs-diff", shots):
         ticks.nth(0).check()  # the newest first: A is kaping's run, B simgrag's
@@ -530,7 +576,14 @@ def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
     count = page.get_by_label("questions", exact=True)
     count.fill("3")
     count.press("Enter")
+    started = time.monotonic()
     page.locator(".widget-button", has_text=exact("Run batch")).click()
+    with shot_on_failure(page, "batch-live", shots):  # the question at hand and its reply
+        current = page.locator(".kgviz-batch-current")  # "now: …", or "last: …" once done
+        expect(current).to_contain_text(re.compile(r"(now|last): \S+ on “"), timeout=30 * SECOND)
+        expect(page.locator(".kgviz-batch .kgviz-live")).to_be_visible(timeout=30 * SECOND)
+        assert time.monotonic() - started < 30
+    screenshot(page, "16-batch-live", shots)
     with shot_on_failure(page, "batch", shots):
         expect(status).to_contain_text("batch done", timeout=900 * SECOND)
         tables = page.locator(".kgviz-batch table.dataframe")
@@ -545,4 +598,4 @@ def test_runs_diff_and_batch_compare_in_the_browser(quickstart) -> None:
         opened = page.locator(".kgviz-batch .kgviz-run .kgviz-heading").first
         expect(opened).to_contain_text("(defaults) · dataset demo")
     page.locator(".kgviz-batch-grid").scroll_into_view_if_needed()
-    screenshot(page, "16-batch-grid", shots)
+    screenshot(page, "18-batch-grid", shots)

@@ -1,5 +1,6 @@
 """Cited against consulted evidence, on hand-built traces: the rule (shortest evidence paths
-from the nearest topic entity) and where it shows (trace JSON, answer box, evidence graph)."""
+from the nearest topic entity) and where it shows (trace JSON, answer box, the citations tab's
+evidence graph)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import json
 from kgviz.reasoners.citations import cite, record_citations
 from kgviz.runs.run import judged_run
 from kgviz.trace import Trace
+from kgviz.viz import stage_views
 from kgviz.viz.answer_view import answer_html
-from kgviz.viz.evidence_view import evidence_graph
-from kgviz.viz.marks import Marks
 from tests.viz.graph_pages import vis_data
 
 HANKS_FILMS = [
@@ -75,7 +75,10 @@ def test_cited_triples_reach_the_trace_json_the_answer_box_and_the_graph():
     box = answer_html(judged_run(trace))
     assert 'class="kgviz-cited"' in box and "2 triples cited of 8 evidence triples" in box
     assert "<b>Penny Marshall</b> ← (Big, starred_actors, Tom Hanks)" in box
-    graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
-    _, edges = vis_data(graph)
+    tab = stage_views(trace)["citations"]  # the evidence graph, cited apart from consulted
+    _, edges = vis_data(tab)
     marked = [e for e in edges if e["title"].endswith("cited: a committed answer rests on it")]
-    assert len(marked) == 2 and "consulted triple" in graph
+    assert len(marked) == 2 and len(edges) == len(HANKS_FILMS) and "consulted triple" in tab
+    assert "<td" in tab and "Penny Marshall" in tab  # and the table of each answer's triples
+    plain = stage_views(trace)["evidence"]  # the other views keep their look during a run
+    assert "cited: a committed answer" not in plain

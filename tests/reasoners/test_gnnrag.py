@@ -260,7 +260,8 @@ def test_trace_on_demo_with_the_offline_llm(tmp_cache, local_llm, augment_with):
     )
     shown = trace.to_json()
     expected = ["linking", "grounding", "subgraph", "gnn", "candidates", "paths"]
-    assert list(trace.stages) == expected + (["augmentation"] if augment_with else [])
+    augmented = ["augmentation"] if augment_with else []
+    assert list(trace.stages) == [*expected, *augmented, "citations"]
     assert {"retrieval", "subgraph", "gnn", "paths", "generation", "total"} <= set(shown["timings"])
     sizes: SubgraphRecord = trace.stages["subgraph"]
     assert sizes.topics == ["Forrest Gump"] and 0 < sizes.nodes <= sizes.khop_nodes

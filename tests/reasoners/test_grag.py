@@ -250,7 +250,14 @@ def test_grag_trace_on_demo(tmp_cache, local_llm):
     assert {"retrieval", "ego_graphs", "pruning", "description", "generation", "total"} <= set(
         shown["timings"]
     )
-    assert list(trace.stages) == ["linking", "grounding", "ego_graphs", "pruning", "description"]
+    assert list(trace.stages) == [
+        "linking",
+        "grounding",
+        "ego_graphs",
+        "pruning",
+        "description",
+        "citations",
+    ]
     retrieval: EgoRetrieval = trace.stages["ego_graphs"]
     scores = [r.score for r in retrieval.retrieved]
     assert 0 < len(scores) <= GRAGConfig.top_n and scores == sorted(scores, reverse=True)
@@ -275,7 +282,7 @@ def test_grag_stance_on_two_explagraphs_rows(shared_data, tmp_cache, local_llm):
     reasoner = make_reasoner("grag", context)
     for record in dataset.questions("dev")[:2]:
         trace = reasoner.run(record.question)
-        assert list(trace.stages) == ["ego_graphs", "description"]
+        assert list(trace.stages) == ["ego_graphs", "description", "citations"]
         assert trace.stages["ego_graphs"].scope == "question graph"
         description = trace.stages["description"][0].text
         assert parse_description(description) == set(record.graph)

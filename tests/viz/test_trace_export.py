@@ -81,7 +81,14 @@ def test_a_trace_saved_by_an_older_kgviz_still_loads_and_draws():
         "Robert Zemeckis",
     )
     views = stage_views(trace)
-    assert list(views) == ["pattern", "pools", "search", "subgraphs", "prompt", "timing"]
+    assert list(views) == [
+        "pattern",
+        "pools",
+        "search",
+        "subgraphs",
+        "prompt",
+        "timing",
+    ]
     assert not any("no view for" in view for view in views.values() if isinstance(view, str))
     tree = trace.stages["search"].components[0].tree
     assert (tree.kth_best, tree.steps) == ([], []) and tree.kth_of(3) is None
@@ -124,6 +131,7 @@ def test_ask_writes_a_page_and_a_trace(tmp_path):
         "grounding",
         "search",
         "subgraphs",
+        "citations",
         "prompt",
         "timing",
     ]

@@ -1177,6 +1177,7 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
         "grounding",
         "search",
         "subgraphs",
+        "citations",
         "prompt",
         "timing",
     ]
@@ -1204,7 +1205,15 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
 def test_baseline_views_on_real_traces(demo_traces):
     traces, kg = demo_traces
     kaping = stage_views(traces["kaping"], kg)
-    assert list(kaping) == ["linking", "grounding", "triples", "evidence", "prompt", "timing"]
+    assert list(kaping) == [
+        "linking",
+        "grounding",
+        "triples",
+        "citations",
+        "evidence",
+        "prompt",
+        "timing",
+    ]
     ranking = traces["kaping"].stages["triples"]
     (bars,) = kaping["triples"].data
     assert len(bars.x) == min(30, len(ranking.candidates))
