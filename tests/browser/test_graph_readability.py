@@ -47,13 +47,13 @@ PATTERNS = {  # run name -> the pattern SimGRAG's LLM is scripted to reply
 }
 METHODS = ("subgraphrag", "gnnrag", "grag", "kaping", "tog", "llm-only")
 GRAPHS = {  # every graph view of every run (`test_these_are_all_the_graph_views` checks)
-    "simgrag": ("pattern", "subgraphs"),
+    "simgrag": ("pattern", "subgraphs", "citations"),
     "simgrag-dead-end": ("pattern",),
-    "subgraphrag": ("evidence",),
-    "gnnrag": ("paths",),
-    "grag": ("description",),
-    "kaping": ("evidence",),
-    "tog": ("evidence",),
+    "subgraphrag": ("evidence", "citations"),
+    "gnnrag": ("paths", "citations"),
+    "grag": ("description", "citations"),
+    "kaping": ("evidence", "citations"),
+    "tog": ("evidence", "citations"),
     "llm-only": (),
 }
 HTML_PAGE = "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>%s</body></html>"
