@@ -47,21 +47,10 @@ from kgviz.viz.answer_view import answer_html
 from kgviz.viz.escape import esc
 from kgviz.viz.page import external_scripts
 from tests.app.lab_helpers import FORREST, HOSTILE, kept_runs, make_lab
+from tests.stage_tabs import GRAG_STAGES, SHARED_TABS, SIMGRAG_TABS
 
 QUESTION = "who directed the movies that Tom Hanks acted in"  # a demo example (2-hop)
 NO_SERVER = "127.0.0.1:9"  # the discard port: no Ollama server answers there
-
-
-SIMGRAG_TABS = (
-    "pattern",
-    "pools",
-    "grounding",
-    "search",
-    "subgraphs",
-    "citations",
-    "prompt",
-    "timing",
-)
 
 
 def page(panel: AskPanel, title: str) -> widgets.Widget:
@@ -272,19 +261,7 @@ def test_other_methods_render_their_stages(demo_sessions, method, tabs):
             ("linking", "grounding", "scoring", "citations", "evidence", "prompt", "timing"),
         ),
         ("gnnrag", ("linking", "grounding", "gnn", "paths", "citations", "prompt", "timing")),
-        (
-            "grag",
-            (
-                "linking",
-                "grounding",
-                "ego_graphs",
-                "pruning",
-                "description",
-                "citations",
-                "prompt",
-                "timing",
-            ),
-        ),
+        ("grag", (*GRAG_STAGES, *SHARED_TABS)),
     ],
 )
 def test_scored_methods_get_their_own_tabs(demo_sessions, method, tabs):

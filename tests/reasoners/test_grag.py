@@ -29,6 +29,7 @@ from kgviz.reasoners.grag.reasoner import GRAGConfig
 from kgviz.reasoners.grag.records import Description, EgoRetrieval
 from kgviz.reasoners.grag.samples import GRAGRetrieval, build_sample, sample_tensors
 from kgviz.reasoners.registry import make_reasoner
+from tests.stage_tabs import GRAG_STAGES
 
 # ------------------------------------------------------------------ lossless description
 NAMES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
@@ -250,14 +251,7 @@ def test_grag_trace_on_demo(tmp_cache, local_llm):
     assert {"retrieval", "ego_graphs", "pruning", "description", "generation", "total"} <= set(
         shown["timings"]
     )
-    assert list(trace.stages) == [
-        "linking",
-        "grounding",
-        "ego_graphs",
-        "pruning",
-        "description",
-        "citations",
-    ]
+    assert tuple(trace.stages) == GRAG_STAGES
     retrieval: EgoRetrieval = trace.stages["ego_graphs"]
     scores = [r.score for r in retrieval.retrieved]
     assert 0 < len(scores) <= GRAGConfig.top_n and scores == sorted(scores, reverse=True)

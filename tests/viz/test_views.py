@@ -74,6 +74,7 @@ from kgviz.viz.palette import (
     score_colour,
 )
 from kgviz.viz.ranked_bars import KEPT, LEFT_OUT
+from tests.stage_tabs import HAND_BUILT_SIMGRAG_STAGES, SHARED_TABS, SIMGRAG_TABS
 from tests.viz.graph_pages import neighbour_data, srcdocs, vis_data, vis_options
 
 EVIL = "<img src=x onerror=alert(1)>"
@@ -373,12 +374,8 @@ def grag_trace() -> Trace:
 
 def test_stage_views_cover_every_stage_in_run_order():
     assert list(stage_views(simgrag_trace(), hand_kg())) == [
-        "pattern",
-        "pools",
-        "search",
-        "subgraphs",
-        "prompt",
-        "timing",
+        *HAND_BUILT_SIMGRAG_STAGES,
+        *SHARED_TABS,
     ]
     assert list(stage_views(kaping_trace())) == [
         "linking",
@@ -1171,16 +1168,7 @@ def test_simgrag_views_on_a_real_trace(demo_traces):
     traces, kg = demo_traces
     trace = traces["simgrag"]
     views = stage_views(trace, kg)
-    assert list(views) == [
-        "pattern",
-        "pools",
-        "grounding",
-        "search",
-        "subgraphs",
-        "citations",
-        "prompt",
-        "timing",
-    ]
+    assert tuple(views) == SIMGRAG_TABS
     pattern = trace.stages["pattern"]
     nodes, _ = vis_data(views["pattern"])
     assert [n["label"] for n in nodes] == [n.text for n in pattern.nodes]
