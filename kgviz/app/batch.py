@@ -55,7 +55,7 @@ class BatchProgress(widgets.VBox):
         self.hits = self.written = 0
         self.asked = ""  # the question being answered, or the last one
         self.begun = 0  # questions started, those the results file had included
-        self.seconds: list[float] = []
+        self.spent = 0.0  # seconds the questions this run wrote took
         self.recent_lines: list[str] = []
         self.failed_lines: list[str] = []
         super().__init__(
@@ -71,7 +71,7 @@ class BatchProgress(widgets.VBox):
     def start(self, total: int, done: int) -> None:
         self.bar.max, self.bar.value, self.begun = max(1, total), done, done
         self.hits = self.written = 0
-        self.seconds, self.recent_lines, self.failed_lines = [], [], []
+        self.spent, self.recent_lines, self.failed_lines = 0.0, [], []
         self.failures.value = self.recent.value = self.current.value = self.asked = ""
         self.live.clear()
         self._say()
@@ -96,11 +96,12 @@ class BatchProgress(widgets.VBox):
         self.bar.value += 1
         self.written += 1
         self.hits += bool(row["hit1"])
-        self.seconds.append(float(row.get("seconds") or 0.0))
+        seconds = float(row.get("seconds") or 0.0)
+        self.spent += seconds
         mark = CELL[bool(row["hit1"])][0]
         question = row.get("question") or row["qid"]
         self.recent_lines = [
-            f"{mark} {row['method']} · {question} · {self.seconds[-1]:.1f} s",
+            f"{mark} {row['method']} · {question} · {seconds:.1f} s",
             *self.recent_lines,
         ][:RECENT]
         self.recent.value = "".join(message(line) for line in self.recent_lines)
@@ -117,7 +118,7 @@ class BatchProgress(widgets.VBox):
             said += f" · hits@1 of this run's {self.written}: {self.hits / self.written:.2f}"
             left = self.bar.max - self.bar.value
             if left:
-                mean = sum(self.seconds) / len(self.seconds)
+                mean = self.spent / self.written
                 said += f" · about {left * mean:.0f} s left ({mean:.1f} s a question)"
         self.line.value = message(said)
 

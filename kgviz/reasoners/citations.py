@@ -97,7 +97,8 @@ def support(graph: nx.Graph, topics: list[str], answer: str) -> AnswerSupport:
     """The shortest paths from the nearest topic entity to `answer`, or the triples naming it."""
     if answer in topics:  # an answer the question names rests on nothing beyond itself
         return AnswerSupport(answer, naming(graph, answer), False)
-    reachable = {t: d for t in topics if (d := _distance(graph, t, answer)) is not None}
+    distance = nx.single_source_shortest_path_length(graph, answer)  # one search, every topic
+    reachable = {topic: distance[topic] for topic in topics if topic in distance}
     if not reachable:
         return AnswerSupport(answer, naming(graph, answer), False)
     nearest = min(reachable.values())
@@ -107,13 +108,6 @@ def support(graph: nx.Graph, topics: list[str], answer: str) -> AnswerSupport:
             for a, b in pairwise(path):
                 triples.extend(graph.edges[a, b]["triples"])
     return AnswerSupport(answer, tuple(dict.fromkeys(triples)), True)
-
-
-def _distance(graph: nx.Graph, source: str, target: str) -> int | None:
-    try:
-        return nx.shortest_path_length(graph, source, target)
-    except nx.NetworkXNoPath:
-        return None
 
 
 def naming(graph: nx.Graph, name: str) -> tuple[StringTriple, ...]:
@@ -126,13 +120,13 @@ def sentence_links(reply: str, evidence: list[StringTriple]) -> tuple[SentenceSu
     for a JSON reply: its answers are cited apart)."""
     if reply.lstrip().startswith(("{", "[")):
         return ()
-    names = {name for head, _, tail in evidence for name in (head, tail)}
+    triples = list(dict.fromkeys(evidence))
+    names = {name for head, _, tail in triples for name in (head, tail)}
     links = []
     for sentence in filter(None, (s.strip() for s in SENTENCE_END.split(reply))):
         named = set(mentioned_entities(sentence, names))
         if not named:
             continue
-        triples = list(dict.fromkeys(evidence))
         both = [t for t in triples if t[0] in named and t[2] in named]
         one = [t for t in triples if t[0] in named or t[2] in named]
         links.append(SentenceSupport(sentence, tuple(both or one)))

@@ -15,6 +15,7 @@ from kgviz.reasoners.llm_calls import ask_json, ask_text
 from kgviz.trace import REASK_STAGE, Trace
 
 GENERATION = "generation"  # the stage of the answer call
+ANSWERING_STAGES = (GENERATION, REASK_STAGE)  # the answer call and its re-ask
 # The re-ask of a reply that committed to no answer, for prompts asking for names only.
 NAMES_REASK = (
     "Your reply named no answer. Reply again with only the answer names, separated by "

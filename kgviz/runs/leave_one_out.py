@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kgviz.reasoners.prompting import GENERATION
+from kgviz.reasoners.prompting import ANSWERING_STAGES
 from kgviz.runs.run import Run
 from kgviz.session import Session
-from kgviz.trace import REASK_STAGE, StringTriple
+from kgviz.trace import StringTriple
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,11 @@ def seconds_each(run: Run) -> float:
     """About how long one regeneration of `run` takes: what its answering calls took, the
     answer and its re-asks (their first cost, when replayed from the cache); 0 without LLM
     calls."""
-    stages = (GENERATION, REASK_STAGE)
-    answering = [call.latency_s for call in run.trace.llm_calls if call.stage in stages]
+    calls = run.trace.llm_calls
+    answering = [call.latency_s for call in calls if call.stage in ANSWERING_STAGES]
     if answering:
         return sum(answering)
-    return run.trace.llm_calls[-1].latency_s if run.trace.llm_calls else 0.0
+    return calls[-1].latency_s if calls else 0.0
 
 
 def time_left(done: int, planned: int, spent_s: float) -> str:

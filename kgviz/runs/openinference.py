@@ -29,12 +29,11 @@ from openinference.semconv.trace import (
     SpanAttributes,
 )
 
-from kgviz.reasoners.prompting import GENERATION
+from kgviz.reasoners.prompting import ANSWERING_STAGES, GENERATION
 from kgviz.runs.run import Run
-from kgviz.trace import REASK_STAGE, LLMCall
+from kgviz.trace import LLMCall
 from kgviz.version import code_version
 
-ANSWERING_STAGES = (GENERATION, REASK_STAGE)
 SPAN_KIND_INTERNAL = 1  # OTLP's enum: every kgviz span is work inside one process
 STATUS_OK = 1
 NANOS = 1_000_000_000

@@ -3,6 +3,8 @@ sentence of a free-text reply with the triples it speaks of, and the count of th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.citations import Citations
 from kgviz.trace import StringTriple, Trace
@@ -53,33 +55,30 @@ def citations_html(citations: Citations, trace: Trace, kg: KnowledgeGraph | None
     graph = evidence_graph(
         trace.evidence, trace.answers, marks=Marks.of(trace), kg=kg, edge_marks=cited
     )
-    rows = "".join(
-        f'<tr><td style="{CELL}">{esc(s.answer)}</td><td style="{CELL}">'
-        + "<br>".join(esc(triple_text(t)) for t in s.triples)
-        + f'</td><td style="{CELL}">{"path from a topic entity" if s.linked else "names it"}'
-        "</td></tr>"
-        for s in citations.answers
-    )
-    sentences = "".join(
-        f'<tr><td style="{CELL}">{esc(s.sentence)}</td><td style="{CELL}">'
-        + "<br>".join(esc(triple_text(t)) for t in s.triples)
-        + "</td></tr>"
-        for s in citations.sentences
-    )
+    how = {True: "path from a topic entity", False: "names it"}
+    answers = [(esc(s.answer), triples_cell(s.triples), how[s.linked]) for s in citations.answers]
     intro = (
         f"<p>{esc(cited_summary(citations, len(trace.evidence)))}. A committed answer cites "
         "the shortest evidence paths from the nearest topic entity to it.</p>"
     )
-    heads = "".join(f'<th style="{CELL}">{h}</th>' for h in ("answer", "cited triples", "how"))
-    empty = "<tr><td>(no committed answer in the evidence)</td></tr>"
-    parts = [
-        f'<div class="kgviz-citations" style="font:13px sans-serif">{intro}',
-        f'<table style="border-collapse:collapse"><tr>{heads}</tr>{rows or empty}</table>',
-    ]
-    if sentences:
-        parts.append(
-            '<table style="border-collapse:collapse;margin-top:8px"><tr>'
-            + "".join(f'<th style="{CELL}">{h}</th>' for h in ("sentence", "its triples"))
-            + f"</tr>{sentences}</table>"
-        )
-    return graph + "".join(parts) + "</div>"
+    empty = ("(no committed answer in the evidence)", "", "")
+    parts = [intro, table(("answer", "cited triples", "how"), answers or [empty])]
+    if citations.sentences:
+        sentences = [(esc(s.sentence), triples_cell(s.triples)) for s in citations.sentences]
+        parts.append(table(("sentence", "its triples"), sentences))
+    body = "".join(parts)
+    return f'{graph}<div class="kgviz-citations" style="font:13px sans-serif">{body}</div>'
+
+
+def triples_cell(triples: tuple[StringTriple, ...]) -> str:
+    return "<br>".join(esc(triple_text(t)) for t in triples)
+
+
+def table(heads: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """An HTML table of `rows` (cells that are HTML already) under `heads`."""
+    head = "".join(f'<th style="{CELL}">{name}</th>' for name in heads)
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in row) + "</tr>"
+        for row in rows
+    )
+    return f'<table style="border-collapse:collapse;margin-top:8px"><tr>{head}</tr>{body}</table>'

@@ -224,11 +224,8 @@ def foreign_names(pattern: QueryPattern, question: str) -> list[str]:
     "comedy" matches "comedies"): entities a small model carried over from the prompt's
     examples instead of the question."""
     asked = _stems(question)
-    return [
-        node.text
-        for node in pattern.nodes
-        if not node.is_unknown and _stems(node.text) and not _stems(node.text) & asked
-    ]
+    named = [(node.text, _stems(node.text)) for node in pattern.nodes if not node.is_unknown]
+    return [text for text, stems in named if stems and not stems & asked]
 
 
 def merge_unknown_parallels(pattern: QueryPattern) -> QueryPattern:
