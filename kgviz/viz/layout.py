@@ -5,12 +5,14 @@ Nodes stand in columns by level, left to right: a level the view gives (a path's
 fewest hops from the view's roots (topic entities, an ego-graph's centre), else the longest path
 along the links' directions (a pattern). In a column, the nodes the graph opens on come first,
 ordered by where their neighbours stand in the next columns (barycentres); they stack top down
-by their footprints, centred on the axis, and the others follow below them. Columns are spaced
-by their widest node and the longest edge label between them.
+by their footprints, centred on the axis, and the others follow below them; a column taller than
+the view allows continues in further columns to its right. Columns are spaced by their widest
+node and the longest edge label between them.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -129,21 +131,45 @@ def layered_positions(
     levels: Mapping[str, int],
     link_labels: Sequence[str] = (),
     later: Collection[str] = (),
+    max_column: float = math.inf,
 ) -> dict[str, Point]:
     """Each node's centre: its level's column, its place in the column (the nodes in `later`,
-    shown on demand, below the others). `link_labels` (one per link) space the columns."""
-    columns = _ordered_columns(ids, links, levels, later)
+    shown on demand, below the others). A column taller than `max_column` continues in the next
+    column to its right, as often as it must. `link_labels` (one per link) space the columns."""
+    columns = _wrapped(_ordered_columns(ids, links, levels, later), footprints, max_column)
     xs = _column_xs(columns, links, levels, footprints, link_labels)
     positions: dict[str, Point] = {}
-    for level, column in columns.items():
+    tops: dict[int, float] = {}  # a wrapped column's parts start level with its first part
+    for index, (level, column) in enumerate(columns):
         first = [node for node in column if node not in later]
         height = sum(footprints[n].above + footprints[n].below for n in first)
-        y = -(height + ROW_GAP * max(0, len(first) - 1)) / 2 + TILT * level
+        top = tops.setdefault(level, -(height + ROW_GAP * max(0, len(first) - 1)) / 2)
+        y = top + TILT * index
         for node in column:
             y += footprints[node].above
-            positions[node] = (xs[level], y)
+            positions[node] = (xs[index], y)
             y += footprints[node].below + ROW_GAP
     return positions
+
+
+def _wrapped(
+    columns: Mapping[int, list[str]], footprints: Mapping[str, Footprint], max_column: float
+) -> list[tuple[int, list[str]]]:
+    """The columns in order as (level, nodes), each cut into parts no taller than `max_column`
+    (a part holds one node at least)."""
+    parts: list[tuple[int, list[str]]] = []
+    for level, column in columns.items():
+        part: list[str] = []
+        height = 0.0
+        for node in column:
+            tall = footprints[node].above + footprints[node].below
+            if part and height + tall > max_column:
+                parts.append((level, part))
+                part, height = [], 0.0
+            part.append(node)
+            height += tall + ROW_GAP
+        parts.append((level, part))
+    return parts
 
 
 def _neighbours(ids: Sequence[str], links: Sequence[Link]) -> dict[str, list[str]]:
@@ -193,26 +219,25 @@ def _by_barycentre(
 
 
 def _column_xs(
-    columns: Mapping[int, list[str]],
+    columns: Sequence[tuple[int, list[str]]],
     links: Sequence[Link],
     levels: Mapping[str, int],
     footprints: Mapping[str, Footprint],
     link_labels: Sequence[str],
-) -> dict[int, float]:
+) -> list[float]:
     """Each column's x: past the previous column's widest node, the longest label of a link
-    leaving it, and this column's widest node."""
-    widest = {
-        level: max(footprints[node].half_width for node in column)
-        for level, column in columns.items()
-    }
-    label = dict.fromkeys(columns, 0.0)
+    leaving its level (when this column starts the next level), and this column's widest node."""
+    widest = [max(footprints[node].half_width for node in column) for _, column in columns]
+    label: dict[int, float] = {}
     for (source, target), text in zip(links, link_labels):
         start = min(levels[source], levels[target])
-        label[start] = max(label[start], EDGE_CHAR_PX * len(text))
-    xs: dict[int, float] = {}
-    x, previous = 0.0, None
-    for level in columns:
-        if previous is not None:
-            x += widest[previous] + label[previous] + LABEL_ROOM + widest[level]
-        xs[level], previous = x, level
+        label[start] = max(label.get(start, 0.0), EDGE_CHAR_PX * len(text))
+    xs: list[float] = []
+    x = 0.0
+    for index, (level, _) in enumerate(columns):
+        if index:
+            previous = columns[index - 1][0]
+            room = label.get(previous, 0.0) if previous != level else 0.0
+            x += widest[index - 1] + room + LABEL_ROOM + widest[index]
+        xs.append(x)
     return xs

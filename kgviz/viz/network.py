@@ -95,9 +95,10 @@ def network_html(
     marks = marks or Marks()
     neighbourhoods = neighbourhoods or {}
     drawn = [*(section.header() for section in sections), *nodes]
-    placement = place(drawn, edges, roots, sections)
+    placements = place(drawn, edges, roots, sections)
+    first, full = placements.first, placements.full
     net = Network(
-        height=f"{placement.canvas_px}px",
+        height=f"{first.canvas_px}px",
         width="100%",
         directed=True,
         notebook=True,
@@ -106,11 +107,16 @@ def network_html(
     section_of = {node.id: node.section for node in drawn}
     for node in drawn:
         hood = neighbourhoods.get(node.id)
-        x, y = placement.positions[node.id]
+        x, y = first.positions[node.id]
         options = _node_options(_with_hint(node, hood) if hood else node, marks)
+        if full is not None:  # where "show all" moves it, and back
+            options |= dict(zip(("fullX", "fullY"), full.positions[node.id]), firstX=x, firstY=y)
         net.add_node(node.id, **options, x=x, y=y, **_section(node.section))
-    for edge, bend in zip(edges, placement.bends):
-        options = _edge_options(edge, smooth_option(bend))
+    for index, edge in enumerate(edges):
+        options = _edge_options(edge, smooth_option(first.bends[index]))
+        if full is not None:
+            options["firstSmooth"] = _bend_option(first.bends[index])
+            options["fullSmooth"] = _bend_option(full.bends[index])
         net.add_edge(edge.source, edge.target, **options, **_section(section_of[edge.source]))
     net.set_options(json.dumps(OPTIONS))
     key = marks.legend_items(node.label for node in nodes)
@@ -119,10 +125,18 @@ def network_html(
     hidden = not all(edge.opening for edge in edges)
     scores = [edge.score for edge in edges if edge.score is not None]
     hoods = _expanding(neighbourhoods, drawn, edges, marks) if neighbourhoods else None
+    heights = (first.canvas_px, (full or first).canvas_px)
     document = framed(
-        net.generate_html(notebook=True), control_bar(sections, hidden, scores), scripts(hoods)
+        net.generate_html(notebook=True),
+        control_bar(sections, hidden, scores),
+        scripts(hoods, heights),
     )
-    return (legend(key) if key else "") + iframe(document, placement.canvas_px + BAR_PX)
+    return (legend(key) if key else "") + iframe(document, heights[1] + BAR_PX)
+
+
+def _bend_option(bend: float) -> dict[str, Any]:
+    """vis-network's `smooth` for an edge whose bend changes: a straight one says so."""
+    return smooth_option(bend) or {"enabled": False}
 
 
 def _section(key: str) -> dict[str, str]:

@@ -1,12 +1,14 @@
 """The controls and scripts inside a graph's iframe (offline, no library but vis-network).
 
 The bar above the canvas: "fit", "full screen", "show all" (when the graph opens on part of its
-edges), a score slider (when edges have scores) and a checkbox per section. The graph opens on its
-default view: fitted to what is shown, but never below the zoom at which node labels are legible,
-the top left (where the roots stand) in view when that does not fit. The default view follows
-resizes, a frame shown late, full screen and the controls until the user drags or zooms the graph
-(or clicks a node); from then on nothing moves the view but the user and the "fit" button, and a
-resize keeps the user's zoom (vis-network would scale it with the frame).
+edges), a score slider (when edges have scores) and a drop-down of a checkbox per section. The
+graph opens on its default view: fitted to what is shown, but never below the zoom at which node
+labels are legible, the top left (where the roots stand) in view when that does not fit. The
+default view follows resizes, a frame shown late, full screen and the controls until the user
+drags or zooms the graph (or clicks a node); from then on nothing moves the view but the user and
+the "fit" button, and a resize keeps the user's zoom (vis-network would scale it with the frame).
+"Show all" moves every node to its place in the whole graph and grows the canvas to the height
+that placement asked for (`placement`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ STYLE = """<style>html,body{margin:0;overflow:hidden}.card{border:none!important
 #kgviz-bar{height:%(bar)dpx;box-sizing:border-box;padding:4px 6px;font:12px sans-serif;
 white-space:nowrap;overflow-x:auto;overflow-y:hidden}
 #kgviz-bar button{font:12px sans-serif;margin-right:6px}
-#kgviz-bar label{margin-right:10px}#kgviz-bar input[type=range]{vertical-align:middle}</style>"""
+#kgviz-bar label{margin-right:10px}#kgviz-bar input[type=range]{vertical-align:middle}
+#kgviz-sections{display:inline-block;position:relative}#kgviz-sections summary{cursor:pointer}
+#kgviz-section-list{position:fixed;z-index:10;background:#fff;border:1px solid #bbb;
+padding:4px 8px;max-height:60vh;overflow-y:auto;box-shadow:0 2px 6px rgba(0,0,0,.2)}
+#kgviz-section-list label{display:block;margin:2px 0}</style>"""
 
 # The default view, the user's touch, resizes and full screen; `kgvizApply` shows what the
 # sections, "show all" and the score slider leave shown.
@@ -78,11 +84,10 @@ function kgvizApply() {
   var least = slider ? parseFloat(slider.value) : -Infinity;
   var ends = {}, shownEnds = {}, scored = 0, shown = 0;
   edges.update(edges.get().map(function (e) {
-    var isScored = typeof e.score === "number";
-    var hidden = open[e.section] === false || (e.opening === false && !kgvizAll) ||
-      (isScored && e.score < least);
+    var isScored = typeof e.score === "number", closed = open[e.section] === false;
+    var hidden = closed || (e.opening === false && !kgvizAll) || (isScored && e.score < least);
     [e.from, e.to].forEach(function (n) { ends[n] = true; if (!hidden) { shownEnds[n] = true; } });
-    scored += isScored ? 1 : 0;
+    scored += isScored && !closed && (kgvizAll || e.opening !== false) ? 1 : 0;
     shown += isScored && !hidden ? 1 : 0;
     return {id: e.id, hidden: hidden};
   }));
@@ -93,6 +98,11 @@ function kgvizApply() {
   if (slider) {
     document.getElementById("kgviz-shown").innerText =
       least.toFixed(3) + ": " + shown + " of " + scored + " edges shown";
+  }
+  var boxes = Object.keys(open), summary = document.getElementById("kgviz-sections-shown");
+  if (summary) {
+    summary.innerText = boxes.filter(function (key) { return open[key]; }).length + " of " +
+      boxes.length;
   }
   kgvizCountAll(open);
   kgvizDefaultView();
@@ -106,9 +116,20 @@ function kgvizCountAll(open) {  // what "show all" shows, in the open sections
     "show all " + mine.length + " edges";
   button.disabled = !kgvizAll && first === mine.length;
 }
-function kgvizShowAll() {
+function kgvizShowAll() {  // every node to its place in the whole graph, the canvas grown
   kgvizAll = !kgvizAll;
+  var to = kgvizAll ? "full" : "first";
+  nodes.update(nodes.get().filter(function (n) { return n[to + "X"] !== undefined; })
+    .map(function (n) { return {id: n.id, x: n[to + "X"], y: n[to + "Y"]}; }));
+  edges.update(edges.get(kgvizDrawn).filter(function (e) { return e[to + "Smooth"]; })
+    .map(function (e) { return {id: e.id, smooth: e[to + "Smooth"]}; }));
+  if (!document.fullscreenElement) { kgvizSizeCanvas(); }
   kgvizApply();
+}
+function kgvizSizeCanvas(height) {  // default: as tall as what is shown needs
+  document.getElementById("mynetwork").style.height =
+    height || (kgvizAll ? kgvizView.fullPx : kgvizView.firstPx) + "px";
+  network.setSize("100%", "100%");
 }
 function kgvizFullScreen() {
   if (document.fullscreenElement) { document.exitFullscreen(); return; }
@@ -117,8 +138,7 @@ function kgvizFullScreen() {
 document.addEventListener("fullscreenchange", function () {
   var full = Boolean(document.fullscreenElement), bar = document.getElementById("kgviz-bar");
   document.getElementById("kgviz-full").innerText = full ? "exit full screen" : "full screen";
-  document.getElementById("mynetwork").style.height =
-    full ? "calc(100vh - " + bar.offsetHeight + "px)" : "";
+  kgvizSizeCanvas(full ? "calc(100vh - " + bar.offsetHeight + "px)" : "");
   kgvizDefaultView();
 });
 network.on("dragStart", kgvizTouch);
@@ -192,19 +212,27 @@ def control_bar(sections: Sequence[Section], hidden: bool, scores: Sequence[floa
             '<span id="kgviz-shown"></span>'
         )
     if len(sections) > 1:
-        parts.extend(
+        boxes = "".join(
             f'<label title="{esc(s.title or s.label)}"><input type="checkbox" '
             f'data-kgviz-section="{esc(s.key)}"{" checked" if s.open else ""} '
             f'onchange="kgvizApply()"> {esc(s.label)}</label>'
             for s in sections
         )
+        parts.append(
+            '<details id="kgviz-sections"><summary>graphs shown: '
+            '<span id="kgviz-sections-shown"></span></summary>'
+            f'<div id="kgviz-section-list">{boxes}</div></details>'
+        )
     return STYLE % {"bar": BAR_PX} + f'<div id="kgviz-bar">{" ".join(parts)}</div>'
 
 
-def scripts(neighbourhoods: Mapping[str, Any] | None) -> str:
-    """The view's constants, `FRAMING`, and `EXPANDING` with `neighbourhoods` (script data, see
-    `network._expanding`) when there are any."""
+def scripts(neighbourhoods: Mapping[str, Any] | None, heights: tuple[int, int]) -> str:
+    """The view's constants (`heights`: the canvas's pixels at first and after "show all"),
+    `FRAMING`, and `EXPANDING` with `neighbourhoods` (script data, see `network._expanding`)
+    when there are any."""
     view = {
+        "firstPx": heights[0],
+        "fullPx": heights[1],
         "minScale": MIN_SCALE,
         "maxScale": MAX_SCALE,
         "pad": VIEW_PAD_PX,

@@ -1,9 +1,12 @@
 """Where a graph view's nodes stand and how its edges run: each section laid out in layers apart
 (`layout`), the sections side by side in rows under their header boxes, every edge routed
-(`edge_routes`), and the height of the frame that shows the part the graph opens on."""
+(`edge_routes`), and the height of the frame. A graph that opens on part of itself has two
+placements: the part it opens on, laid out alone, and the whole graph for "show all", its tall
+columns wrapped so that it fits the frame at legible labels, the frame grown to hold it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +30,10 @@ SECTION_GAP = 140
 HEADER_GAP = 24  # between a header box and its section
 FIT_SCALE = 0.9  # the frame is as tall as the opening part at this scale...
 MIN_CANVAS_PX, MAX_CANVAS_PX = 220, 620  # ...within these bounds
+MAX_FULL_CANVAS_PX = 1100  # "show all" grows the frame up to this height
 PAD_PX = 30
+COLUMN_STEP = 100  # the tallest column the "show all" placement tries grows by this much
+FULL_MARGIN = 1.05  # room the "show all" frame keeps beyond the graph's estimated footprint
 
 
 @dataclass(frozen=True)
@@ -39,28 +45,116 @@ class Placement:
     canvas_px: int
 
 
+@dataclass(frozen=True)
+class Placements:
+    """Where the graph opens (`first`: every node and edge has a place, the hidden ones where
+    "show all" puts them) and, when it opens on part of itself, where "show all" puts
+    everything (`full`)."""
+
+    first: Placement
+    full: Placement | None
+
+
 def place(
     nodes: Sequence[VisNode],
     edges: Sequence[VisEdge],
     roots: Collection[str] = (),
     sections: Sequence[Section] = (),
-) -> Placement:
+) -> Placements:
     """Lay out `nodes` (the sections' header boxes among them) and route `edges`: levels from the
     nodes' own, else from `roots` in each section, else along the edges."""
     footprints = {node.id: footprint(node.label, node.style) for node in nodes}
-    headers = {section.key: section.header_id for section in sections}
-    opening = opening_nodes(nodes, edges, roots, headers.values())
-    blocks = []
-    for key in dict.fromkeys([*headers, *(node.section for node in nodes)]):
-        members = [n for n in nodes if n.section == key and n.id != headers.get(key)]
-        laid = _section_positions(members, edges, roots, footprints, opening)
-        blocks.append((headers.get(key), laid))
-    positions = _arranged(blocks, footprints)
-    bends = route_edges([(e.source, e.target) for e in edges], positions, footprints)
+    headers = [section.header_id for section in sections]
+    opening = opening_nodes(nodes, edges, roots, headers)
     shown = {s.header_id for s in sections if s.open} | {
         n.id for n in nodes if n.id in opening and (not n.section or _is_open(n.section, sections))
     }
-    return Placement(positions, bends, _canvas_px({n: positions[n] for n in shown}, footprints))
+    if all(edge.opening for edge in edges):
+        positions = _positions(nodes, edges, roots, sections, footprints)
+        bends = _bends(edges, positions, footprints)
+        canvas = _canvas_px({n: positions[n] for n in shown}, footprints)
+        return Placements(Placement(positions, bends, canvas), None)
+    first_edges = [edge for edge in edges if edge.opening]
+    first_nodes = [node for node in nodes if node.id in opening]
+    at_first = _positions(first_nodes, first_edges, roots, sections, footprints)
+    canvas = _canvas_px({n: at_first[n] for n in shown}, footprints)
+    later = {node.id for node in nodes} - opening
+    full = _full(nodes, edges, roots, sections, footprints, canvas, later)
+    first_bends = dict(zip(map(id, first_edges), _bends(first_edges, at_first, footprints)))
+    bends = [first_bends.get(id(edge), bend) for edge, bend in zip(edges, full.bends)]
+    return Placements(Placement(full.positions | at_first, bends, canvas), full)
+
+
+def _full(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str],
+    sections: Sequence[Section],
+    footprints: Mapping[str, Footprint],
+    first_px: int,
+    later: Collection[str],
+) -> Placement:
+    """The "show all" placement (each section's columns wrapped to fit, `_wrapped_section`; the
+    nodes in `later` below the others in their columns) and a frame as tall as its open
+    sections at legible labels (from `first_px` to `MAX_FULL_CANVAS_PX`)."""
+    positions = _positions(nodes, edges, roots, sections, footprints, later, wrap=True)
+    shown = {n.id for n in nodes if not n.section or _is_open(n.section, sections)}
+    _, top, _, bottom = _extent({n: positions[n] for n in shown}, footprints)
+    wanted = math.ceil(((bottom - top) * MIN_SCALE + 2 * VIEW_PAD_PX) * FULL_MARGIN)
+    canvas = min(max(wanted, first_px), MAX_FULL_CANVAS_PX)
+    return Placement(positions, _bends(edges, positions, footprints), canvas)
+
+
+def _positions(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str],
+    sections: Sequence[Section],
+    footprints: Mapping[str, Footprint],
+    later: Collection[str] = (),
+    wrap: bool = False,
+) -> dict[str, Point]:
+    """Each section laid out in layers (`later` nodes below the others in their columns; with
+    `wrap`, tall columns wrapped to fit the frame), the sections arranged in rows under their
+    headers."""
+    headers = {section.key: section.header_id for section in sections}
+    blocks = []
+    for key in dict.fromkeys([*headers, *(node.section for node in nodes)]):
+        members = [n for n in nodes if n.section == key and n.id != headers.get(key)]
+        section = _wrapped_section if wrap else _section_positions
+        blocks.append((headers.get(key), section(members, edges, roots, footprints, later)))
+    return _arranged(blocks, footprints)
+
+
+def _wrapped_section(
+    members: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    roots: Collection[str],
+    footprints: Mapping[str, Footprint],
+    later: Collection[str],
+) -> dict[str, Point]:
+    """A section laid out in layers; when it does not fit `ROW_WIDTH` and the tallest frame's
+    height at legible labels, its columns wrapped at the shortest height that fits (else as
+    near as it comes)."""
+    tallest = (MAX_FULL_CANVAS_PX - 2 * VIEW_PAD_PX) / MIN_SCALE / FULL_MARGIN
+
+    def laid(limit: float) -> tuple[float, dict[str, Point]]:
+        positions = _section_positions(members, edges, roots, footprints, later, limit)
+        left, top, right, bottom = _extent(positions, footprints)
+        return max((right - left) / ROW_WIDTH, (bottom - top) / tallest), positions
+
+    best = laid(math.inf)
+    limit = float(COLUMN_STEP)
+    while best[0] > 1 and limit <= tallest:
+        best = min(best, laid(limit), key=lambda tried: tried[0])
+        limit += COLUMN_STEP
+    return best[1]
+
+
+def _bends(
+    edges: Sequence[VisEdge], positions: Mapping[str, Point], footprints: Mapping[str, Footprint]
+) -> list[float]:
+    return route_edges([(e.source, e.target) for e in edges], positions, footprints)
 
 
 def opening_nodes(
@@ -88,7 +182,8 @@ def _section_positions(
     edges: Sequence[VisEdge],
     roots: Collection[str],
     footprints: Mapping[str, Footprint],
-    opening: Collection[str],
+    later: Collection[str],
+    max_column: float = math.inf,
 ) -> dict[str, Point]:
     """One section's layered layout (`layout.layered_positions`)."""
     ids = [node.id for node in members]
@@ -102,14 +197,8 @@ def _section_positions(
         levels = levels_from(ids, pairs, inside & set(roots))
     else:
         levels = levels_along(ids, pairs)
-    return layered_positions(
-        ids,
-        pairs,
-        footprints,
-        levels,
-        [e.label for e in links],
-        [node for node in ids if node not in opening],
-    )
+    labels = [e.label for e in links]
+    return layered_positions(ids, pairs, footprints, levels, labels, later, max_column)
 
 
 def _arranged(

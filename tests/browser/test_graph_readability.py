@@ -203,6 +203,39 @@ def test_a_large_graph_opens_on_part_and_shows_all_on_demand(browser, pages, sho
     opened.page.close()
 
 
+# In a graph's frame: the shown nodes that lie outside the frame (vis-network's positions mapped to
+# the canvas's pixels) and how many are shown.
+OUTSIDE = """() => {
+  const box = network.body.container, positions = network.getPositions();
+  const shown = Object.keys(positions).filter(id => !network.body.nodes[id].options.hidden);
+  const outside = shown.filter(id => {
+    const p = network.canvasToDOM(positions[id]);
+    return p.x < 0 || p.y < 0 || p.x > box.clientWidth || p.y > box.clientHeight;
+  });
+  const frame = document.documentElement;
+  return {shown: shown.length, outside: outside, frame: [box.clientWidth, box.clientHeight],
+          inView: box.getBoundingClientRect().bottom <= frame.clientHeight + 1};
+}"""
+
+
+@pytest.mark.parametrize("width", [1000, 1400, 1800])
+@pytest.mark.parametrize("view", ["subgraphrag/evidence", "grag/description"])
+def test_show_all_keeps_every_node_inside_the_frame_and_legible(browser, pages, shots, view, width):
+    """After "show all", every node of the large graphs lies inside the frame, the whole canvas
+    in view, with labels at least 9 px: the frame grows when the graph needs it."""
+    opened = Opened(browser, pages[view], width=width)
+    frame = opened.graph()
+    frame.click("#kgviz-all")
+    frame.wait_for_function("window.kgvizReady === true && kgvizAll", timeout=10 * SECOND)
+    opened.page.wait_for_timeout(300)
+    where, measured = frame.evaluate(OUTSIDE), frame.evaluate(READABILITY)
+    screenshot(opened.page, f"{view.replace('/', '-')}-all-{width}px", shots)
+    assert where["outside"] == [] and where["inView"], f"{view} at {width} px: {where}"
+    assert measured["smallest"] >= LEGIBLE_PX, f"{view} at {width} px: labels at {measured}"
+    assert opened.errors == []
+    opened.page.close()
+
+
 def test_no_graph_moves_once_the_user_has_zoomed_it(browser, pages):
     """Before the user touches it the default view follows the frame; after a wheel zoom,
     neither a resize, nor "show all", nor a section's checkbox moves it."""
@@ -218,6 +251,7 @@ def test_no_graph_moves_once_the_user_has_zoomed_it(browser, pages):
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(300)
     frame.click("#kgviz-all")
+    frame.click("#kgviz-sections summary")
     frame.locator("input[data-kgviz-section]").nth(2).check()
     page.wait_for_timeout(300)
     assert frame.evaluate(view) == pytest.approx(zoomed)

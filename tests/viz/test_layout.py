@@ -12,6 +12,8 @@ from kgviz.reasoners.simgrag.views.pattern import pattern_graph
 from kgviz.viz import evidence_graph
 from kgviz.viz.edge_routes import curve
 from kgviz.viz.layout import levels_along, levels_from
+from kgviz.viz.network_script import MIN_SCALE
+from kgviz.viz.placement import MAX_FULL_CANVAS_PX, ROW_WIDTH
 from tests.viz.graph_pages import vis_data
 
 U = "UNKNOWN"
@@ -102,3 +104,19 @@ def test_a_large_evidence_graph_lays_out_quickly_and_opens_on_what_matters():
     assert x["topic"] < x["film 0"] < x["person 0"]
     shown = [edge for edge in edges if edge.get("opening", True)]
     assert 2 <= len(shown) <= 15 and len(edges) == 300 and "kgviz-all" in page
+
+
+def test_show_all_lays_the_whole_graph_out_apart_with_its_tall_columns_wrapped():
+    """A star of 60 triples opens on 15 of them laid out alone; "show all" has a placement of
+    its own, where the 60-leaf column continues in further columns, within the tallest frame
+    at legible labels and the width of a narrow one."""
+    triples = [("Hub", "links", f"Leaf {n}") for n in range(60)]
+    nodes, edges = vis_data(evidence_graph(triples))
+    assert all((n["firstX"], n["firstY"]) == (n["x"], n["y"]) for n in nodes)
+    full = {n["id"]: (n["fullX"], n["fullY"]) for n in nodes}
+    leaf_columns = {round(x) for node, (x, _) in full.items() if node != "Hub"}
+    xs, ys = [x for x, _ in full.values()], [y for _, y in full.values()]
+    assert len(leaf_columns) > 1
+    assert (max(ys) - min(ys)) * MIN_SCALE < MAX_FULL_CANVAS_PX
+    assert max(xs) - min(xs) < ROW_WIDTH
+    assert all("fullSmooth" in e and "firstSmooth" in e for e in edges)

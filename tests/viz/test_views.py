@@ -964,7 +964,7 @@ def test_description_draws_the_kept_ego_graphs_with_pruned_edges_faded():
     assert f"Graph 1, around {ESCAPED}: 1 triple(s)" in page
     assert html.escape(trace.stages["description"][0].text) in page
     fewer = description_view(trace.stages["description"], trace.stages["pruning"], max_pruned=0)
-    assert len(vis_data(fewer)[1]) == 1 and "1 more soft-pruned edges not drawn" in fewer
+    assert len(vis_data(fewer)[1]) == 1 and "1 more soft-pruned triples not drawn" in fewer
 
 
 # ----------------------------------------------------------------- real traces, retrieval only

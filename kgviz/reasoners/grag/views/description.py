@@ -151,11 +151,13 @@ def _counts(
     """What is drawn, what is left out, what the open sections show at first."""
     described = {_triple(e) for _, g in drawn for e in g.edges if e.kept}
     notes = [
-        f"{len(described)} triples described, in {len(drawn)} ego-graph(s) (they overlap)"
+        f"{len(described)} distinct triples described in {len(drawn)} ego-graph(s), and "
+        f"{min(len(faded), max_pruned)} distinct soft-pruned ones drawn faded (a triple of two "
+        "ego-graphs is an edge in each; the bar counts edges)"
         + opening_note(len(opening), len(described))
     ]
     if len(faded) > max_pruned:
-        notes.append(f"{len(faded) - max_pruned} more soft-pruned edges not drawn")
+        notes.append(f"{len(faded) - max_pruned} more soft-pruned triples not drawn")
     if len(drawn) < len(pruned):
         notes.append(f"{len(pruned) - len(drawn)} ego-graph(s) kept no edge")
     return "; ".join(notes)
