@@ -21,9 +21,11 @@ from kgviz.app.render import (
     empty_tabs,
     mark_stale,
     message,
+    sync_tabs,
     update_tabs,
 )
 from kgviz.app.run_view import RunView
+from kgviz.app.side_picker import SidePicker
 from kgviz.datasets.base import QARecord
 from kgviz.errors import InputError
 from kgviz.reasoners.presets import DEFAULT_PRESET
@@ -34,17 +36,22 @@ from kgviz.trace import Trace
 from kgviz.viz import evidence_graph
 from kgviz.viz.escape import esc
 from kgviz.viz.marks import Marks
+from kgviz.viz.side_by_side import MOST, side_by_side
 
+# A row per method: what it answered and how that fared first, then what it cost; the reply
+# itself (which may run long) last.
 COLUMNS = (
     "method",
-    "answer",
     "committed",
+    "grounded",
     "hits@1",
     "hit",
     "F1",
     "evidence triples",
+    "LLM calls",
     "prompt tokens",
     "latency (s)",
+    "answer",
 )
 
 
@@ -57,21 +64,25 @@ def comparison_row(run: Run) -> tuple[str, ...]:
     else:
         verdicts = ("yes" if score.hit1 else "no", "yes" if score.hit else "no", f"{score.f1:.2f}")
     latency = f"{trace.timings['total']:.1f}"
-    if any(call.cached for call in trace.llm_calls):
+    cached = sum(call.cached for call in trace.llm_calls)
+    if cached:
         latency += f" (cached; {trace.cost_seconds:.1f} first)"
+    calls = f"{len(trace.llm_calls)}" + (f" ({cached} cached)" if cached else "")
     return (
         trace_label(trace),
-        trace.answer,
         ", ".join(trace.answers) or "(none)",
+        run.grounded_text() or "—",
         *verdicts,
         str(len(trace.evidence)),
+        calls,
         str(trace.prompt_tokens),
         latency,
+        trace.answer,
     )
 
 
 # The compare CSV: what names and judges each run (`FACTS`), then the table's other columns.
-CSV_ONLY = ("answer", "evidence triples", "prompt tokens", "latency (s)")
+CSV_ONLY = ("answer", "evidence triples", "LLM calls", "prompt tokens", "latency (s)")
 CSV_COLUMNS = (*FACTS, *CSV_ONLY)
 
 
@@ -90,15 +101,13 @@ def comparison_csv(runs: Sequence[Run]) -> str:
 def comparison_table(rows: Sequence[Sequence[str]]) -> str:
     """An HTML table of rows under `COLUMNS`; every cell is escaped."""
     cell = 'style="border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top"'
-    last = len(COLUMNS) - 1
     head = "".join(f"<th {cell}>{esc(name)}</th>" for name in COLUMNS)
 
     def td(index: int, value: str) -> str:
         if index < len(COLUMNS) and COLUMNS[index] == "answer":  # long replies scroll in place
             box = '<div style="max-width:28em;max-height:6.5em;overflow:auto">'
             return f"<td {cell}>{box}{esc(value)}</div></td>"
-        style = cell[:-1] + ';white-space:nowrap"' if index == last else cell
-        return f"<td {style}>{esc(value)}</td>"
+        return f"<td {cell}>{esc(value)}</td>"
 
     body = "".join(
         "<tr>" + "".join(td(i, value) for i, value in enumerate(row)) + "</tr>" for row in rows
@@ -111,8 +120,9 @@ def comparison_table(rows: Sequence[Sequence[str]]) -> str:
 
 class ComparePanel(widgets.VBox):
     """Method checkboxes, a Compare button, then the results: a heading naming the question,
-    dataset and LLM, the table, its CSV download, each method's evidence graph and the stages of
-    one method's run (`drill`)."""
+    dataset and LLM, the table, its CSV download, the evidence graphs of up to three methods side
+    by side (`picker`; one layout, zoom followed), each method's evidence graph in a tab, and the
+    picked methods' stages side by side (their tabs followed)."""
 
     def __init__(
         self,
@@ -134,15 +144,28 @@ class ComparePanel(widgets.VBox):
         self.table = widgets.HTML()
         self.downloads = Downloads()
         self.graphs = empty_tabs()
-        self.drill = widgets.ToggleButtons(options=[], description="stages of", value=None)
+        self.picker = SidePicker(lambda picked: self.show_side())
+        self.side = widgets.HTML()
+        self.side.add_class("kgviz-compare-side")
+        self.stages = widgets.Button(description="stages side by side", icon="columns")
+        self.stages.layout.display = "none"
+        self.stages.on_click(lambda _: self.show_stages(*self.picker.picked))
         self.detail = widgets.Box(layout=widgets.Layout(width="100%"))
         self.runs: dict[str, Run] = {}
         self.on_run: Callable[[Run], None] = lambda run: None  # the lab keeps every run
         self.button.on_click(lambda _: self.compare(background=True))
-        self.drill.observe(lambda _: self.show_stages(self.drill.value), "value")
         controls.on_inputs(self.check_inputs)
         self.results = Headed(
-            [self.progress, self.table, self.downloads, self.graphs, self.drill, self.detail],
+            [
+                self.progress,
+                self.table,
+                self.downloads,
+                self.picker,
+                self.side,
+                self.stages,
+                self.detail,
+                self.graphs,
+            ],
             "no comparison yet: type a question and press Compare",
             "Compare",
         )
@@ -169,11 +192,33 @@ class ComparePanel(widgets.VBox):
             self.controls.question.value = question
         self.controls.run(self._run, [self.button], background, self.stop)
 
-    def show_stages(self, method: str | None) -> None:
-        """Show every stage of `method`'s run below the table (None: close it)."""
+    def show_side(self) -> None:
+        """The picked methods' evidence graphs side by side (none picked: nothing)."""
+        picked = [method for method in self.picker.picked if method in self.runs]
+        runs = [(method_label(method), self.runs[method].trace) for method in picked]
+        kg = self.runs[picked[0]].kg if picked else None
+        self.side.value = side_by_side(runs, kg) if runs else ""
+        self.stages.layout.display = "" if runs else "none"
+
+    @property
+    def stage_views(self) -> list[RunView]:
+        """The runs whose stages are shown side by side, left to right."""
+        rows = self.detail.children
+        return [column.children[0] for row in rows for column in row.children]
+
+    def show_stages(self, *methods: str) -> None:
+        """Every stage of each of `methods`' runs below the table, side by side, their stage
+        tabs kept on the same stage (none: close them)."""
         for shown in self.detail.children:
             close_tree(shown)
-        self.detail.children = [RunView.of(self.runs[method])] if method in self.runs else []
+        views = [RunView.of(self.runs[method]) for method in methods if method in self.runs]
+        sync_tabs([view.stages for view in views])
+        width = f"{100 / max(1, len(views)):.0f}%"
+        columns = [
+            widgets.VBox([view], layout=widgets.Layout(width=width, overflow="auto"))
+            for view in views
+        ]
+        self.detail.children = [widgets.HBox(columns)] if columns else []
 
     def check_inputs(self) -> None:
         """Grey the results out while the question, dataset or LLM differ from theirs."""
@@ -192,8 +237,9 @@ class ComparePanel(widgets.VBox):
         self.progress.clear()
         self.table.add_class(STALE)  # until this comparison's first row replaces it
         self.downloads.offer([])
-        self.show_stages(None)
-        self.drill.options = []
+        self.show_stages()
+        self.picker.offer([], [])
+        self.show_side()
         mark_stale(self.graphs)
         self.controls.status.value = message("compare: loading the models (once) …")
         session.warm_up()
@@ -214,8 +260,6 @@ class ComparePanel(widgets.VBox):
                 )
             ]
         )
-        self.drill.options = [(method_label(m), m) for m in self.runs]
-        self.drill.value = None
         self.controls.status.value = message(f"compared {len(methods)} methods", "ok")
 
     def _run_one(
@@ -232,3 +276,8 @@ class ComparePanel(widgets.VBox):
         trace = run.trace
         graph = evidence_graph(trace.evidence, trace.answers, marks=Marks.of(trace))
         update_tabs(self.graphs, {method: graph})
+        picked = self.picker.picked
+        if trace.evidence and len(picked) < MOST:
+            picked = [*picked, method]  # the first methods with evidence, until the row is full
+        self.picker.offer([(method_label(m), m) for m in self.runs], picked)
+        self.show_side()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import StringTriple
 from kgviz.viz.focus import opening_triples
-from kgviz.viz.graph_data import VisEdge, VisNode
+from kgviz.viz.graph_data import Neighbourhood, VisEdge, VisNode
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
 from kgviz.viz.network import legend, network_html
@@ -57,6 +57,23 @@ def evidence_graph(
     their score's colour and width (and a score filter); gold answers and topic entities in
     `marks` get their border; with `kg`, entities link to it (`kg_links`); a triple in
     `edge_marks` is drawn in its mark."""
+    parts = evidence_parts(
+        triples, highlight, scores, triple_scores, marks, kg, edge_marks, score_label
+    )
+    return parts.html() if parts is not None else NO_EVIDENCE
+
+
+def evidence_parts(
+    triples: Iterable[StringTriple],
+    highlight: Iterable[str] = (),
+    scores: Mapping[str, float] | None = None,
+    triple_scores: Mapping[StringTriple, float] | None = None,
+    marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
+    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
+    score_label: str = "triple score",
+) -> GraphParts | None:
+    """`evidence_graph`'s graph before it is drawn (None without triples)."""
     marked = set(highlight)
     triples = list(triples)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
@@ -66,7 +83,7 @@ def evidence_graph(
     elif any(triple not in edge_marks for triple in triples):  # some drawn plain
         cited = CITED_MARK in edge_marks.values()
         key.append(("consulted triple" if cited else "triple", TRIPLE))
-    return triples_graph(
+    return triples_parts(
         triples,
         lambda name: _entity_node(
             name, name in marked, None if scores is None else scores.get(name)
@@ -78,6 +95,34 @@ def evidence_graph(
         ends=marked,
         edge_marks=edge_marks,
     )
+
+
+@dataclass(frozen=True)
+class GraphParts:
+    """A graph of triples ready to draw: its nodes and edges (`network_html`'s), legend items,
+    the note under the legend (counts), roots, KG neighbourhoods and marks."""
+
+    nodes: list[VisNode]
+    edges: list[VisEdge]
+    key: list[tuple[str, str]]
+    note: str
+    roots: list[str]
+    neighbourhoods: dict[str, Neighbourhood]
+    marks: Marks
+
+    def html(self) -> str:
+        """The legend with the note, above the graph."""
+        graph = network_html(
+            self.nodes,
+            self.edges,
+            marks=self.marks,
+            neighbourhoods=self.neighbourhoods,
+            roots=self.roots,
+        )
+        return legend(self.key, note=self.note) + graph
+
+
+NO_EVIDENCE = '<p style="font:13px sans-serif">No evidence triples.</p>'
 
 
 def triples_graph(
@@ -98,11 +143,27 @@ def triples_graph(
     from the topic entities to `ends` and gold answers, then the best-scored triples. With `kg`,
     entities link to it (`kg_links`). A triple in `edge_marks` is drawn in its mark (and the
     marks join the legend)."""
+    parts = triples_parts(triples, node, key, note, scores, marks, kg, ends, edge_marks)
+    return parts.html() if parts is not None else NO_EVIDENCE
+
+
+def triples_parts(
+    triples: Iterable[StringTriple],
+    node: Callable[[str], VisNode],
+    key: Iterable[tuple[str, str]],
+    note: str = "",
+    scores: Mapping[StringTriple, float] | None = None,
+    marks: Marks | None = None,
+    kg: KnowledgeGraph | None = None,
+    ends: Collection[str] = (),
+    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
+) -> GraphParts | None:
+    """`triples_graph`'s graph before it is drawn (None without triples)."""
     marks = marks or Marks()
     edge_marks = edge_marks or {}
     triples = list(dict.fromkeys(triples))
     if not triples:
-        return '<p style="font:13px sans-serif">No evidence triples.</p>'
+        return None
     names = list(dict.fromkeys(name for head, _, tail in triples for name in (head, tail)))
     roots = [name for name in names if marks.is_topic(name)]
     targets = [*ends, *(name for name in names if marks.is_gold(name))]
@@ -122,8 +183,14 @@ def triples_graph(
         len(first), len(triples)
     )
     nodes, neighbourhoods = link_to_kg([node(name) for name in names], kg)
-    return legend(key, note=f"{counts}; {note}" if note else counts) + network_html(
-        nodes, edges, marks=marks, neighbourhoods=neighbourhoods, roots=roots
+    return GraphParts(
+        nodes,
+        edges,
+        key,
+        f"{counts}; {note}" if note else counts,
+        roots,
+        neighbourhoods,
+        marks,
     )
 
 

@@ -19,7 +19,7 @@ from kgviz.viz.graph_data import Neighbourhood, Section, VisEdge, VisNode
 from kgviz.viz.marks import Marks
 from kgviz.viz.network_script import BAR_PX, FONT_PX, control_bar, scripts
 from kgviz.viz.palette import KG_NEIGHBOUR
-from kgviz.viz.placement import place
+from kgviz.viz.placement import Placements, place, within
 
 OPTIONS = {
     "physics": {"enabled": False},
@@ -92,10 +92,30 @@ def network_html(
     graph. Clicking a node in `neighbourhoods` (node id -> what it adds) shows its neighbourhood,
     clicking again hides it; edges with a score get a score filter; edges not `opening` wait for
     "show all"."""
+    key, frame = network_frame(nodes, edges, marks, neighbourhoods, roots, sections)
+    return (legend(key) if key else "") + frame
+
+
+def network_frame(
+    nodes: Sequence[VisNode],
+    edges: Sequence[VisEdge],
+    marks: Marks | None = None,
+    neighbourhoods: Mapping[str, Neighbourhood] | None = None,
+    roots: Collection[str] = (),
+    sections: Sequence[Section] = (),
+    layout: Placements | None = None,
+    sync: str = "",
+) -> tuple[list[tuple[str, str]], str]:
+    """`network_html`'s legend items and its iframe apart. With `layout` (a placement of a graph
+    these nodes and edges are part of), every node stands where it stands there; frames given
+    the same `sync` key follow each other's zoom, pan and "show all"."""
     marks = marks or Marks()
     neighbourhoods = neighbourhoods or {}
     drawn = [*(section.header() for section in sections), *nodes]
-    placements = place(drawn, edges, roots, sections)
+    if layout is None:
+        placements = place(drawn, edges, roots, sections)
+    else:
+        placements = within(layout, drawn, edges)
     first, full = placements.first, placements.full
     net = Network(
         height=f"{first.canvas_px}px",
@@ -129,9 +149,9 @@ def network_html(
     document = framed(
         net.generate_html(notebook=True),
         control_bar(sections, hidden, scores),
-        scripts(hoods, heights),
+        scripts(hoods, heights, sync),
     )
-    return (legend(key) if key else "") + iframe(document, heights[1] + BAR_PX)
+    return key, iframe(document, heights[1] + BAR_PX)
 
 
 def _bend_option(bend: float) -> dict[str, Any]:

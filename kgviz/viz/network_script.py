@@ -194,6 +194,43 @@ network.on("click", function (clicked) {
 </script>"""
 
 
+# Frames of one `sync` key (graphs drawn side by side) follow each other: the user's zoom, pan,
+# "fit" and "show all" in one are posted to every frame of the page beside it (a sandboxed frame
+# may post to its siblings, not read them), and each applies what it is sent as the user's own.
+SYNCING = """<script>
+function kgvizPost(change) {
+  var frames = window.parent.frames;
+  for (var i = 0; i < frames.length; i++) {
+    if (frames[i] !== window) {
+      frames[i].postMessage(Object.assign({kgvizSync: kgvizView.sync}, change), "*");
+    }
+  }
+}
+function kgvizPostView() {
+  kgvizPost({scale: network.getScale(), position: network.getViewPosition()});
+}
+network.on("zoom", kgvizPostView);
+network.on("dragging", kgvizPostView);
+network.on("dragEnd", kgvizPostView);
+document.getElementById("kgviz-fit").addEventListener("click", kgvizPostView);
+var kgvizAllButton = document.getElementById("kgviz-all");
+if (kgvizAllButton) {
+  kgvizAllButton.addEventListener("click", function () { kgvizPost({all: kgvizAll}); });
+}
+window.addEventListener("message", function (event) {
+  var change = event.data;
+  if (!change || change.kgvizSync !== kgvizView.sync) { return; }
+  if (typeof change.all === "boolean") {
+    if (change.all !== kgvizAll && kgvizAllButton) { kgvizShowAll(); }
+    return;
+  }
+  kgvizTouched = true;
+  kgvizScale = change.scale;
+  network.moveTo({scale: change.scale, position: change.position, animation: false});
+});
+</script>"""
+
+
 def control_bar(sections: Sequence[Section], hidden: bool, scores: Sequence[float]) -> str:
     """The bar of controls (with its style): fit, full screen, "show all" when some edges are
     `hidden` at first, the score slider over `scores`, a checkbox per section (when there are
@@ -226,11 +263,14 @@ def control_bar(sections: Sequence[Section], hidden: bool, scores: Sequence[floa
     return STYLE % {"bar": BAR_PX} + f'<div id="kgviz-bar">{" ".join(parts)}</div>'
 
 
-def scripts(neighbourhoods: Mapping[str, Any] | None, heights: tuple[int, int]) -> str:
+def scripts(
+    neighbourhoods: Mapping[str, Any] | None, heights: tuple[int, int], sync: str = ""
+) -> str:
     """The view's constants (`heights`: the canvas's pixels at first and after "show all"),
-    `FRAMING`, and `EXPANDING` with `neighbourhoods` (script data, see `network._expanding`)
-    when there are any."""
+    `FRAMING`, `EXPANDING` with `neighbourhoods` (script data, see `network._expanding`) when
+    there are any, and `SYNCING` with the `sync` key when there is one."""
     view = {
+        "sync": sync,
         "firstPx": heights[0],
         "fullPx": heights[1],
         "minScale": MIN_SCALE,
@@ -243,4 +283,6 @@ def scripts(neighbourhoods: Mapping[str, Any] | None, heights: tuple[int, int]) 
     if neighbourhoods:
         parts.append(f"<script>var kgvizNeighbours = {script_json(neighbourhoods)};</script>")
         parts.append(EXPANDING)
+    if sync:
+        parts.append(SYNCING)
     return "".join(parts)

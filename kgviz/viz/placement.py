@@ -85,6 +85,28 @@ def place(
     return Placements(Placement(full.positions | at_first, bends, canvas), full)
 
 
+def within(layout: Placements, nodes: Sequence[VisNode], edges: Sequence[VisEdge]) -> Placements:
+    """A part of a placed graph (`nodes` and `edges`, all of them in `layout`) where `layout` put
+    it: its edges routed anew among its own nodes, its frame as tall as the whole's; it has a
+    "show all" placement when some of its edges are hidden at first."""
+    footprints = {node.id: footprint(node.label, node.style) for node in nodes}
+    ids = [node.id for node in nodes]
+    first_at = {n: layout.first.positions[n] for n in ids}
+    full_at = {n: (layout.full or layout.first).positions[n] for n in ids}
+    heights = layout.first.canvas_px, (layout.full or layout.first).canvas_px
+    opening = [edge for edge in edges if edge.opening]
+    shown = {end for edge in opening for end in (edge.source, edge.target)}
+    first_bends = dict(
+        zip(map(id, opening), _bends(opening, {n: first_at[n] for n in shown}, footprints))
+    )
+    full_bends = _bends(edges, full_at, footprints)
+    bends = [first_bends.get(id(edge), bend) for edge, bend in zip(edges, full_bends)]
+    first = Placement(first_at, bends, heights[0])
+    if len(opening) == len(edges):
+        return Placements(first, None)
+    return Placements(first, Placement(full_at, full_bends, heights[1]))
+
+
 def _full(
     nodes: Sequence[VisNode],
     edges: Sequence[VisEdge],

@@ -328,6 +328,15 @@ def test_compare_tabulates_every_ticked_method(demo_sessions):
         assert comparison_row(panel.runs[method])[3] == correct
         assert f"{method} done in" in panel.progress.value
     assert "srcdoc" in panel.graphs.children[0].value
+    # the methods with evidence side by side, one frame each, following each other
+    assert panel.picker.picked == ["simgrag", "kaping"]
+    assert panel.side.value.count("<iframe") == 2 and "kgvizSync" in panel.side.value
+    panel.picker.toggles["kaping"].value = False
+    assert panel.side.value.count("<iframe") == 1
+    panel.show_stages("simgrag", "kaping")  # their stages side by side, on the same stage
+    first, second = (view.stages for view in panel.stage_views)
+    second.selected_index = second.titles.index("prompt")
+    assert first.titles[first.selected_index] == "prompt"
     assert "compared 3 methods" in app.controls.status.value
     for check in panel.checks.values():
         check.value = False
@@ -440,10 +449,11 @@ def test_compare_row_shows_what_a_cached_reply_first_cost():
     trace.gold = ["Robert Zemeckis"]
     row = dict(zip(COLUMNS, comparison_row(judged_run(trace))))
     assert row["committed"] == "Robert Zemeckis" and row["hits@1"] == "yes"
-    assert row["latency (s)"] == "0.6 (cached; 7.1 first)"
+    assert row["latency (s)"] == "0.6 (cached; 7.1 first)" and row["LLM calls"] == "1 (1 cached)"
     trace.llm_calls[0].cached = False
     trace.gold = []
-    assert comparison_row(judged_run(trace))[-1] == "0.6"
+    row = dict(zip(COLUMNS, comparison_row(judged_run(trace))))
+    assert row["latency (s)"] == "0.6" and row["LLM calls"] == "1"
 
 
 def test_compare_row_scores_the_first_committed_answer():
@@ -578,7 +588,7 @@ def test_runs_download_on_demand_as_trace_page_graph_and_csv(demo_sessions, tmp_
         assert row["options"] == "defaults" and row["kgviz"] and row["date"]
         assert row["F1"] == f"{run.outcome.score.f1:.2f}"
     app.compare_panel.show_stages("gnnrag")  # a compare row opened into its stage tabs
-    (detail,) = app.compare_panel.detail.children
+    (detail,) = app.compare_panel.stage_views
     assert "paths" in detail.stages.titles and "gnn" in detail.stages.titles
 
 

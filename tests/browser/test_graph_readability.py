@@ -11,6 +11,7 @@ to `artifacts/screenshots/` (`readability-*.png`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from kgviz.reasoners.registry import make_reasoner, method_spec
 from kgviz.reasoners.simgrag import prompts
 from kgviz.trace import Trace
 from kgviz.viz import stage_views
+from kgviz.viz.side_by_side import side_by_side
 from tests.browser.chromium import launched
 from tests.browser.graph_checks import LEGIBLE_PX, READABILITY
 
@@ -234,6 +236,43 @@ def test_show_all_keeps_every_node_inside_the_frame_and_legible(browser, pages, 
     assert measured["smallest"] >= LEGIBLE_PX, f"{view} at {width} px: labels at {measured}"
     assert opened.errors == []
     opened.page.close()
+
+
+@pytest.mark.parametrize("width", [1000, 1400, 1800])
+def test_three_runs_side_by_side_share_a_layout_and_follow_each_others_zoom(
+    browser, runs, tmp_path, shots, width
+):
+    """Three methods' evidence graphs in one row, labels legible; an entity two of them found
+    stands at the same place in both; a zoom and "show all" in one are followed by the others."""
+    picked = ("subgraphrag", "gnnrag", "kaping")
+    page_path = tmp_path / "side.html"
+    html = side_by_side([(name, runs[name]) for name in picked], get_dataset("demo").kg)
+    page_path.write_text(HTML_PAGE % html, encoding="utf-8")
+    opened = Opened(browser, page_path, width=width)
+    page = opened.page
+    frames = [f for f in page.frames if f != page.main_frame]
+    assert len(frames) == 3
+    for frame in frames:
+        frame.wait_for_function("window.kgvizReady === true", timeout=20 * SECOND)
+        assert frame.evaluate(READABILITY)["smallest"] >= LEGIBLE_PX
+    boxes = [page.locator("iframe").nth(i).bounding_box() for i in range(3)]
+    assert all(a["x"] + a["width"] <= b["x"] + 1 for a, b in itertools.pairwise(boxes))
+    at = [frame.evaluate("network.getPositions()") for frame in frames]
+    shared = set(at[0]) & set(at[1])
+    assert shared and all(at[0][n] == at[1][n] for n in shared)
+    canvas = frames[1].locator("canvas").bounding_box()
+    page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] / 2)
+    page.mouse.wheel(0, -300)
+    page.wait_for_timeout(500)
+    view = "[network.getScale(), network.getViewPosition().x, network.getViewPosition().y]"
+    views = [frame.evaluate(view) for frame in frames]
+    assert all(view == pytest.approx(views[1]) for view in views), views
+    frames[0].click("#kgviz-all")  # subgraphrag's 100 triples open on 15
+    page.wait_for_timeout(300)
+    assert [frame.evaluate("kgvizAll") for frame in frames] == [True, True, False]  # kaping: all
+    screenshot(page, f"side-by-side-{width}px", shots)
+    assert opened.errors == []
+    page.close()
 
 
 def test_no_graph_moves_once_the_user_has_zoomed_it(browser, pages):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -342,6 +343,38 @@ def test_every_graph_of_every_method_fits_its_frame(quickstart) -> None:
         assert assert_graph_fits(page, f".kgviz-tab-{name} iframe") > 0
         assert_graph_readable(page, f".kgviz-tab-{name} iframe")
         screenshot(page, f"7-compare-{name}", shots)
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 1000})
+        with shot_on_failure(page, f"compare-side-{width}", shots):
+            assert_side_by_side(page, 3)
+            assert page.evaluate(CUT_LABELS) == [], f"{width} px: labels cut"
+        screenshot(page, f"8-compare-side-by-side-{width}px", shots)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def assert_side_by_side(page, count: int) -> None:
+    """Compare's row of `count` evidence graphs: side by side in view, each legible with every
+    node in its frame (or legible at its top left), and a zoom in one followed by the others."""
+    page.locator(".kgviz-compare-side").scroll_into_view_if_needed()
+    frames = page.locator(".kgviz-compare-side iframe")
+    expect_count = frames.count()
+    assert expect_count == count, f"{expect_count} graphs side by side"
+    boxes = [frames.nth(i).bounding_box() for i in range(count)]
+    assert all(a["x"] + a["width"] <= b["x"] + 1 for a, b in itertools.pairwise(boxes))
+    assert abs(boxes[0]["y"] - boxes[-1]["y"]) < 2  # one row
+    inside = [frames.nth(i).element_handle().content_frame() for i in range(count)]
+    for frame in inside:
+        frame.wait_for_function("window.kgvizReady === true", timeout=20 * SECOND)
+        state = frame.evaluate(OUTSIDE_FRAME)
+        assert state["nodes"] and (not state["outside"] or state["atLegibleZoom"]), state
+        assert frame.evaluate(READABILITY)["smallest"] >= LEGIBLE_PX
+    canvas = inside[0].locator("canvas").bounding_box()
+    page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] / 2)
+    page.mouse.wheel(0, -200)
+    page.wait_for_timeout(500)
+    scales = [frame.evaluate("network.getScale()") for frame in inside]
+    assert max(scales) - min(scales) < 1e-6, f"zoom not followed: {scales}"
+    page.mouse.wheel(0, 200)  # back where it was
 
 
 def test_graphs_render_in_a_notebook_exported_to_html(tmp_path: Path) -> None:
@@ -519,7 +552,8 @@ RUN_ROWS = """() => {
 WIDTHS = (1000, 1400, 1800)
 # The labels of the lab's tabs and buttons that show fewer characters than they hold.
 CUT_LABELS = """() => [...document.querySelectorAll(
-    '.kgviz-lab .lm-TabBar-tabLabel, .kgviz-lab .widget-button, .kgviz-lab select')]
+    '.kgviz-lab .lm-TabBar-tabLabel, .kgviz-lab .widget-button, .kgviz-lab select,' +
+    '.kgviz-lab .widget-toggle-button')]
   .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
   .map(el => el.innerText || el.value)"""
 
