@@ -349,12 +349,18 @@ def test_pool_labels_do_not_overlap(browser, pages, shots, run):
     page.close()
 
 
-def test_search_tree_shows_gold_and_the_kth_best_a_pruned_box_lost_against(browser, pages, shots):
-    opened = Opened(browser, pages["simgrag/search"])
+@pytest.mark.parametrize("width", [760, 1100])  # 760: narrower than the lab's frame at 1,000 px
+def test_search_tree_shows_gold_and_the_kth_best_a_pruned_box_lost_against(
+    browser, pages, shots, width
+):
+    """Every box shows its text (plotly hides a text that would be smaller than its minimum),
+    pruned boxes with their bound against the k-th best."""
+    opened = Opened(browser, pages["simgrag/search"], width=width)
     page = opened.page
     page.wait_for_selector("g.trace.bars text")
     texts = page.locator("g.trace.bars text").all_text_contents()
-    screenshot(page, "simgrag-search", shots)
+    screenshot(page, f"simgrag-search-{width}px", shots)
+    assert len([t for t in texts if t.strip()]) == page.locator("g.trace.bars g.point").count()
     assert any(text.startswith("★ ") for text in texts)  # a gold answer reached
     assert any(text.startswith("✂") and " > " in text for text in texts)  # bound > k-th best
     assert "gold answer (gold outline)" in page.text_content(".gtitle")

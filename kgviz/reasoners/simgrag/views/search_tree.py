@@ -41,7 +41,8 @@ MAX_TREE_PX = 2400  # a larger tree shares this height: zoom in to read its thin
 TITLE_PX = 60
 LINE_PX = 22  # a line of a component's text (2 or 3 lines, then a gap)
 HEADER_PX = 70  # the depth headers (four lines)
-FRAME_CHARS = 130  # label characters across the frame, shared by a tree's depth columns
+FRAME_CHARS = 115  # label characters across an 850 px frame, shared by a tree's depth columns
+MIN_NAME_CHARS = 8  # a pruned box's entity keeps this much of its name beside its bound
 HEADER_CHARS = 28  # characters per pattern element in a depth header
 TEXT_SIZE = 12
 MIN_TEXT_SIZE = 11  # a label that would be smaller is hidden
@@ -419,15 +420,16 @@ def _label(tree: SearchTree, box: Box, context: TreeContext, chars: int) -> str:
         why = dead_end(tree, box, context.part, context.pattern, context.kg)
         text = f"✗ {len(box.records)}: {why[0]}" if why else f"✗ {len(box.records)} no candidate"
         return plotly_text(text, chars)
-    label = _starred(tree, record, context, chars)
     if tree.outcome[record] != "pruned_bound":
-        return label
+        return _starred(tree, record, context, chars)
     more = f" +{tree.count[record] - 1}" if tree.count[record] > 1 else ""
     kth = tree.kth_of(record)
-    if kth is None:
-        return f"✂ {label}{more}"
-    bound, best = apart(tree.bound[record], kth)
-    return f"✂ {label}{more} · {bound} &gt; {best}"
+    bound, best = apart(tree.bound[record], kth) if kth is not None else ("", "")
+    against = f" · {bound} > {best}" if kth is not None else ""
+    # the name gives way, so that the whole label fits its column and is not hidden
+    name_chars = max(MIN_NAME_CHARS, chars - len(f"✂ {more}{against}"))
+    label = _starred(tree, record, context, name_chars)
+    return f"✂ {label}{more}{against.replace('>', '&gt;')}"
 
 
 def apart(a: float, b: float) -> tuple[str, str]:
