@@ -66,6 +66,11 @@ class SimGRAGConfig(ListAnsweringConfig):
         "re-ask once, naming the topic entity, a pattern with no node for it (not in the "
         "paper; it feeds the dataset's topic entity to a method meant to need none)",
     )
+    pattern_phrases: bool = option(
+        True,
+        "the pattern reply splits the question into phrases before its triples, as in the "
+        "paper; off, it writes the triples alone, about half the tokens",
+    )
     pattern_checks: bool = option(
         True,
         "check the pattern against the question (not in the paper): a named node the question "

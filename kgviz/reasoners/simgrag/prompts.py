@@ -29,11 +29,11 @@ UNKNOWN_RELATIONS = 3  # "UNKNOWN relation 1" .. 3 stay writable under a relatio
 
 
 @cache
-def pattern_schema(max_triples: int, relations: tuple[str, ...] = ()) -> dict:
-    """The pattern reply: phrases and [head, relation, tail] triples, at most `max_triples` of
-    each and names of at most `NAME_CHARS`, so a reply that loops stops at the bound instead
-    of running to the token limit. With `relations` (the KG's, as words), a triple's relation
-    is one of them or an "UNKNOWN relation n"."""
+def pattern_schema(max_triples: int, relations: tuple[str, ...] = (), phrases: bool = True) -> dict:
+    """The pattern reply: phrases (unless `phrases` is off) and [head, relation, tail] triples,
+    at most `max_triples` of each and names of at most `NAME_CHARS`, so a reply that loops stops
+    at the bound instead of running to the token limit. With `relations` (the KG's, as words), a
+    triple's relation is one of them or an "UNKNOWN relation n"."""
     name = {"type": "string", "maxLength": NAME_CHARS}
     triple: dict = {"type": "array", "items": name, "minItems": 3, "maxItems": 3}
     if relations:
@@ -47,11 +47,14 @@ def pattern_schema(max_triples: int, relations: tuple[str, ...] = ()) -> dict:
             "minItems": 3,
             "maxItems": 3,
         }
+    triples = {"type": "array", "minItems": 1, "maxItems": max_triples, "items": triple}
+    if not phrases:
+        return {"type": "object", "properties": {"triples": triples}, "required": ["triples"]}
     return {
         "type": "object",
         "properties": {
             "phrases": {"type": "array", "items": name, "maxItems": max_triples},
-            "triples": {"type": "array", "minItems": 1, "maxItems": max_triples, "items": triple},
+            "triples": triples,
         },
         "required": ["phrases", "triples"],
     }
@@ -59,7 +62,7 @@ def pattern_schema(max_triples: int, relations: tuple[str, ...] = ()) -> dict:
 
 def is_pattern_schema(schema: dict | None) -> bool:
     """Whether a request's schema is the pattern's (for stand-in LLMs that reply per step)."""
-    return schema is not None and "phrases" in schema.get("properties", {})
+    return schema is not None and "triples" in schema.get("properties", {})
 
 
 ANSWER_SCHEMA: dict = {
@@ -92,14 +95,15 @@ def answer_reask(
     )
 
 
-def pattern_reask(problems: list[str], question: str | None = None) -> str:
+def pattern_reask(problems: list[str], question: str | None = None, phrases: bool = True) -> str:
     """The re-ask of a malformed pattern, quoting what is wrong with it, and restating the
     `question` when given (a small model otherwise drifts back to the examples' questions)."""
     listed = "\n".join(f"- {problem}" for problem in problems)
     restated = f"The question is: {question}\n" if question is not None else ""
+    per_phrase = "one triple per phrase, " if phrases else ""
     return (
         f"Your pattern has problems:\n{listed}\n{restated}Write it again in the same JSON form: "
-        "one triple per phrase, each triple linking two different nodes, no triple twice."
+        f"{per_phrase}each triple linking two different nodes, no triple twice."
     )
 
 
@@ -112,11 +116,15 @@ VERIFY_SCHEMA: dict = {
     "required": ["reason", "verdict"],
 }
 
-PATTERN_INSTRUCTIONS = """\
-You turn a question into a small graph of facts that a knowledge graph could hold.
-Steps:
-1. Split the question into short phrases, one fact per phrase, keeping the question's own words.
-2. Write one [head, relation, tail] triple per fact.
+_INTRO = "You turn a question into a small graph of facts that a knowledge graph could hold.\n"
+_STEPS = {  # with phrases (the paper's two steps), or without (the triples alone, fewer tokens)
+    True: "Steps:\n"
+    "1. Split the question into short phrases, one fact per phrase, keeping the question's own "
+    "words.\n"
+    "2. Write one [head, relation, tail] triple per fact.\n",
+    False: "Write one [head, relation, tail] triple per fact the question states or asks.\n",
+}
+_RULES = """\
 Rules:
 - Copy entity names exactly as the question writes them (spelling, underscores, capitals).
 - An entity the question does not name is "UNKNOWN <type> <n>", e.g. "UNKNOWN person 1"; reuse the
@@ -125,7 +133,18 @@ Rules:
 - An unnamed relation is "UNKNOWN relation <n>".
 - Relations are short verb or noun phrases; never a bare preposition such as "in" or "of".
 - Use as few triples as the question needs.
-Reply with JSON only: {"phrases": [...], "triples": [["head", "relation", "tail"], ...]}"""
+"""
+_TRIPLES = '"triples": [["head", "relation", "tail"], ...]}'
+_FORMAT = {
+    True: 'Reply with JSON only: {"phrases": [...], ' + _TRIPLES,
+    False: "Reply with JSON only: {" + _TRIPLES,
+}
+
+
+def pattern_instructions(phrases: bool = True) -> str:
+    """The pattern prompt's instructions, with the phrases step or without it."""
+    return _INTRO + _STEPS[phrases] + _RULES + _FORMAT[phrases]
+
 
 FAMILY_HINTS = {
     "movies": "The graph is about films. Its relations read: directed by, written by, starred "
@@ -169,23 +188,26 @@ def _dumps(value: object) -> str:
 
 
 @cache
-def _pattern_prefix(family: str, relation_hint: bool) -> tuple[Message, ...]:
+def _pattern_prefix(family: str, relation_hint: bool, phrases: bool) -> tuple[Message, ...]:
     hint = FAMILY_HINTS[family] if relation_hint else ""
-    system = PATTERN_INSTRUCTIONS + (f"\n{hint}" if hint else "")
+    system = pattern_instructions(phrases) + (f"\n{hint}" if hint else "")
     turns: list[Message] = [{"role": "system", "content": system}]
-    for question, phrases, triples in PATTERN_EXAMPLES[family]:
+    for question, segments, triples in PATTERN_EXAMPLES[family]:
         turns.append({"role": "user", "content": f"question: {question}"})
-        reply = {"phrases": phrases, "triples": [list(t) for t in triples]}
+        reply = {"phrases": segments} if phrases else {}
+        reply["triples"] = [list(t) for t in triples]
         turns.append({"role": "assistant", "content": _dumps(reply)})
     return tuple(turns)
 
 
-def pattern_messages(domain: str, question: str, relation_hint: bool = True) -> list[Message]:
+def pattern_messages(
+    domain: str, question: str, relation_hint: bool = True, phrases: bool = True
+) -> list[Message]:
     """The question-to-pattern prompt for a dataset's domain; `relation_hint` adds the family's
     relation vocabulary to the instructions (an addition to the paper, which leaves it to
-    future work)."""
+    future work); without `phrases`, the reply is the triples alone."""
     return [
-        *map(dict, _pattern_prefix(family_of(domain), relation_hint)),
+        *map(dict, _pattern_prefix(family_of(domain), relation_hint, phrases)),
         {"role": "user", "content": f"question: {question}"},
     ]
 

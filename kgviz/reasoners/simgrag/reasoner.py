@@ -128,7 +128,10 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         """The parsed pattern and the components to search; (None, []) with a warning on failure.
         A malformed pattern, or one without a node for a given topic entity, is re-asked once."""
         messages = prompts.pattern_messages(
-            self.context.dataset.domain, question, self.config.relation_hint
+            self.context.dataset.domain,
+            question,
+            self.config.relation_hint,
+            self.config.pattern_phrases,
         )
         try:
             reply = ask_json(trace, PATTERN, self.context.llm, messages, self._pattern_schema)
@@ -154,7 +157,9 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         names = self.context.kg.relations
         if self.config.relation_vocabulary and len(names) <= VOCABULARY_RELATIONS:
             relations = tuple(sorted({relation_text(name) for name in names}))
-        return prompts.pattern_schema(self.config.max_triples, relations)
+        return prompts.pattern_schema(
+            self.config.max_triples, relations, self.config.pattern_phrases
+        )
 
     def _reask_pattern(
         self,
@@ -170,7 +175,9 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         problems = pattern_problems(first, topics, question)
         trace.warnings.append("pattern re-asked: " + "; ".join(problems))
         follow_up = reask_messages(
-            messages, trace.llm_calls[-1].text, prompts.pattern_reask(problems, question)
+            messages,
+            trace.llm_calls[-1].text,
+            prompts.pattern_reask(problems, question, self.config.pattern_phrases),
         )
         try:
             reply = ask_json(
