@@ -147,7 +147,9 @@ class ComparePanel(widgets.VBox):
         self.picker = SidePicker(lambda picked: self.show_side())
         self.side = widgets.HTML()
         self.side.add_class("kgviz-compare-side")
-        self.stages = widgets.Button(description="stages side by side", icon="columns")
+        self.stages = widgets.Button(
+            description="stages side by side", icon="columns", layout=widgets.Layout(width="auto")
+        )
         self.stages.layout.display = "none"
         self.stages.on_click(lambda _: self.show_stages(*self.picker.picked))
         self.detail = widgets.Box(layout=widgets.Layout(width="100%"))

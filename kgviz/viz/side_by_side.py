@@ -18,6 +18,7 @@ from kgviz.viz.placement import place
 
 ONLY_HERE = EdgeMark("found by this method only", "#d9480f")
 MOST = 3  # graphs in one row
+PANEL_PX = 250  # the narrowest a graph of the row gets; a narrower frame wraps the row
 
 
 def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = None) -> str:
@@ -59,14 +60,20 @@ def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = 
             sync=sync,
         )
         key.update(dict.fromkeys([*part.key, *items]))
-        cells.append(_cell(label, f"{part.note}; {len(only[label])} found by it only", frame))
+        cells.append(_cell(label, _counts(part, len(only[label])), frame))
     note = "one layout for all: an entity stands at the same place in each; zoom, pan and "
     note += '"show all" in one graph move them all'
-    row = "".join(cells)
-    return (
-        legend(key, note=note)
-        + f'<div class="kgviz-side-by-side" style="display:flex;gap:8px">{row}</div>'
+    # a row of cells as wide as the frame allows, each at least PANEL_PX (narrower, they wrap)
+    grid = f"display:grid;grid-template-columns:repeat(auto-fit,minmax({PANEL_PX}px,1fr));gap:8px"
+    return legend(key, note=note) + (
+        f'<div class="kgviz-side-by-side" style="{grid}">{"".join(cells)}</div>'
     )
+
+
+def _counts(part: GraphParts, only: int) -> str:
+    opening = sum(edge.opening for edge in part.edges)
+    first = f", opens on {opening}" if opening < len(part.edges) else ""
+    return f"{len(part.edges)} triples{first}, {len(part.nodes)} entities; {only} found by it only"
 
 
 def _found_only_by(label: str, found: dict[str, set[StringTriple]]) -> set[StringTriple]:
@@ -90,8 +97,11 @@ def _union(parts: Sequence[GraphParts]) -> tuple[list[VisNode], list[VisEdge]]:
 
 
 def _cell(label: str, note: str, frame: str) -> str:
-    heading = (
+    """A graph under its label and counts (two lines at most, so that the graphs of a row
+    start level)."""
+    head = (
         f'<div style="font:bold 13px sans-serif">{esc(label)}</div>'
-        f'<div style="font:12px sans-serif;color:#555;min-height:2.6em">{esc(note)}</div>'
+        f'<div title="{esc(note)}" style="font:12px sans-serif;color:#555;height:2.6em;'
+        f'overflow:hidden">{esc(note)}</div>'
     )
-    return f'<div class="kgviz-side" style="flex:1 1 0;min-width:0">{heading}{frame}</div>'
+    return f'<div class="kgviz-side" style="min-width:0">{head}{frame}</div>'

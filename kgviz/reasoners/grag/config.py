@@ -41,7 +41,7 @@ class GRAGConfig(ListAnsweringConfig):
         range=(0, HOPS[1]),
     )
     description_tokens: int = option(
-        750,
+        500,
         "token budget of the kept triples, best gate score first, counted as the triples "
         "style writes them (the compact style takes about half)",
         range=(1, 32_768),

@@ -51,7 +51,7 @@ SPEC = MethodSpec(
     trainer="kgviz.reasoners.grag.train:main",
     presets=(
         tuned(
-            "kgviz's defaults: the top 5 ego-graphs, compact descriptions within 750 tokens, "
+            "kgviz's defaults: the top 5 ego-graphs, compact descriptions within 500 tokens, "
             "and the answer as a list of the evidence's names."
         ),
         PAPER_PRESET,
