@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from typing import ParamSpec
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import StringTriple
@@ -14,7 +15,7 @@ from kgviz.viz.focus import opening_triples
 from kgviz.viz.graph_data import Neighbourhood, VisEdge, VisNode
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import legend, network_html
+from kgviz.viz.network import legend, network_frame, with_legend
 from kgviz.viz.palette import (
     ANSWER,
     CITED,
@@ -38,29 +39,8 @@ class EdgeMark:
     colour: str
 
 
+P = ParamSpec("P")
 CITED_MARK = EdgeMark("cited: a committed answer rests on it", CITED)
-
-
-def evidence_graph(
-    triples: Iterable[StringTriple],
-    highlight: Iterable[str] = (),
-    scores: Mapping[str, float] | None = None,
-    triple_scores: Mapping[StringTriple, float] | None = None,
-    marks: Marks | None = None,
-    kg: KnowledgeGraph | None = None,
-    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
-    score_label: str = "triple score",
-) -> str:
-    """HTML: the graph of `triples`, `highlight` names (e.g. answers) in red; with `scores`
-    (entity name -> probability, e.g. a GNN's), node size grows with the score shown on hover;
-    with `triple_scores` (e.g. a retriever's; `score_label` names them in the legend), edges take
-    their score's colour and width (and a score filter); gold answers and topic entities in
-    `marks` get their border; with `kg`, entities link to it (`kg_links`); a triple in
-    `edge_marks` is drawn in its mark."""
-    parts = evidence_parts(
-        triples, highlight, scores, triple_scores, marks, kg, edge_marks, score_label
-    )
-    return parts.html() if parts is not None else NO_EVIDENCE
 
 
 def evidence_parts(
@@ -73,7 +53,13 @@ def evidence_parts(
     edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
     score_label: str = "triple score",
 ) -> GraphParts | None:
-    """`evidence_graph`'s graph before it is drawn (None without triples)."""
+    """The graph of `triples` before it is drawn (None without triples; `evidence_graph` draws
+    it): `highlight` names (e.g. answers) in red; with `scores` (entity name -> probability,
+    e.g. a GNN's), node size grows with the score shown on hover; with `triple_scores` (e.g. a
+    retriever's; `score_label` names them in the legend), edges take their score's colour and
+    width (and a score filter); gold answers and topic entities in `marks` get their border;
+    with `kg`, entities link to it (`kg_links`); a triple in `edge_marks` is drawn in its
+    mark."""
     marked = set(highlight)
     triples = list(triples)
     key = [("answer", ANSWER), ("evidence entity", EVIDENCE)]
@@ -97,9 +83,21 @@ def evidence_parts(
     )
 
 
+def drawing(parts: Callable[P, GraphParts | None]) -> Callable[P, str]:
+    """A function that draws what `parts` builds (`drawn`), taking its arguments."""
+
+    def draw(*args: P.args, **kwargs: P.kwargs) -> str:
+        return drawn(parts(*args, **kwargs))
+
+    return draw
+
+
+evidence_graph = drawing(evidence_parts)  # HTML: `evidence_parts`, drawn
+
+
 @dataclass(frozen=True)
 class GraphParts:
-    """A graph of triples ready to draw: its nodes and edges (`network_html`'s), legend items,
+    """A graph of triples ready to draw: its nodes and edges (`network_frame`'s), legend items,
     the note under the legend (counts), roots, KG neighbourhoods and marks."""
 
     nodes: list[VisNode]
@@ -112,12 +110,14 @@ class GraphParts:
 
     def html(self) -> str:
         """The legend with the note, above the graph."""
-        graph = network_html(
-            self.nodes,
-            self.edges,
-            marks=self.marks,
-            neighbourhoods=self.neighbourhoods,
-            roots=self.roots,
+        graph = with_legend(
+            network_frame(
+                self.nodes,
+                self.edges,
+                marks=self.marks,
+                neighbourhoods=self.neighbourhoods,
+                roots=self.roots,
+            )
         )
         return legend(self.key, note=self.note) + graph
 
@@ -125,25 +125,8 @@ class GraphParts:
 NO_EVIDENCE = '<p style="font:13px sans-serif">No evidence triples.</p>'
 
 
-def triples_graph(
-    triples: Iterable[StringTriple],
-    node: Callable[[str], VisNode],
-    key: Iterable[tuple[str, str]],
-    note: str = "",
-    scores: Mapping[StringTriple, float] | None = None,
-    marks: Marks | None = None,
-    kg: KnowledgeGraph | None = None,
-    ends: Collection[str] = (),
-    edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
-) -> str:
-    """HTML: the legend `key` with the triple and entity counts and `note`, above the graph of
-    `triples` (duplicates dropped) whose entities `node(name)` draws, in layers from the topic
-    entities in `marks` (or the nodes' own levels). An edge with a score in `scores` takes its
-    colour and width (hover: the score; a slider filters by it). A large graph opens on the paths
-    from the topic entities to `ends` and gold answers, then the best-scored triples. With `kg`,
-    entities link to it (`kg_links`). A triple in `edge_marks` is drawn in its mark (and the
-    marks join the legend)."""
-    parts = triples_parts(triples, node, key, note, scores, marks, kg, ends, edge_marks)
+def drawn(parts: GraphParts | None) -> str:
+    """HTML of a graph of triples (`GraphParts.html`), or a line saying there are none."""
     return parts.html() if parts is not None else NO_EVIDENCE
 
 
@@ -158,7 +141,13 @@ def triples_parts(
     ends: Collection[str] = (),
     edge_marks: Mapping[StringTriple, EdgeMark] | None = None,
 ) -> GraphParts | None:
-    """`triples_graph`'s graph before it is drawn (None without triples)."""
+    """The graph of `triples` (duplicates dropped) whose entities `node(name)` draws, in layers
+    from the topic entities in `marks` (or the nodes' own levels), under the legend `key` with
+    the triple and entity counts and `note` (None without triples). An edge with a score in
+    `scores` takes its colour and width (hover: the score; a slider filters by it). A large graph
+    opens on the paths from the topic entities to `ends` and gold answers, then the best-scored
+    triples. With `kg`, entities link to it (`kg_links`). A triple in `edge_marks` is drawn in
+    its mark (and the marks join the legend)."""
     marks = marks or Marks()
     edge_marks = edge_marks or {}
     triples = list(dict.fromkeys(triples))

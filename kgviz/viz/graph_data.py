@@ -1,4 +1,4 @@
-"""What a graph view hands to `network_html`: nodes, edges, the KG neighbourhoods a click shows,
+"""What a graph view hands to `network_frame`: nodes, edges, the KG neighbourhoods a click shows,
 and the sections (collapsible groups, e.g. one per ego-graph or match) the nodes may belong to."""
 
 from __future__ import annotations

@@ -77,22 +77,9 @@ def framed(document: str, bar: str, extras: str) -> str:
     return document.replace("</body>", extras + "</body>", 1)
 
 
-def network_html(
-    nodes: Sequence[VisNode],
-    edges: Sequence[VisEdge],
-    marks: Marks | None = None,
-    neighbourhoods: Mapping[str, Neighbourhood] | None = None,
-    roots: Collection[str] = (),
-    sections: Sequence[Section] = (),
-) -> str:
-    """The pyvis document of a graph with inline vis-network (offline), in an iframe, laid out in
-    layers (`placement`: columns from the nodes' levels, else from `roots`, else along the
-    edges) with each of `sections` apart under its header box. With `marks`, nodes whose label
-    is a gold answer or a topic entity get its border, hover text and a legend line above the
-    graph. Clicking a node in `neighbourhoods` (node id -> what it adds) shows its neighbourhood,
-    clicking again hides it; edges with a score get a score filter; edges not `opening` wait for
-    "show all"."""
-    key, frame = network_frame(nodes, edges, marks, neighbourhoods, roots, sections)
+def with_legend(drawn: tuple[list[tuple[str, str]], str]) -> str:
+    """A graph's frame (`network_frame`) under its legend."""
+    key, frame = drawn
     return (legend(key) if key else "") + frame
 
 
@@ -106,9 +93,15 @@ def network_frame(
     layout: Placements | None = None,
     sync: str = "",
 ) -> tuple[list[tuple[str, str]], str]:
-    """`network_html`'s legend items and its iframe apart. With `layout` (a placement of a graph
-    these nodes and edges are part of), every node stands where it stands there; frames given
-    the same `sync` key follow each other's zoom, pan and "show all"."""
+    """The legend items and the iframe of a graph: the pyvis document with inline vis-network
+    (offline), laid out in layers (`placement`: columns from the nodes' levels, else from
+    `roots`, else along the edges) with each of `sections` apart under its header box. With
+    `marks`, nodes whose label is a gold answer or a topic entity get its border, hover text and
+    a legend item. Clicking a node in `neighbourhoods` (node id -> what it adds) shows its
+    neighbourhood, clicking again hides it; edges with a score get a score filter; edges not
+    `opening` wait for "show all". With `layout` (a placement of a graph these nodes and edges
+    are part of), every node stands where it stands there; frames given the same `sync` key
+    follow each other's zoom, pan and "show all"."""
     marks = marks or Marks()
     neighbourhoods = neighbourhoods or {}
     drawn = [*(section.header() for section in sections), *nodes]

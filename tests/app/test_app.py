@@ -106,6 +106,7 @@ def test_params_follow_the_config_dataclass():
         "relation_hint",
         "relation_vocabulary",
         "reask_lost_topics",
+        "pattern_phrases",
         "pattern_checks",
         "own_knowledge",
         "answer_format",

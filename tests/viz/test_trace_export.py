@@ -126,9 +126,11 @@ def test_graph_documents_fetch_nothing():
     """pyvis's template links bootstrap from a CDN; kgviz strips it (a page must open offline),
     and `external_scripts` looks inside the frames' documents too."""
     from kgviz.viz.graph_data import VisEdge, VisNode
-    from kgviz.viz.network import network_html
+    from kgviz.viz.network import network_frame, with_legend
 
-    graph = network_html([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
+    graph = with_legend(
+        network_frame([VisNode("a", "a"), VisNode("b", "b")], [VisEdge("a", "b", "r")])
+    )
     assert external_scripts(graph) == [] and "kgvizFit" in graph
     leaky = '<iframe srcdoc="&lt;script src=&quot;https://cdn.example/x.js&quot;&gt;"></iframe>'
     assert external_scripts(leaky) == ["https://cdn.example/x.js"]

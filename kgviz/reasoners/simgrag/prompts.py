@@ -194,7 +194,7 @@ def _pattern_prefix(family: str, relation_hint: bool, phrases: bool) -> tuple[Me
     turns: list[Message] = [{"role": "system", "content": system}]
     for question, segments, triples in PATTERN_EXAMPLES[family]:
         turns.append({"role": "user", "content": f"question: {question}"})
-        reply = {"phrases": segments} if phrases else {}
+        reply: dict[str, object] = {"phrases": segments} if phrases else {}
         reply["triples"] = [list(t) for t in triples]
         turns.append({"role": "assistant", "content": _dumps(reply)})
     return tuple(turns)

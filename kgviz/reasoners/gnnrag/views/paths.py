@@ -10,7 +10,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.gnnrag.paths import ReasoningPath
 from kgviz.reasoners.gnnrag.records import Augmentation, NodeScore, NodeScores, PathRecord
 from kgviz.viz.escape import esc
-from kgviz.viz.evidence_view import ROOT_STYLE, node_size, triples_graph
+from kgviz.viz.evidence_view import ROOT_STYLE, drawn, node_size, triples_parts
 from kgviz.viz.graph_data import VisNode
 from kgviz.viz.marks import Marks
 from kgviz.viz.palette import ANSWER, EVIDENCE, TOPIC, score_colour, score_key
@@ -69,14 +69,16 @@ def paths_graph(
         ("answer candidate (ring)", ANSWER),
         *score_key("answer probability"),
     ]
-    graph = triples_graph(
-        [triple for path in paths for triple in path.triples],
-        lambda name: _node(name, known.get(name), name in topic_names, levels.get(name, 0)),
-        key,
-        note,
-        marks=marks,
-        kg=kg,
-        ends=[path.end for path in paths],
+    graph = drawn(
+        triples_parts(
+            [triple for path in paths for triple in path.triples],
+            lambda name: _node(name, known.get(name), name in topic_names, levels.get(name, 0)),
+            key,
+            note,
+            marks=marks,
+            kg=kg,
+            ends=[path.end for path in paths],
+        )
     )
     listed = "".join(f"<li>{esc(line)}</li>" for line in lines)
     return (

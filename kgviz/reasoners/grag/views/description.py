@@ -14,7 +14,7 @@ from kgviz.viz.focus import opening_triples
 from kgviz.viz.graph_data import Neighbourhood, Section, VisEdge, VisNode, prefixed
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import legend, network_html
+from kgviz.viz.network import legend, network_frame, with_legend
 from kgviz.viz.palette import ANSWER, TOPIC, UNUSED, score_colour, score_key
 from kgviz.viz.prompt_view import PRE
 
@@ -116,13 +116,15 @@ def pruned_graph(
         ("soft-pruned edge", UNUSED),
     ]
     return legend(key_items, note=_counts(pruned, drawn, faded, max_pruned, opening)) + (
-        network_html(
-            nodes,
-            edges,
-            marks=marks,
-            neighbourhoods=neighbourhoods,
-            roots=[prefixed(f"e{rank}")(graph.centre) for rank, graph in drawn],
-            sections=sections,
+        with_legend(
+            network_frame(
+                nodes,
+                edges,
+                marks=marks,
+                neighbourhoods=neighbourhoods,
+                roots=[prefixed(f"e{rank}")(graph.centre) for rank, graph in drawn],
+                sections=sections,
+            )
         )
     )
 

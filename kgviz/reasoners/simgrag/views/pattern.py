@@ -7,7 +7,7 @@ from __future__ import annotations
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.viz.escape import esc
 from kgviz.viz.graph_data import VisEdge, VisNode
-from kgviz.viz.network import legend, network_html
+from kgviz.viz.network import legend, network_frame, with_legend
 from kgviz.viz.palette import UNUSED, node_colour, relation_colour
 
 
@@ -41,7 +41,9 @@ def pattern_graph(pattern: QueryPattern | None) -> str:
         for i, e in enumerate(pattern.edges)
     ]
     unknown = [label for (label, _), n in zip(items, pattern.nodes) if n.is_unknown]
-    return legend(items, dashed=unknown) + network_html(nodes, edges) + _notes(pattern)
+    return (
+        legend(items, dashed=unknown) + with_legend(network_frame(nodes, edges)) + _notes(pattern)
+    )
 
 
 def _relation_colour(index: int, is_unknown: bool) -> str:

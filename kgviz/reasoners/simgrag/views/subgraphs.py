@@ -12,7 +12,7 @@ from kgviz.reasoners.simgrag.subgraphs import NodeMatch, Subgraph
 from kgviz.viz.graph_data import Neighbourhood, Section, VisEdge, VisNode, prefixed
 from kgviz.viz.kg_links import link_to_kg
 from kgviz.viz.marks import Marks
-from kgviz.viz.network import legend, network_html
+from kgviz.viz.network import legend, network_frame, with_legend
 from kgviz.viz.palette import node_colour, relation_colour
 
 OPEN_MATCHES = 3  # the best matches are shown when the graph opens; a checkbox shows the others
@@ -72,8 +72,8 @@ def subgraphs_graph(
                     {"color": colour, "width": 2},
                 )
             )
-    return legend(elements.items()) + network_html(
-        nodes, edges, marks=marks, neighbourhoods=neighbourhoods, sections=sections
+    return legend(elements.items()) + with_legend(
+        network_frame(nodes, edges, marks=marks, neighbourhoods=neighbourhoods, sections=sections)
     )
 
 
