@@ -101,7 +101,7 @@ def network_frame(
     neighbourhood, clicking again hides it; edges with a score get a score filter; edges not
     `opening` wait for "show all". With `layout` (a placement of a graph these nodes and edges
     are part of), every node stands where it stands there; frames given the same `sync` key
-    follow each other's zoom, pan and "show all"."""
+    follow each other's zoom and pan."""
     marks = marks or Marks()
     neighbourhoods = neighbourhoods or {}
     drawn = [*(section.header() for section in sections), *nodes]
@@ -179,7 +179,9 @@ def _edge_options(edge: VisEdge, smooth: dict[str, Any] | None = None) -> dict[s
     (for the filter), whether it shows at first, style."""
     options: dict[str, Any] = {}
     if edge.label:
-        options = {"label": vis_text(edge.label), "title": vis_text(edge.title or edge.label)}
+        options["label"] = vis_text(edge.label)
+    if edge.title or edge.label:
+        options["title"] = vis_text(edge.title or edge.label)
     if smooth is not None:
         options["smooth"] = smooth
     if edge.score is not None:

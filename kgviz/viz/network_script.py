@@ -194,9 +194,9 @@ network.on("click", function (clicked) {
 </script>"""
 
 
-# Frames of one `sync` key (graphs drawn side by side) follow each other: the user's zoom, pan,
-# "fit" and "show all" in one are posted to every frame of the page beside it (a sandboxed frame
-# may post to its siblings, not read them), and each applies what it is sent as the user's own.
+# Frames of one `sync` key (graphs drawn side by side) follow each other: the user's zoom, pan
+# and "fit" in one are posted to every frame of the page beside it (a sandboxed frame may post to
+# its siblings, not read them), and each applies what it is sent as the user's own.
 SYNCING = """<script>
 function kgvizPost(change) {
   var frames = window.parent.frames;
@@ -213,17 +213,9 @@ network.on("zoom", kgvizPostView);
 network.on("dragging", kgvizPostView);
 network.on("dragEnd", kgvizPostView);
 document.getElementById("kgviz-fit").addEventListener("click", kgvizPostView);
-var kgvizAllButton = document.getElementById("kgviz-all");
-if (kgvizAllButton) {
-  kgvizAllButton.addEventListener("click", function () { kgvizPost({all: kgvizAll}); });
-}
 window.addEventListener("message", function (event) {
   var change = event.data;
   if (!change || change.kgvizSync !== kgvizView.sync) { return; }
-  if (typeof change.all === "boolean") {
-    if (change.all !== kgvizAll && kgvizAllButton) { kgvizShowAll(); }
-    return;
-  }
   kgvizTouched = true;
   kgvizScale = change.scale;
   network.moveTo({scale: change.scale, position: change.position, animation: false});

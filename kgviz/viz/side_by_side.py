@@ -1,11 +1,12 @@
 """Several runs' evidence graphs side by side: one layout for all of them, so an entity two runs
-found stands at the same place in each; the triples only one run found marked in it; zoom, pan
-and "show all" followed by every graph of the row."""
+found stands at the same place in each; the triples only one run found marked in it; zoom and
+pan followed by every graph of the row."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.trace import StringTriple, Trace
@@ -18,7 +19,7 @@ from kgviz.viz.placement import place
 
 ONLY_HERE = EdgeMark("found by this method only", "#d9480f")
 MOST = 3  # graphs in one row
-PANEL_PX = 250  # the narrowest a graph of the row gets; a narrower frame wraps the row
+PANEL_PX = 300  # the narrowest a graph of the row gets; a narrower frame wraps the row
 
 
 def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = None) -> str:
@@ -29,12 +30,14 @@ def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = 
     found = {label: set(trace.evidence) for label, trace in runs}
     only = {label: _found_only_by(label, found) for label in found}
     parts = {
-        label: evidence_parts(
-            trace.evidence,
-            trace.answers,
-            marks=Marks.of(trace),
-            kg=kg,
-            edge_marks=dict.fromkeys(only[label], ONLY_HERE),
+        label: _unlabelled(
+            evidence_parts(
+                trace.evidence,
+                trace.answers,
+                marks=Marks.of(trace),
+                kg=kg,
+                edge_marks=dict.fromkeys(only[label], ONLY_HERE),
+            )
         )
         for label, trace in runs
     }
@@ -61,8 +64,8 @@ def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = 
         )
         key.update(dict.fromkeys([*part.key, *items]))
         cells.append(_cell(label, _counts(part, len(only[label])), frame))
-    note = "one layout for all: an entity stands at the same place in each; zoom, pan and "
-    note += '"show all" in one graph move them all'
+    note = "one layout for all: an entity stands at the same place in each; zooming or "
+    note += "panning one graph moves them all; hover over an edge for its relation"
     # a row of cells as wide as the frame allows, each at least PANEL_PX (narrower, they wrap)
     grid = f"display:grid;grid-template-columns:repeat(auto-fit,minmax({PANEL_PX}px,1fr));gap:8px"
     return legend(key, note=note) + (
@@ -74,6 +77,14 @@ def _counts(part: GraphParts, only: int) -> str:
     opening = sum(edge.opening for edge in part.edges)
     first = f", opens on {opening}" if opening < len(part.edges) else ""
     return f"{len(part.edges)} triples{first}, {len(part.nodes)} entities; {only} found by it only"
+
+
+def _unlabelled(part: GraphParts | None) -> GraphParts | None:
+    """The graph with its relations on hover only: no room kept between columns for edge
+    labels, so that a narrow graph of the row shows more of itself at legible labels."""
+    if part is None:
+        return None
+    return replace(part, edges=[replace(edge, label="") for edge in part.edges])
 
 
 def _found_only_by(label: str, found: dict[str, set[StringTriple]]) -> set[StringTriple]:
