@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgviz.checkpoints.store import checkpoint_dir, find_checkpoint
 from kgviz.errors import InputError, OptionError
@@ -20,14 +20,6 @@ from kgviz.reasoners.grag.config import GRAGConfig
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
-from kgviz.reasoners.grag.graph_token import (
-    CHECKPOINT as TOKEN_CHECKPOINT,
-)
-from kgviz.reasoners.grag.graph_token import (
-    GraphTokenEncoder,
-    ego_tensors,
-    load_token_encoder,
-)
 from kgviz.reasoners.grag.prompt import qa_messages, stance_messages
 from kgviz.reasoners.grag.pruning import prune
 from kgviz.reasoners.grag.records import (
@@ -47,6 +39,9 @@ from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, entity_names
 from kgviz.reasoners.prompting import generate_answer, generate_listed_answer
 from kgviz.trace import StringTriple, Trace
+
+if TYPE_CHECKING:  # the graph token's module imports torch_geometric: loaded only when it is on
+    from kgviz.reasoners.grag.graph_token import GraphTokenEncoder
 
 STANCES = ("support", "counter")
 STANCE_REASK = "Your reply gave no stance. Reply again with one word: support or counter."
@@ -116,6 +111,8 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def token_root(self) -> Path:
         """The root holding the graph-token encoder for the dataset in use."""
+        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
+
         root = self.config.checkpoint_root
         return find_checkpoint(
             TOKEN_CHECKPOINT, self.context.dataset.name, Path(root) if root else None
@@ -124,6 +121,9 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def token_encoder(self) -> tuple[GraphTokenEncoder, dict[str, Any]]:
         """The trained encoder and its card; it must have been trained through this reader."""
+        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
+        from kgviz.reasoners.grag.graph_token import load_token_encoder
+
         encoder, card = load_token_encoder(self.token_root)
         reader = trained_reader(card)
         llm = self.context.reader
@@ -210,6 +210,9 @@ class GRAG(Reasoner[GRAGFound]):
     def _graph_token(self, index: EgoIndex, vector: Any, retrieved: list[Retrieved]) -> GraphToken:
         """Eq. 9-10 on the retrieved ego-graphs, recorded with what each one gave the token."""
         import torch
+
+        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
+        from kgviz.reasoners.grag.graph_token import ego_tensors
 
         encoder, card = self.token_encoder
         graphs = [ego_tensors(index, r.ego) for r in retrieved]
