@@ -29,6 +29,11 @@ def neighbour_data(page: str) -> dict:
 def vis_data(page: str) -> tuple[list[dict], list[dict]]:
     """The nodes and edges pyvis wrote into the (single) iframe of a view."""
     (doc,) = srcdocs(page)
+    return document_data(doc)
+
+
+def document_data(doc: str) -> tuple[list[dict], list[dict]]:
+    """The nodes and edges pyvis wrote into one graph document."""
     nodes = re.search(r"nodes = new vis\.DataSet\((.*?)\);\n", doc).group(1)
     edges = re.search(r"edges = new vis\.DataSet\((.*?)\);\n", doc).group(1)
     return json.loads(nodes), json.loads(edges)
