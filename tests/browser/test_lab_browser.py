@@ -347,15 +347,16 @@ def test_every_graph_of_every_method_fits_its_frame(quickstart) -> None:
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 1000})
         with shot_on_failure(page, f"compare-side-{width}", shots):
-            assert_side_by_side(page, 3)
+            assert_side_by_side(page, 3, zoom=width == WIDTHS[-1])  # a zoomed view stays put
             assert page.evaluate(CUT_LABELS) == [], f"{width} px: labels cut"
         screenshot(page, f"8-compare-side-by-side-{width}px", shots)
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
-def assert_side_by_side(page, count: int) -> None:
+def assert_side_by_side(page, count: int, zoom: bool) -> None:
     """Compare's row of `count` evidence graphs: side by side in view, each legible with every
-    node in its frame (or legible at its top left), and a zoom in one followed by the others."""
+    node in its frame (or legible at its top left); with `zoom`, a zoom in one is followed by
+    the others."""
     page.locator(".kgviz-compare-side").scroll_into_view_if_needed()
     frames = page.locator(".kgviz-compare-side iframe")
     expect_count = frames.count()
@@ -371,6 +372,8 @@ def assert_side_by_side(page, count: int) -> None:
         state = frame.evaluate(OUTSIDE_FRAME)
         assert state["nodes"] and (not state["outside"] or state["atLegibleZoom"]), state
         assert frame.evaluate(READABILITY)["smallest"] >= LEGIBLE_PX
+    if not zoom:
+        return
     frames.nth(0).scroll_into_view_if_needed()
     canvas = inside[0].locator("canvas").bounding_box()
     page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] / 2)
