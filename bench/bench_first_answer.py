@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _ask_command import ask_command
+
 from kgviz.datasets import get_dataset
 from kgviz.paths import models_root
 
@@ -52,25 +54,6 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     return wall, peak_kb // 1024, result.stdout
 
 
-def ask(question: str, cache: str, llm: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "kgviz",
-        "ask",
-        question,
-        "--dataset",
-        "demo",
-        "--method",
-        METHOD,
-        "--llm",
-        llm,
-        "--cache",
-        cache,
-        "--json",
-    ]
-
-
 def environment(folder: Path, prefix_state: bool) -> dict[str, str]:
     return {
         **os.environ,
@@ -88,14 +71,14 @@ def prefix_state_on_off(root: Path, questions: list[str], llm: str) -> None:
     settings = {"on": environment(root / "on", True), "off": environment(root / "off", False)}
     for env in settings.values():  # set-up as `make demo`'s: prefix states, indexes; untimed
         timed([sys.executable, "-m", "kgviz", "model", "prepare", "--prefixes", "demo"], env)
-        timed(ask("who directed Forrest Gump", "off", llm), env)
+        timed(ask_command("who directed Forrest Gump", METHOD, llm, "off"), env)
     walls: dict[str, list[float]] = {"on": [], "off": []}
     same = 0
     for number, question in enumerate(questions):
         order = ["on", "off"] if number % 2 == 0 else ["off", "on"]
         answers = {}
         for setting in order:
-            wall, _, out = timed(ask(question, "off", llm), settings[setting])
+            wall, _, out = timed(ask_command(question, METHOD, llm, "off"), settings[setting])
             walls[setting].append(wall)
             answers[setting] = json.loads(out)["answers"]
             print(f"  {setting:>3}: {wall:6.1f} s  {question}  -> {answers[setting]}", flush=True)
@@ -110,14 +93,14 @@ def prefix_state_on_off(root: Path, questions: list[str], llm: str) -> None:
 def cached_ask(root: Path, llm: str, repeats: int) -> None:
     env = environment(root / "on", True)
     question = "who directed Forrest Gump"
-    timed(ask(question, "rw", llm), env)  # recorded once
-    runs = [timed(ask(question, "rw", llm), env) for _ in range(repeats)]
+    timed(ask_command(question, METHOD, llm, "rw"), env)  # recorded once
+    runs = [timed(ask_command(question, METHOD, llm, "rw"), env) for _ in range(repeats)]
     answers = {tuple(json.loads(r[2])["answers"]) for r in runs}
     print(
         f"fully cached ask: median {median([r[0] for r in runs]):.2f} s wall, "
         f"peak memory {max(r[1] for r in runs)} MB, answers {sorted(answers)}"
     )
-    cached_ask_parts(ask(question, "rw", llm)[4:], env)
+    cached_ask_parts(ask_command(question, METHOD, llm, "rw")[4:], env)
 
 
 def cached_ask_parts(arguments: list[str], env: dict[str, str]) -> None:

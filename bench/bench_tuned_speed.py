@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _ask_command import ask_command
+
 from kgviz.cli import parse_settings
 from kgviz.paths import models_root
 
@@ -158,25 +160,7 @@ def fresh_asks(env: dict[str, str]) -> None:
     for method in METHODS:
         seconds = []
         for question in NEW_QUESTIONS:
-            wall, out = run(
-                [
-                    sys.executable,
-                    "-m",
-                    "kgviz",
-                    "ask",
-                    question,
-                    "--dataset",
-                    "demo",
-                    "--method",
-                    method,
-                    "--llm",
-                    "local",
-                    "--cache",
-                    "off",
-                    "--json",
-                ],
-                env,
-            )
+            wall, out = run(ask_command(question, method), env)
             seconds.append(wall)
             answers.append(f"  {method} q{len(seconds)}: {json.loads(out)['answers'][:4]}")
         times = " ".join(f"{s:6.1f}" for s in seconds)
@@ -206,22 +190,7 @@ def main() -> None:
         cache = Path(folder)
         env = environment(cache)
         run([sys.executable, "-m", "kgviz", "model", "prepare", "--prefixes", "demo"], env)
-        run(
-            [
-                sys.executable,
-                "-m",
-                "kgviz",
-                "ask",
-                "who directed Big",
-                "--dataset",
-                "demo",
-                "--cache",
-                "off",
-                "--llm",
-                "local",
-            ],
-            env,
-        )  # indexes and vectors, untimed
+        run(ask_command("who directed Big", "simgrag"), env)  # indexes and vectors, untimed
         if "calls" in parts:
             per_call_table(env, {} if args.skip_baseline else BASELINE)
         if "demo" in parts:
