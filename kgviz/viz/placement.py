@@ -80,8 +80,7 @@ def place(
     canvas = _canvas_px({n: at_first[n] for n in shown}, footprints)
     later = {node.id for node in nodes} - opening
     full = _full(nodes, edges, roots, sections, footprints, canvas, later)
-    first_bends = dict(zip(map(id, first_edges), _bends(first_edges, at_first, footprints)))
-    bends = [first_bends.get(id(edge), bend) for edge, bend in zip(edges, full.bends)]
+    bends = _first_bends(edges, at_first, full.bends, footprints)
     return Placements(Placement(full.positions | at_first, bends, canvas), full)
 
 
@@ -94,15 +93,11 @@ def within(layout: Placements, nodes: Sequence[VisNode], edges: Sequence[VisEdge
     first_at = {n: layout.first.positions[n] for n in ids}
     full_at = {n: (layout.full or layout.first).positions[n] for n in ids}
     heights = layout.first.canvas_px, (layout.full or layout.first).canvas_px
-    opening = [edge for edge in edges if edge.opening]
-    shown = {end for edge in opening for end in (edge.source, edge.target)}
-    first_bends = dict(
-        zip(map(id, opening), _bends(opening, {n: first_at[n] for n in shown}, footprints))
-    )
+    shown = {end for edge in edges if edge.opening for end in (edge.source, edge.target)}
     full_bends = _bends(edges, full_at, footprints)
-    bends = [first_bends.get(id(edge), bend) for edge, bend in zip(edges, full_bends)]
+    bends = _first_bends(edges, {n: first_at[n] for n in shown}, full_bends, footprints)
     first = Placement(first_at, bends, heights[0])
-    if len(opening) == len(edges):
+    if all(edge.opening for edge in edges):
         return Placements(first, None)
     return Placements(first, Placement(full_at, full_bends, heights[1]))
 
@@ -177,6 +172,19 @@ def _bends(
     edges: Sequence[VisEdge], positions: Mapping[str, Point], footprints: Mapping[str, Footprint]
 ) -> list[float]:
     return route_edges([(e.source, e.target) for e in edges], positions, footprints)
+
+
+def _first_bends(
+    edges: Sequence[VisEdge],
+    at_first: Mapping[str, Point],
+    full_bends: Sequence[float],
+    footprints: Mapping[str, Footprint],
+) -> list[float]:
+    """Each edge's bend where the graph opens: the opening edges routed among the nodes at
+    `at_first` (those shown at first), the hidden ones as "show all" draws them."""
+    opening = [edge for edge in edges if edge.opening]
+    routed = iter(_bends(opening, at_first, footprints))
+    return [next(routed) if edge.opening else bend for edge, bend in zip(edges, full_bends)]
 
 
 def opening_nodes(

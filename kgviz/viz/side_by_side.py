@@ -45,7 +45,9 @@ def side_by_side(runs: Sequence[tuple[str, Trace]], kg: KnowledgeGraph | None = 
     if not drawn:
         return '<p style="font:13px sans-serif">No evidence triples.</p>'
     layout = place(*_union(drawn), roots=sorted({r for p in drawn for r in p.roots}))
-    sync = hashlib.sha256(repr(sorted(found.items(), key=str)).encode()).hexdigest()[:12]
+    # one key per row, the same for the same runs in any process
+    shown = sorted((label, sorted(triples)) for label, triples in found.items())
+    sync = hashlib.sha256(repr(shown).encode()).hexdigest()[:12]
     key: dict[tuple[str, str], None] = {}
     cells = []
     for label, _ in runs:

@@ -424,8 +424,10 @@ def _label(tree: SearchTree, box: Box, context: TreeContext, chars: int) -> str:
         return _starred(tree, record, context, chars)
     more = f" +{tree.count[record] - 1}" if tree.count[record] > 1 else ""
     kth = tree.kth_of(record)
-    bound, best = apart(tree.bound[record], kth) if kth is not None else ("", "")
-    against = f" · {bound} > {best}" if kth is not None else ""
+    against = ""
+    if kth is not None:
+        bound, best = apart(tree.bound[record], kth)
+        against = f" · {bound} > {best}"
     # the name gives way, so that the whole label fits its column and is not hidden
     name_chars = max(MIN_NAME_CHARS, chars - len(f"✂ {more}{against}"))
     label = _starred(tree, record, context, name_chars)
