@@ -13,6 +13,8 @@ from kgviz.reasoners.base import (
 )
 from kgviz.reasoners.grag.describe import Style
 
+TOKEN_CHECKPOINT = "grag-token"  # the graph-token encoder's checkpoint
+
 
 @dataclass
 class GRAGConfig(ListAnsweringConfig):

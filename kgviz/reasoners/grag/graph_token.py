@@ -21,10 +21,10 @@ from torch_geometric.nn import GATConv
 
 from kgviz.checkpoints.loader import LearnedPart, load_learned
 from kgviz.embed.encoder import DEFAULT_MODEL
+from kgviz.reasoners.grag.config import TOKEN_CHECKPOINT
 from kgviz.reasoners.grag.ego_index import EgoGraph, EgoIndex
 from kgviz.reasoners.grag.gate import GateShape, SoftPruner
 
-CHECKPOINT = "grag-token"
 TRAIN_COMMAND = "kgviz train grag --graph-token --llm hf:qwen2.5-coder-1.5b"
 
 
@@ -125,7 +125,7 @@ class GraphTokenEncoder(nn.Module):
 
 
 TOKEN_ENCODER = LearnedPart(
-    CHECKPOINT, GraphTokenEncoder, GraphTokenShape, DEFAULT_MODEL, TRAIN_COMMAND
+    TOKEN_CHECKPOINT, GraphTokenEncoder, GraphTokenShape, DEFAULT_MODEL, TRAIN_COMMAND
 )
 
 

@@ -16,7 +16,7 @@ from kgviz.reasoners.base import (
     Reasoner,
     ReasonerContext,
 )
-from kgviz.reasoners.grag.config import GRAGConfig
+from kgviz.reasoners.grag.config import TOKEN_CHECKPOINT, GRAGConfig
 from kgviz.reasoners.grag.describe import describe_graph
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import SoftPruner, load_pruner
@@ -111,8 +111,6 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def token_root(self) -> Path:
         """The root holding the graph-token encoder for the dataset in use."""
-        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
-
         root = self.config.checkpoint_root
         return find_checkpoint(
             TOKEN_CHECKPOINT, self.context.dataset.name, Path(root) if root else None
@@ -121,7 +119,6 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def token_encoder(self) -> tuple[GraphTokenEncoder, dict[str, Any]]:
         """The trained encoder and its card; it must have been trained through this reader."""
-        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
         from kgviz.reasoners.grag.graph_token import load_token_encoder
 
         encoder, card = load_token_encoder(self.token_root)
@@ -211,7 +208,6 @@ class GRAG(Reasoner[GRAGFound]):
         """Eq. 9-10 on the retrieved ego-graphs, recorded with what each one gave the token."""
         import torch
 
-        from kgviz.reasoners.grag.graph_token import CHECKPOINT as TOKEN_CHECKPOINT
         from kgviz.reasoners.grag.graph_token import ego_tensors
 
         encoder, card = self.token_encoder

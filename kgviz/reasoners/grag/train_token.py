@@ -27,10 +27,10 @@ from kgviz.kg.weak_labels import resolve
 from kgviz.llm.hf_backend import HFBackend
 from kgviz.llm.select import choose_llm
 from kgviz.llm.soft_prompt import SoftPrompt
+from kgviz.reasoners.grag.config import TOKEN_CHECKPOINT
 from kgviz.reasoners.grag.ego_index import EgoIndex, build_ego_index
 from kgviz.reasoners.grag.gate import load_pruner
 from kgviz.reasoners.grag.graph_token import (
-    CHECKPOINT,
     GraphTokenEncoder,
     GraphTokenShape,
     ego_tensors,
@@ -49,7 +49,7 @@ from kgviz.training.saved_progress import learning_state
 METRIC = "answer_loglik"
 ANSWERS_SHOWN = 3
 ABOUT = MethodCard(
-    method=CHECKPOINT,
+    method=TOKEN_CHECKPOINT,
     paper="Hu et al., GRAG: Graph Retrieval-Augmented Generation (2024), Eq. 9-11",
     labels="the gold answers (up to 3, comma-separated) as the reader's reply to [graph token; "
     "question]",
@@ -69,7 +69,12 @@ class TokenSample:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = trainer_parser(
-        "grag --graph-token", __doc__, per_hop=100, epochs=1, patience=1, checkpoint=CHECKPOINT
+        "grag --graph-token",
+        __doc__,
+        per_hop=100,
+        epochs=1,
+        patience=1,
+        checkpoint=TOKEN_CHECKPOINT,
     )
     parser.set_defaults(val_per_hop=20)
     parser.add_argument(
@@ -130,7 +135,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     reader = reader_of(args.llm)
     with training_run("grag", args, ["--graph-token", *argv]) as run:
-        run = replace(run, method=CHECKPOINT)
+        run = replace(run, method=TOKEN_CHECKPOINT)
         settings = GRAGRetrieval()
         index = build_ego_index(run.data.kg, settings.hops, settings.max_degree, progress=True)
         train = samples_of(index, run.data.train, settings)
