@@ -95,8 +95,9 @@ def _found_only_by(label: str, found: dict[str, set[StringTriple]]) -> set[Strin
 
 
 def _union(parts: Sequence[GraphParts]) -> tuple[list[VisNode], list[VisEdge]]:
-    """Every graph's nodes (the first drawing of each) and edges, one edge per triple: opening
-    when any graph opens on it."""
+    """Every graph's nodes (the first drawing of each) and edges, one edge per pair of ends and
+    label (the graphs' labels are off, so one per pair: enough to lay them out), opening when
+    any graph opens on it."""
     nodes: dict[str, VisNode] = {}
     for part in parts:
         nodes.update({node.id: node for node in part.nodes if node.id not in nodes})
