@@ -17,6 +17,25 @@ def demo_eval(method: str, llm: str, *options: str) -> list[str]:
     ]
 
 
+_LIMITED_KGVIZ = (
+    "import resource, runpy, sys; limit = int(sys.argv.pop(1)); "
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)); "
+    "sys.argv[0] = 'kgviz'; runpy.run_module('kgviz', run_name='__main__')"
+)
+
+
+def with_file_limit(command: list[str], limit: int) -> list[str]:
+    """`command` (a `python -m kgviz ...` line) run so that no file it writes may grow past
+    `limit` bytes (RLIMIT_FSIZE: a write past it fails with EFBIG, as on a full disk).
+
+    The limit is set by the new interpreter itself, not by a `preexec_fn`: that would make
+    subprocess fork this process, and a test worker that has loaded grpc (pymilvus) runs grpc's
+    at-fork handlers in the child, which can abort it before it starts.
+    """
+    assert command[:3] == [sys.executable, "-m", "kgviz"], command
+    return [sys.executable, "-c", _LIMITED_KGVIZ, str(limit), *command[3:]]
+
+
 def run_kgviz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`python -m kgviz ARGS` in a fresh process (with `env` on top of this one's), its output
     captured as text."""

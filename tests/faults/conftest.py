@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kgviz.llm.base import DEFAULT_OPTIONS, LLM, Completion, Message
+from tests.commands import with_file_limit
 
 
 @pytest.fixture(autouse=True)
@@ -68,19 +69,14 @@ def kgviz_cli(tmp_path) -> Callable[..., CliRun]:
     the size of any file the process writes (RLIMIT_FSIZE: a write past it fails with EFBIG)."""
 
     def run(*args: str, env: dict[str, str] | None = None, file_limit: int | None = None) -> CliRun:
-        def limit() -> None:
-            import resource
-
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
-
+        command = [sys.executable, "-m", "kgviz", *args]
         result = subprocess.run(
-            [sys.executable, "-m", "kgviz", *args],
+            command if file_limit is None else with_file_limit(command, file_limit),
             capture_output=True,
             text=True,
             timeout=300,
             check=False,
             env={**os.environ, "KGVIZ_CACHE": str(tmp_path / "cache"), **(env or {})},
-            preexec_fn=limit if file_limit is not None else None,
         )
         return CliRun(result.returncode, result.stderr)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -28,6 +27,7 @@ from kgviz.reasoners.grag.gate import load_pruner
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.subgraphrag.scorer import load_scorer
 from kgviz.training.run import LOCK
+from tests.commands import with_file_limit
 
 
 def planted(root: Path, method: str, source: str, part: str = "both") -> Path:
@@ -185,17 +185,15 @@ def test_a_save_the_disk_refuses_is_one_line_and_keeps_the_checkpoint(tmp_path, 
     folder = planted(tmp_path, "grag", "grag")
     before = {name: (folder / name).read_bytes() for name in (CARD, WEIGHTS)}
 
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000_000, 2_000_000))
-
     argv = ["train", "grag", "--dataset", "demo", "--quick", "--epochs", "1", "--hidden", "1024"]
     done = subprocess.run(
-        [sys.executable, "-m", "kgviz", *argv, "--checkpoint-root", str(tmp_path)],
+        with_file_limit(
+            [sys.executable, "-m", "kgviz", *argv, "--checkpoint-root", str(tmp_path)], 2_000_000
+        ),
         capture_output=True,
         text=True,
         check=False,
         timeout=300,
-        preexec_fn=small_files,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.splitlines()[-1] == (

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import subprocess
 
 import pytest
 
 from kgviz.errors import KgvizError
 from kgviz.eval.results_file import ResultsWriter, read_results
-from tests.commands import demo_eval
+from tests.commands import demo_eval, with_file_limit
 
 ROW = {"method": "llm-only", "qid": "demo/dev/1", "hit1": True, "answer": "x"}
 
@@ -108,15 +107,11 @@ def test_an_eval_under_a_file_size_limit_ends_in_one_line_and_resumes(tmp_path, 
     assert first.returncode == 0, first.stderr
     limit = out.stat().st_size + out.stat().st_size // 2  # room for 1.5 more rows
 
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
     cut = subprocess.run(
-        eval_command(server.url, out, 6),
+        with_file_limit(eval_command(server.url, out, 6), limit),
         check=False,
         capture_output=True,
         text=True,
-        preexec_fn=limited,
     )
     errors = cut.stderr.strip().splitlines()
     assert cut.returncode == 2 and "Traceback" not in cut.stderr, cut.stderr
