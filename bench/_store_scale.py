@@ -141,8 +141,8 @@ def _run_worker(mode: str, folder: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run(edges: int, per_hop: int, folder: Path, seed: int = 0) -> None:
-    """Generate, export, load and serve a KG of `edges` triples, then print the figures."""
+def _generate(edges: int, per_hop: int, folder: Path, seed: int) -> None:
+    """Generate the KG and its questions, export it and load it into `folder/store`."""
     from kgviz.triplestore import oxigraph
     from kgviz.triplestore.export import write_ntriples
 
@@ -165,8 +165,20 @@ def run(edges: int, per_hop: int, folder: Path, seed: int = 0) -> None:
         f"loaded into Oxigraph in {time.perf_counter() - began:.0f} s ({store_mb:,.0f} MB on disk)",
         flush=True,
     )
-    (folder / "kg").mkdir()
-    with oxigraph.served(folder / "store") as (url, _):
+
+
+def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None = None) -> None:
+    """Generate, export, load and serve a KG of `edges` triples, then print the figures. A
+    `folder` that holds a store already (a kept one) is served as it is; on the same `port`, its
+    cached name table is found again."""
+    from kgviz.triplestore import oxigraph
+
+    if (folder / "store").is_dir() and (folder / "questions.json").is_file():
+        print(f"serving the store kept in {folder}", flush=True)
+    else:
+        _generate(edges, per_hop, folder, seed)
+    (folder / "kg").mkdir(exist_ok=True)
+    with oxigraph.served(folder / "store", port) as (url, _):
         (folder / "kg" / "kb.sparql").write_text(
             f'endpoint = "{url}"\ntimeout = {LISTING_TIMEOUT_S}\npage = {LISTING_PAGE}\n'
         )

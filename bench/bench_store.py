@@ -115,7 +115,18 @@ def main() -> None:
         help="instead, SimGRAG's search on a synthetic KG of this many triples (e.g. 1e7)",
     )
     parser.add_argument("--synthetic-per-hop", type=int, default=20)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="with --synthetic: build the store in this folder and keep it; a later run with "
+        "the same folder serves it again (on --port, so its cached name table is found)",
+    )
+    parser.add_argument("--port", type=int, help="with --keep: the port to serve the store on")
     args = parser.parse_args()
+    if args.synthetic and args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        run_scale(int(args.synthetic), args.synthetic_per_hop, args.keep, port=args.port)
+        return
     if args.synthetic:
         with tempfile.TemporaryDirectory(prefix="kgviz-bench-store-scale-") as temporary:
             run_scale(int(args.synthetic), args.synthetic_per_hop, Path(temporary))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +44,7 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 
 
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
+BUILD_CHUNK = 50_000  # names embedded and inserted at a time into a Milvus collection
 
 
 _caches: dict[tuple[str, Path], tuple[EmbeddingCache, threading.Lock]] = {}
@@ -75,23 +76,26 @@ def _query_cache(encoder: TextEncoder, root: Path) -> EmbeddingCache:
         return _query_caches[key]
 
 
-def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
-    """Embeds (through the on-disk cache) the graph's entity names or readable relation labels."""
+def _texts(kg: KnowledgeGraph, which: str) -> list[str]:
+    """What is embedded for the graph's entities (names) or relations (readable labels)."""
+    if which == "entities":
+        return list(kg.entities)
+    return [relation_text(r) for r in kg.relations]
+
+
+def _embed_texts(encoder: TextEncoder, texts: list[str], progress: bool, desc: str) -> np.ndarray:
+    """`texts` embedded through the on-disk cache of the encoder's model."""
     cache, lock = _shared_cache(encoder, cache_root())
+    with lock:
+        return embed_with_cache(encoder, texts, cache, progress=progress, desc=desc)
+
+
+def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
+    """Embeds the graph's entity names or readable relation labels (`_texts`)."""
 
     def embed(which: str) -> np.ndarray:
-        if which == "entities":
-            texts = list(kg.entities)
-        else:
-            texts = [relation_text(r) for r in kg.relations]
-        with lock:
-            return embed_with_cache(
-                encoder,
-                texts,
-                cache,
-                progress=progress and which == "entities",
-                desc=f"{kg.name} {which}",
-            )
+        progressed = progress and which == "entities"
+        return _embed_texts(encoder, _texts(kg, which), progressed, f"{kg.name} {which}")
 
     return embed
 
@@ -120,17 +124,32 @@ def _load_indexes(
 
 
 def _milvus_indexes(
-    milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder, embed: Embed
+    milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder, progress: bool
 ) -> tuple[MilvusIndex, MilvusIndex]:
-    """The graph's entity and relation collections, reused when their fingerprint and size match."""
+    """The graph's entity and relation collections, reused when their fingerprint and size
+    match, else built (or an interrupted build resumed) a chunk of names at a time."""
     graph = graph_fingerprint(kg)
     fingerprint = f"kgviz {kg.name} {graph} {encoder.model_name}"
     indexes = []
-    for which, rows in (("entities", kg.num_entities), ("relations", kg.num_relations)):
+    for which in ("entities", "relations"):
+        texts = _texts(kg, which)
         collection = f"kgviz_{graph}_{which}"
+
+        def vectors_from(start: int, texts: list[str] = texts) -> Iterator[np.ndarray]:
+            for at in range(start, len(texts), BUILD_CHUNK):
+                yield _embed_texts(encoder, texts[at : at + BUILD_CHUNK], False, "")
+
         indexes.append(
-            MilvusIndex.open(milvus, collection, fingerprint, rows)
-            or MilvusIndex.build(embed(which), milvus, collection, fingerprint)
+            MilvusIndex.open(milvus, collection, fingerprint, len(texts))
+            or MilvusIndex.build(
+                vectors_from,
+                len(texts),
+                encoder.dim,
+                milvus,
+                collection,
+                fingerprint,
+                progress=progress and which == "entities",
+            )
         )
     return indexes[0], indexes[1]
 
@@ -182,10 +201,10 @@ class KGIndex:
         folder = folder or (
             cache_root() / "indexes" / f"{cache_name(kg.name)}-{graph_fingerprint(kg)}" / safe_model
         )
-        embed = _embedder(kg, encoder, progress)
         if kind == "milvus":
             milvus = connect(milvus_uri or str(folder / "milvus.db"))
-            return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, embed))
+            return cls(kg, encoder, *_milvus_indexes(milvus, kg, encoder, progress))
+        embed = _embedder(kg, encoder, progress)
         if not persist:
             return cls(
                 kg,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +21,7 @@ from kgviz.errors import StoreError
 TOKEN_ENV = "KGVIZ_MILVUS_TOKEN"
 INSERT_BATCH = 1000  # rows per insert; milvus-lite 2.5 slows down sharply on much larger requests
 SEARCH_BATCH = 1024  # queries per search request
+VectorsFrom = Callable[[int], Iterable[np.ndarray]]  # row -> the vectors from it on, in chunks
 
 
 @dataclass
@@ -40,6 +41,15 @@ class MilvusConnection:
             yield
         except MilvusException as error:
             raise StoreError(f"Milvus at {self.uri}: {doing} failed: {error.message}") from error
+
+
+def _progress(shown: bool, collection: str, rows: int, done: int) -> Any:
+    """A progress bar over the rows of a build (None unless `shown`)."""
+    if not shown:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=rows, initial=done, desc=f"Milvus {collection}", unit="vectors")
 
 
 def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> MilvusConnection:
@@ -77,6 +87,11 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
     return MilvusConnection(client, uri, timeout)
 
 
+def array_chunks(vectors: np.ndarray, size: int = 10 * INSERT_BATCH) -> VectorsFrom:
+    """`vectors_from` for `MilvusIndex.build` of vectors already in memory."""
+    return lambda start: (vectors[at : at + size] for at in range(start, len(vectors), size))
+
+
 class MilvusIndex:
     """One collection of `(id, vector)` rows searched exactly by L2, like `FaissIndex` flat.
 
@@ -107,39 +122,80 @@ class MilvusIndex:
 
     @classmethod
     def build(
-        cls, vectors: np.ndarray, milvus: MilvusConnection, collection: str, fingerprint: str
+        cls,
+        vectors_from: VectorsFrom,
+        rows: int,
+        dim: int,
+        milvus: MilvusConnection,
+        collection: str,
+        fingerprint: str,
+        progress: bool = False,
     ) -> MilvusIndex:
-        """(Re)create `collection` with a FLAT L2 index and insert `vectors` as ids 0..n-1."""
-        from pymilvus import DataType
-
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        """A collection of `rows` vectors of `dim` with a FLAT L2 index, ids 0..rows-1, inserted as
+        `vectors_from(start)` yields them from row `start` on, in chunks (so no more than a chunk
+        is held at once). A collection of this fingerprint left part-built by an interrupted
+        build is resumed where it stopped; any other is dropped and built anew."""
         client, timeout = milvus.client, milvus.timeout
         with milvus.errors(f"building collection {collection}"):
-            if client.has_collection(collection, timeout=timeout):
-                client.drop_collection(collection, timeout=timeout)
-            schema = client.create_schema(
-                auto_id=False, enable_dynamic_field=False, description=fingerprint
-            )
-            schema.add_field("id", DataType.INT64, is_primary=True)
-            schema.add_field("vector", DataType.FLOAT_VECTOR, dim=vectors.shape[1])
-            index_params = client.prepare_index_params()
-            index_params.add_index("vector", index_type="FLAT", metric_type="L2")
-            client.create_collection(
-                collection,
-                schema=schema,
-                index_params=index_params,
-                consistency_level="Strong",
-                timeout=timeout,
-            )
-            for start in range(0, len(vectors), INSERT_BATCH):
-                rows = [
-                    {"id": i, "vector": vectors[i]}
-                    for i in range(start, min(start + INSERT_BATCH, len(vectors)))
-                ]
-                client.insert(collection, rows, timeout=timeout)
+            done = cls._resumable(milvus, collection, fingerprint, rows)
+            if done == 0:
+                cls._create(milvus, collection, fingerprint, dim)
+            bar = _progress(progress, collection, rows, done)
+            for chunk in vectors_from(done):
+                chunk = np.ascontiguousarray(chunk, dtype=np.float32)
+                for start in range(0, len(chunk), INSERT_BATCH):
+                    part = chunk[start : start + INSERT_BATCH]
+                    batch = [{"id": done + i, "vector": vector} for i, vector in enumerate(part)]
+                    client.insert(collection, batch, timeout=timeout)
+                    done += len(part)
+                    if bar is not None:
+                        bar.update(len(part))
+            if bar is not None:
+                bar.close()
             client.flush(collection, timeout=timeout)
+            count = int(client.get_collection_stats(collection, timeout=timeout)["row_count"])
+            if count != rows:
+                raise StoreError(
+                    f"Milvus at {milvus.uri}: collection {collection} holds {count:,} rows after "
+                    f"its build, not {rows:,}; build it again"
+                )
             client.load_collection(collection, timeout=timeout)
-        return cls(milvus, collection, len(vectors))
+        return cls(milvus, collection, rows)
+
+    @staticmethod
+    def _resumable(milvus: MilvusConnection, collection: str, fingerprint: str, rows: int) -> int:
+        """The rows an interrupted build of this fingerprint left (its ids are 0..n-1, each
+        insert being whole); 0 after dropping any other collection of that name."""
+        client, timeout = milvus.client, milvus.timeout
+        if not client.has_collection(collection, timeout=timeout):
+            return 0
+        description = client.describe_collection(collection, timeout=timeout).get("description")
+        client.flush(collection, timeout=timeout)  # rows inserted before the stop are counted
+        count = int(client.get_collection_stats(collection, timeout=timeout)["row_count"])
+        if description == fingerprint and 0 < count < rows:
+            return count
+        client.drop_collection(collection, timeout=timeout)
+        return 0
+
+    @staticmethod
+    def _create(milvus: MilvusConnection, collection: str, fingerprint: str, dim: int) -> None:
+        from pymilvus import DataType
+
+        client = milvus.client
+        schema = client.create_schema(
+            auto_id=False, enable_dynamic_field=False, description=fingerprint
+        )
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+        index_params = client.prepare_index_params()
+        index_params.add_index("vector", index_type="FLAT", metric_type="L2")
+        client.create_collection(
+            collection,
+            schema=schema,
+            index_params=index_params,
+            consistency_level="Strong",
+            timeout=milvus.timeout,
+        )
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """`(distances, ids)`, each `(len(queries), k)`, nearest first; id -1 pads short rows."""

@@ -53,10 +53,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(location: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """(the query URL, the server process) of a read-only server over `location`, up and
-    answering; stopped when the block ends."""
-    port = _free_port()
+def served(
+    location: Path, port: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """(the query URL, the server process) of a read-only server over `location` on `port` (a
+    free one by default), up and answering; stopped when the block ends."""
+    port = port or _free_port()
     process = subprocess.Popen(
         [binary(), "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,

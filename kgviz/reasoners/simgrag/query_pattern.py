@@ -142,9 +142,12 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
 
     Repairs, each recorded: malformed or non-text triples dropped, over-long texts cut, exact
     duplicates and self-loops dropped, triples past `max_triples` dropped (the first ones are kept,
-    as the reply lists the question's facts in order). Self-loops, duplicates and fewer triples
+    as the reply lists the question's facts in order). Duplicates, self-loops and fewer triples
     than phrases (a fact of the question left out) also go into `malformed`: the LLM is asked to
-    fix those before the repaired pattern is used.
+    fix those before the repaired pattern is used. A self-loop on an UNKNOWN node that other
+    triples keep in the pattern is not: it restates a fact the chain already holds ("[movie 1,
+    starred in, movie 1]" between "[X, starred in, movie 1]" and "[movie 1, written by, person
+    1]"), so dropping it is the fix, and it counts as its phrase's triple.
     """
     if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
         raise PatternError("the LLM reply has no list of triples")
@@ -156,7 +159,8 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
     keys: dict[str, int] = {}
     edges: list[PatternEdge] = []
     seen: set[tuple[int, str, int]] = set()
-    malformed: list[str] = []
+    problems: dict[int, str] = {}  # triple position -> what a re-ask should fix
+    loops: dict[int, int] = {}  # triple position -> the node of a self-loop dropped
 
     def node(text: str) -> int:
         key = text.casefold()
@@ -179,12 +183,12 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         head, tail = node(head_text), node(tail_text)
         if head == tail:
             repairs.append(f"triple {position} dropped: self-loop on {head_text!r}")
-            malformed.append(f"triple {position} links {head_text!r} to itself")
+            loops[position] = head
             continue
         key = (head, relation.casefold(), tail)
         if key in seen:
             repairs.append(f"triple {position} dropped: duplicate")
-            malformed.append(f"triple {position} repeats an earlier triple")
+            problems[position] = f"triple {position} repeats an earlier triple"
             continue
         if len(edges) == max_triples:
             repairs.append(f"triple {position} dropped: more than {max_triples} triples")
@@ -195,9 +199,14 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
         raise PatternError(
             "the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})" if repairs else "")
         )
-    if len(edges) < len(phrases):
-        malformed.append(f"there are {len(phrases)} phrases but {len(edges)} usable triple(s)")
     used = sorted({n for e in edges for n in (e.head, e.tail)})
+    restated = {position for position, n in loops.items() if nodes[n].is_unknown and n in used}
+    for position, looped in loops.items():
+        if position not in restated:
+            problems[position] = f"triple {position} links {nodes[looped].text!r} to itself"
+    malformed = [problems[position] for position in sorted(problems)]
+    if len(edges) + len(restated) < len(phrases):
+        malformed.append(f"there are {len(phrases)} phrases but {len(edges)} usable triple(s)")
     renumber = {old: new for new, old in enumerate(used)}
     edges = [
         PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges

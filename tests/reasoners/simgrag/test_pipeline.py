@@ -170,6 +170,35 @@ def test_what_a_reask_should_fix_is_marked_malformed():
     ]
 
 
+def test_a_self_loop_restating_the_chain_is_dropped_without_a_reask():
+    """ "Who wrote the films that Sigourney Weaver starred in", as the 1.5B reader wrote it: the
+    loop on movie 1 restates the chain, so the repaired pattern is the question's."""
+    reply = {
+        "phrases": ["Weaver starred in a film", "another film starred that actor", "written by"],
+        "triples": [
+            ["Sigourney Weaver", "starred in", f"{U} movie 1"],
+            [f"{U} movie 1", "starred in", f"{U} movie 1"],
+            [f"{U} movie 1", "written by", f"{U} person 1"],
+        ],
+    }
+    pattern = parse_pattern(reply, 6)
+    assert pattern.malformed == []
+    assert pattern.repairs == [f"triple 2 dropped: self-loop on '{U} movie 1'"]
+    assert [(e.head, e.tail) for e in pattern.edges] == [(0, 1), (1, 2)]
+    named_loop = {
+        **reply,
+        "triples": [
+            *reply["triples"][:1],
+            ["Sigourney Weaver", "r", "sigourney weaver"],
+            *reply["triples"][2:],
+        ],
+    }
+    assert parse_pattern(named_loop, 6).malformed == [
+        "triple 2 links 'Sigourney Weaver' to itself",
+        "there are 3 phrases but 2 usable triple(s)",
+    ]
+
+
 def test_answer_prompts_verbalize_each_graph():
     graphs = [[("Heat", "directed_by", "Michael Mann")], [("Heat", "release_year", "1995")]]
     qa = prompts.answer_messages("qa", "who directed Heat", graphs)
