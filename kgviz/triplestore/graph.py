@@ -20,10 +20,10 @@ import numpy as np
 
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
-from kgviz.triplestore.client import SparqlClient, SparqlError, bound, count_value
+from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.names import NameTable, build_name_table, cached_name_table
-from kgviz.triplestore.terms import Queries, term_key
+from kgviz.triplestore.terms import Queries, tsv_key
 
 
 @dataclass
@@ -143,10 +143,11 @@ class SparqlGraph(KnowledgeGraph):
             for start in range(0, unknown.size, self.config.batch):
                 batch = unknown[start : start + self.config.batch]
                 counts = dict.fromkeys(batch.tolist(), 0)
-                for row in self.client.select(self.queries.degrees(self.table.keys_of(batch))):
-                    entity = self._entity(bound(row, "x", self.config.endpoint))
+                query = self.queries.degrees(self.table.keys_of(batch))
+                for term, count in self.client.select_cells(query):
+                    entity = self._entity(term)
                     if entity is not None:
-                        counts[entity] += count_value(row, self.config.endpoint)
+                        counts[entity] += count_of(count, self.config.endpoint)
                 self._degree[list(counts)] = list(counts.values())
             return self._degree[ids]
 
@@ -162,7 +163,7 @@ class SparqlGraph(KnowledgeGraph):
         for start in range(0, todo.size, self.config.batch):
             batch = todo[start : start + self.config.batch]
             query = self.queries.incident(self.table.keys_of(batch), limit=budget[0] + 1)
-            for row in self.client.select(query):
+            for row in self.client.select_cells(query):
                 triple = self._triple(row)
                 if triple is not None and triple not in self._rows:
                     added[triple] = None
@@ -180,8 +181,16 @@ class SparqlGraph(KnowledgeGraph):
             self._append(np.array(list(added), dtype=np.int32))
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
 
-    def _entity(self, term: dict[str, str]) -> int | None:
-        key = term_key(term)
+    def _key(self, cell: str) -> str | None:
+        """The term key of a TSV cell (None for a blank node); a cell that is no term is an
+        error naming the endpoint."""
+        try:
+            return tsv_key(cell)
+        except ValueError as error:
+            raise SparqlError(f"the SPARQL endpoint {self.config.endpoint} sent {error}") from None
+
+    def _entity(self, cell: str) -> int | None:
+        key = self._key(cell)
         if key is None:
             return None
         found = self.table.entity_terms.get(key)
@@ -193,10 +202,10 @@ class SparqlGraph(KnowledgeGraph):
             )
         return int(self.table.term_entity[found])
 
-    def _triple(self, row: dict[str, dict[str, str]]) -> tuple[int, int, int] | None:
-        where = self.config.endpoint
-        head, tail = self._entity(bound(row, "s", where)), self._entity(bound(row, "o", where))
-        relation_term = self.table.relation_terms.get(term_key(bound(row, "p", where)) or "")
+    def _triple(self, row: list[str]) -> tuple[int, int, int] | None:
+        """The ids of a `?s ?p ?o` row (None when it holds a blank node)."""
+        head, tail = self._entity(row[0]), self._entity(row[2])
+        relation_term = self.table.relation_terms.get(self._key(row[1]) or "")
         if head is None or tail is None or relation_term is None:
             return None
         return head, int(self.table.term_relation[relation_term]), tail

@@ -44,6 +44,53 @@ def term_key(term: dict[str, str]) -> str | None:
     return f"{text}^^<{datatype}>" if datatype and datatype != XSD_STRING else text
 
 
+XSD = "http://www.w3.org/2001/XMLSchema#"
+# A literal TSV writes bare (SPARQL's short forms), and its datatype.
+_BARE_LITERALS = (
+    (re.compile(r"[+-]?\d+\Z"), "integer"),
+    (re.compile(r"[+-]?\d*\.\d+\Z"), "decimal"),
+    (re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+\Z"), "double"),
+    (re.compile(r"(true|false)\Z"), "boolean"),
+)
+_TSV_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.DOTALL)
+_TSV_ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'"}
+
+
+def _unescaped(text: str) -> str:
+    """`text` with SPARQL's escapes (`\\n`, `\\"`, `\\u00E9`, ...) read."""
+
+    def one(match: re.Match[str]) -> str:
+        short, long, char = match.groups()
+        if short or long:
+            return chr(int(short or long, 16))
+        return _TSV_ECHARS.get(char, char)  # `\\` is a backslash
+
+    return _TSV_ESCAPE.sub(one, text) if "\\" in text else text
+
+
+def tsv_key(cell: str) -> str | None:
+    """The key (`term_key`) of a term as a SPARQL TSV result writes it; None for a blank node
+    or an unbound cell. Raises `ValueError` for a cell that is no term."""
+    if not cell or cell.startswith("_:"):
+        return None
+    if cell[0] == "<" and cell[-1] == ">":
+        return iri_key(_unescaped(cell[1:-1]))
+    if cell[0] == '"':
+        end = cell.rindex('"')
+        if end == 0:
+            raise ValueError(f"an unclosed literal {cell[:80]!r}")
+        text, suffix = _unescaped(cell[1:end]), cell[end + 1 :]
+        if suffix == f"^^<{XSD_STRING}>":
+            suffix = ""
+        elif suffix and not suffix.startswith(("@", "^^<")):
+            raise ValueError(f"a literal followed by {suffix[:40]!r}")
+        return f'"{text.translate(_LITERAL)}"{suffix}'
+    for pattern, datatype in _BARE_LITERALS:
+        if pattern.match(cell):
+            return f'"{cell}"^^<{XSD}{datatype}>'
+    raise ValueError(f"no RDF term: {cell[:80]!r}")
+
+
 @dataclass(frozen=True)
 class Queries:
     """The SELECT queries over one endpoint's KG: its named graph (or the default graph) and its

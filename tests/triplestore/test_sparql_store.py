@@ -33,6 +33,7 @@ from kgviz.triplestore.client import SparqlClient, SparqlError, SparqlTransient,
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.export import write_ntriples
 from kgviz.triplestore.graph import FetchLimitError, SparqlGraph
+from kgviz.triplestore.terms import term_key, tsv_key
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -365,6 +366,38 @@ def test_odd_characters_in_terms_are_sent_back_as_sparql_reads_them(tmp_cache, t
             "b",
         ]
         assert kg.reach([kg.entity_id("a")], 1).num_triples == 3
+
+
+ODD_TERMS = """\
+<http://x.org/a> <http://x.org/says> "tab\\there \\"q\\" back\\\\slash nl\\nend" .
+<http://x.org/a> <http://x.org/says> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .
+<http://x.org/a> <http://x.org/says> "-4.5"^^<http://www.w3.org/2001/XMLSchema#decimal> .
+<http://x.org/a> <http://x.org/says> "1.5E3"^^<http://www.w3.org/2001/XMLSchema#double> .
+<http://x.org/a> <http://x.org/says> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .
+<http://x.org/a> <http://x.org/says> "2020-01-01"^^<http://www.w3.org/2001/XMLSchema#date> .
+<http://x.org/a> <http://x.org/says> "x"^^<http://www.w3.org/2001/XMLSchema#string> .
+<http://x.org/a> <http://x.org/says> "chat"@fr .
+<http://x.org/a> <http://x.org/says> "ctl\\u0001 uni \\u00E9 \\U0001F600" .
+<http://x.org/a> <http://x.org/says> "" .
+<http://x.org/a%20b> <http://x.org/knows> <http://x.org/c%7Bd%7D> .
+_:b <http://x.org/knows> <http://x.org/c> .
+"""
+
+
+def test_tsv_cells_give_the_keys_json_terms_give(tmp_path):
+    """Walks read TSV results (cheaper to write and read than JSON); for every kind of term
+    Oxigraph writes, the key read from TSV is the one read from JSON."""
+    (tmp_path / "kb.nt").write_text(ODD_TERMS)
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    query = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?s ?p ?o"
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        client = SparqlClient(url)
+        from_json = [[term_key(row[v]) for v in "spo"] for row in client.select(query)]
+        cells = client.select_cells(query)
+    assert len(from_json) == 12 and [[tsv_key(cell) for cell in row] for row in cells] == from_json
+    objects = {row[2] for row in cells}
+    assert {"42", "-4.5", "true"} <= objects  # SPARQL's short forms: typed literals, bare
+    assert any("\\t" in cell for cell in objects)  # and escapes, read back
 
 
 @pytest.mark.parametrize("blank", [True, False])
