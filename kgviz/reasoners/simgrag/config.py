@@ -74,8 +74,9 @@ class SimGRAGConfig(ListAnsweringConfig):
     pattern_checks: bool = option(
         True,
         "check the pattern against the question (not in the paper): a named node the question "
-        "does not name is re-asked like a malformation, the re-ask restates the question, and "
-        "of several triples between the same two UNKNOWN nodes only the last is searched",
+        "does not name is re-asked like a malformation, the re-ask restates the question, "
+        "of several triples between the same two UNKNOWN nodes only the last is searched, and "
+        "a self-loop on an UNKNOWN node the other triples keep is dropped without a re-ask",
     )
     own_knowledge: bool = option(
         True,

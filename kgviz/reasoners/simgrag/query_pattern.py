@@ -137,17 +137,18 @@ def _unknown(text: str) -> tuple[bool, str]:
     return True, _NUMBER.sub("", match.group("caps") or match.group("lower") or "").strip()
 
 
-def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
+def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -> QueryPattern:
     """Parse and repair the LLM's pattern JSON; raise `PatternError` if nothing usable is left.
 
     Repairs, each recorded: malformed or non-text triples dropped, over-long texts cut, exact
     duplicates and self-loops dropped, triples past `max_triples` dropped (the first ones are kept,
     as the reply lists the question's facts in order). Duplicates, self-loops and fewer triples
     than phrases (a fact of the question left out) also go into `malformed`: the LLM is asked to
-    fix those before the repaired pattern is used. A self-loop on an UNKNOWN node that other
-    triples keep in the pattern is not: it restates a fact the chain already holds ("[movie 1,
-    starred in, movie 1]" between "[X, starred in, movie 1]" and "[movie 1, written by, person
-    1]"), so dropping it is the fix, and it counts as its phrase's triple.
+    fix those before the repaired pattern is used. With `restating_loops`, a self-loop on an
+    UNKNOWN node that other triples keep in the pattern is not: it restates a fact the chain
+    already holds ("[movie 1, starred in, movie 1]" between "[X, starred in, movie 1]" and
+    "[movie 1, written by, person 1]"), so dropping it is the fix, and it counts as its
+    phrase's triple.
     """
     if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
         raise PatternError("the LLM reply has no list of triples")
@@ -200,7 +201,11 @@ def parse_pattern(reply: Any, max_triples: int) -> QueryPattern:
             "the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})" if repairs else "")
         )
     used = sorted({n for e in edges for n in (e.head, e.tail)})
-    restated = {position for position, n in loops.items() if nodes[n].is_unknown and n in used}
+    restated = {
+        position
+        for position, n in loops.items()
+        if restating_loops and nodes[n].is_unknown and n in used
+    }
     for position, looped in loops.items():
         if position not in restated:
             problems[position] = f"triple {position} links {nodes[looped].text!r} to itself"

@@ -135,7 +135,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
         )
         try:
             reply = ask_json(trace, PATTERN, self.context.llm, messages, self._pattern_schema)
-            pattern = parse_pattern(reply, self.config.max_triples)
+            pattern = parse_pattern(reply, self.config.max_triples, self.config.pattern_checks)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern: {error}; answering without retrieved evidence")
             return None, []
@@ -187,7 +187,7 @@ class SimGRAG(Reasoner[list[subgraphs.Subgraph]]):
                 follow_up,
                 self._pattern_schema,
             )
-            again = parse_pattern(reply, self.config.max_triples)
+            again = parse_pattern(reply, self.config.max_triples, self.config.pattern_checks)
         except (LLMOutputError, PatternError) as error:
             trace.warnings.append(f"pattern re-ask: {error}; the first pattern is repaired")
             return first

@@ -181,7 +181,7 @@ def test_a_self_loop_restating_the_chain_is_dropped_without_a_reask():
             [f"{U} movie 1", "written by", f"{U} person 1"],
         ],
     }
-    pattern = parse_pattern(reply, 6)
+    pattern = parse_pattern(reply, 6, restating_loops=True)
     assert pattern.malformed == []
     assert pattern.repairs == [f"triple 2 dropped: self-loop on '{U} movie 1'"]
     assert [(e.head, e.tail) for e in pattern.edges] == [(0, 1), (1, 2)]
@@ -193,8 +193,12 @@ def test_a_self_loop_restating_the_chain_is_dropped_without_a_reask():
             *reply["triples"][2:],
         ],
     }
-    assert parse_pattern(named_loop, 6).malformed == [
+    assert parse_pattern(named_loop, 6, restating_loops=True).malformed == [
         "triple 2 links 'Sigourney Weaver' to itself",
+        "there are 3 phrases but 2 usable triple(s)",
+    ]
+    assert parse_pattern(reply, 6).malformed == [  # the paper preset's checks: re-asked
+        f"triple 2 links '{U} movie 1' to itself",
         "there are 3 phrases but 2 usable triple(s)",
     ]
 
