@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,9 @@ class WalkStats:
     fetched: int = 0
     reused: int = 0
     dropped: int = 0
+
+
+FETCH_THREADS = 2  # queries of one walk step in flight at once
 
 
 class FetchLimitError(StoreError):
@@ -160,12 +164,15 @@ class SparqlGraph(KnowledgeGraph):
         if todo.size == 0:
             return
         added: dict[tuple[int, int, int], None] = {}
-        for start in range(0, todo.size, self.config.batch):
-            batch = todo[start : start + self.config.batch]
-            query = self.queries.incident(self.table.keys_of(batch), limit=budget[0] + 1)
-            for row in self.client.select_cells(query):
-                triple = self._triple(row)
-                if triple is not None and triple not in self._rows:
+        queries = [
+            self.queries.incident(
+                self.table.keys_of(todo[start : start + self.config.batch]), limit=budget[0] + 1
+            )
+            for start in range(0, todo.size, self.config.batch)
+        ]
+        for rows in self._answers(queries):
+            for triple in self._triples(rows):
+                if triple not in self._rows:
                     added[triple] = None
             if len(added) > budget[0]:
                 raise FetchLimitError(
@@ -180,6 +187,35 @@ class SparqlGraph(KnowledgeGraph):
         if added:
             self._append(np.array(list(added), dtype=np.int32))
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
+
+    def _answers(self, queries: list[str]) -> Iterator[list[list[str]]]:
+        """The TSV rows of each query, in order, with up to `FETCH_THREADS` asked at once (the
+        endpoint answers one while kgviz reads another); those not yet asked are dropped when
+        the caller stops reading."""
+        if len(queries) == 1:
+            yield self.client.select_cells(queries[0])
+            return
+        pool = ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="kgviz-sparql")
+        try:
+            yield from pool.map(self.client.select_cells, queries)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _triples(self, rows: list[list[str]]) -> Iterator[tuple[int, int, int]]:
+        """The ids of `?s ?p ?o` rows (each distinct term read once); rows with a blank node or
+        a predicate that is no relation are left out."""
+        entities = {
+            cell: self._entity(cell) for cell in {row[0] for row in rows} | {row[2] for row in rows}
+        }
+        relations = {cell: self._relation(cell) for cell in {row[1] for row in rows}}
+        for head_cell, relation_cell, tail_cell in rows:
+            head, relation, tail = (
+                entities[head_cell],
+                relations[relation_cell],
+                entities[tail_cell],
+            )
+            if head is not None and relation is not None and tail is not None:
+                yield head, relation, tail
 
     def _key(self, cell: str) -> str | None:
         """The term key of a TSV cell (None for a blank node); a cell that is no term is an
@@ -202,10 +238,6 @@ class SparqlGraph(KnowledgeGraph):
             )
         return int(self.table.term_entity[found])
 
-    def _triple(self, row: list[str]) -> tuple[int, int, int] | None:
-        """The ids of a `?s ?p ?o` row (None when it holds a blank node)."""
-        head, tail = self._entity(row[0]), self._entity(row[2])
-        relation_term = self.table.relation_terms.get(self._key(row[1]) or "")
-        if head is None or tail is None or relation_term is None:
-            return None
-        return head, int(self.table.term_relation[relation_term]), tail
+    def _relation(self, cell: str) -> int | None:
+        found = self.table.relation_terms.get(self._key(cell) or "")
+        return None if found is None else int(self.table.term_relation[found])
