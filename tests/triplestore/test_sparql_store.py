@@ -191,6 +191,18 @@ def test_a_walk_past_max_fetch_stops_in_one_line(tmp_cache, tmp_path, endpoint):
     assert kg.reach([kg.entity_id("Forrest Gump")], 1).num_triples > 0  # a small walk still runs
 
 
+def test_a_walk_stopped_by_max_fetch_asks_no_more_batches(tmp_cache, tmp_path, endpoint):
+    """Drama's 27 triples fit; its 27 neighbours' are asked two entities per query, two queries
+    at a time, and the walk stops at the reply that passes max_fetch (the walk's budget),
+    dropping the queries not yet asked."""
+    folder = sparql_folder(tmp_path / "kg", endpoint, max_fetch=40, batch=2)
+    kg = CustomDataset(folder, name="small").kg
+    with pytest.raises(FetchLimitError, match="more than 40 triples"):
+        kg.reach([kg.entity_id("Drama")], 2)
+    assert kg.num_triples == 27  # the first hop's whole fetch is kept, none of the second's
+    assert 2 <= kg.client.stats.queries < 1 + 14  # one for Drama, fewer than its 14 batches
+
+
 def test_a_stopped_endpoint_is_unavailable_in_one_line(tmp_cache, tmp_path, demo_store):
     with oxigraph.served(demo_store) as (url, process):
         kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
