@@ -87,10 +87,19 @@ def test_listings_paged_in_order_give_the_same_table(tmp_path, endpoint, served_
     assert paged.client.stats.queries > 40  # 224 entities, 7 a page
 
 
+def served_context(dataset: CustomDataset, index: str, folder: Path) -> ReasonerContext:
+    """The context of a served KG, its vectors in faiss (`flat`) or in a Milvus Lite file."""
+    if index == "flat":
+        return ReasonerContext(dataset, None)
+    return ReasonerContext(dataset, None, index_kind="milvus", milvus_uri=str(folder / "m.db"))
+
+
+@pytest.mark.parametrize("index", ["flat", "milvus"])
 @pytest.mark.parametrize("method", ["kaping", "gnnrag", "subgraphrag", "grag"])
-def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
+def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method, index, tmp_path):
+    """The demo in memory with faiss, against Oxigraph with faiss and with Milvus Lite."""
     memory = make_reasoner(method, ReasonerContext(get_dataset("demo"), None))
-    served = make_reasoner(method, ReasonerContext(served_demo, None))
+    served = make_reasoner(method, served_context(served_demo, index, tmp_path))
     for record in get_dataset("demo").questions("dev"):
         expected = memory.retrieve_only(record.question, record.topic_entities)
         found = served.retrieve_only(record.question, record.topic_entities)
@@ -100,6 +109,7 @@ def test_every_question_gets_the_same_triples_as_in_memory(served_demo, method):
     kg = served_demo.kg
     assert 0 < kg.num_triples <= kg.stored_triples
     assert kg.client.stats.queries > 0
+    assert (tmp_path / "m.db").exists() == (index == "milvus")  # its vectors went to Milvus
 
 
 @pytest.mark.llm
@@ -152,13 +162,15 @@ def top_k_by_name(context: ReasonerContext, pattern: QueryPattern, topics) -> li
     return found
 
 
-def test_simgrag_finds_the_same_top_k_node_maps(served_demo):
+@pytest.mark.parametrize("index", ["flat", "milvus"])
+def test_simgrag_finds_the_same_top_k_node_maps(served_demo, index, tmp_path):
     memory = ReasonerContext(get_dataset("demo"), None)
-    served = ReasonerContext(served_demo, None)
+    served = served_context(served_demo, index, tmp_path)
     for record in get_dataset("demo").questions("dev"):
         pattern = gold_pattern(record, memory.kg)
         expected = top_k_by_name(memory, pattern, record.topic_entities)
         assert top_k_by_name(served, pattern, record.topic_entities) == expected, record.qid
+    assert (tmp_path / "m.db").exists() == (index == "milvus")  # the pools came from Milvus
 
 
 def test_fetched_triples_beyond_cache_triples_are_dropped_between_runs(
