@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -169,14 +170,18 @@ def _generate(edges: int, per_hop: int, folder: Path, seed: int) -> None:
 
 def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None = None) -> None:
     """Generate, export, load and serve a KG of `edges` triples, then print the figures. A
-    `folder` that holds a store already (a kept one) is served as it is; on the same `port`, its
-    cached name table is found again."""
+    `folder` that holds a whole store of this size and seed already (a kept one) is served as it
+    is; on the same `port`, its cached name table is found again."""
     from kgviz.triplestore import oxigraph
 
-    if (folder / "store").is_dir() and (folder / "questions.json").is_file():
+    made = {"edges": edges, "seed": seed, "per_hop": per_hop}
+    loaded = folder / "loaded.json"
+    if loaded.is_file() and json.loads(loaded.read_text()) == made:
         print(f"serving the store kept in {folder}", flush=True)
     else:
+        shutil.rmtree(folder / "store", ignore_errors=True)  # a load stopped midway
         _generate(edges, per_hop, folder, seed)
+        loaded.write_text(json.dumps(made))
     (folder / "kg").mkdir(exist_ok=True)
     with oxigraph.served(folder / "store", port) as (url, _):
         (folder / "kg" / "kb.sparql").write_text(

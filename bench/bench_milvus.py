@@ -29,7 +29,7 @@ from _memory import Rss
 from kgviz.datasets import get_dataset
 from kgviz.embed import EmbeddingCache, FaissIndex, MilvusIndex, embed_with_cache, get_encoder
 from kgviz.embed.index import set_search_threads
-from kgviz.embed.milvus_index import array_chunks, connect
+from kgviz.embed.milvus_index import connect
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 K = 16
@@ -120,9 +120,7 @@ def main() -> None:
         milvus = connect(str(Path(folder) / "bench.db"), timeout=60)
         faiss_build, faiss = timed(lambda: FaissIndex.build(vectors))
         lite_build, lite = timed(
-            lambda: MilvusIndex.build(
-                array_chunks(vectors), len(vectors), vectors.shape[1], milvus, "kgviz_bench", "b"
-            )
+            lambda: MilvusIndex.from_vectors(vectors, milvus, "kgviz_bench", "b")
         )
         reopen, _ = timed(lambda: MilvusIndex.open(milvus, "kgviz_bench", "b", len(vectors)))
         faiss_one, lite_one = latencies_ms(faiss, queries), latencies_ms(lite, queries)

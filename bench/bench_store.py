@@ -123,6 +123,8 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, help="with --keep: the port to serve the store on")
     args = parser.parse_args()
+    if args.port and not (args.synthetic and args.keep):
+        parser.error("--port serves a kept store: give it with --synthetic and --keep")
     if args.synthetic and args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         run_scale(int(args.synthetic), args.synthetic_per_hop, args.keep, port=args.port)

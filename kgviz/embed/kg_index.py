@@ -127,7 +127,8 @@ def _milvus_indexes(
     milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder, progress: bool
 ) -> tuple[MilvusIndex, MilvusIndex]:
     """The graph's entity and relation collections, reused when their fingerprint and size
-    match, else built (or an interrupted build resumed) a chunk of names at a time."""
+    match, else built (or an interrupted build resumed) a chunk of names at a time. The names'
+    vectors also go to the embedding cache, which keeps them in memory."""
     graph = graph_fingerprint(kg)
     fingerprint = f"kgviz {kg.name} {graph} {encoder.model_name}"
     indexes = []

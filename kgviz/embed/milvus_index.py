@@ -87,11 +87,6 @@ def connect(uri: str, token: str | None = None, timeout: float = 10.0) -> Milvus
     return MilvusConnection(client, uri, timeout)
 
 
-def array_chunks(vectors: np.ndarray, size: int = 10 * INSERT_BATCH) -> VectorsFrom:
-    """`vectors_from` for `MilvusIndex.build` of vectors already in memory."""
-    return lambda start: (vectors[at : at + size] for at in range(start, len(vectors), size))
-
-
 class MilvusIndex:
     """One collection of `(id, vector)` rows searched exactly by L2, like `FaissIndex` flat.
 
@@ -121,6 +116,20 @@ class MilvusIndex:
         return cls(milvus, collection, rows)
 
     @classmethod
+    def from_vectors(
+        cls, vectors: np.ndarray, milvus: MilvusConnection, collection: str, fingerprint: str
+    ) -> MilvusIndex:
+        """`build` from vectors already in memory."""
+
+        def vectors_from(start: int) -> Iterator[np.ndarray]:
+            for at in range(start, len(vectors), 10 * INSERT_BATCH):
+                yield vectors[at : at + 10 * INSERT_BATCH]
+
+        return cls.build(
+            vectors_from, len(vectors), vectors.shape[1], milvus, collection, fingerprint
+        )
+
+    @classmethod
     def build(
         cls,
         vectors_from: VectorsFrom,
@@ -132,26 +141,21 @@ class MilvusIndex:
         progress: bool = False,
     ) -> MilvusIndex:
         """A collection of `rows` vectors of `dim` with a FLAT L2 index, ids 0..rows-1, inserted as
-        `vectors_from(start)` yields them from row `start` on, in chunks (so no more than a chunk
-        is held at once). A collection of this fingerprint left part-built by an interrupted
-        build is resumed where it stopped; any other is dropped and built anew."""
+        `vectors_from(start)` yields them from row `start` on, in chunks (the build holds one
+        chunk at a time). A collection of this fingerprint and dimension left part-built by an
+        interrupted build is resumed where it stopped; any other is dropped and built anew."""
         client, timeout = milvus.client, milvus.timeout
         with milvus.errors(f"building collection {collection}"):
-            done = cls._resumable(milvus, collection, fingerprint, rows)
+            done = cls._resumable(milvus, collection, fingerprint, rows, dim)
             if done == 0:
                 cls._create(milvus, collection, fingerprint, dim)
             bar = _progress(progress, collection, rows, done)
-            for chunk in vectors_from(done):
-                chunk = np.ascontiguousarray(chunk, dtype=np.float32)
-                for start in range(0, len(chunk), INSERT_BATCH):
-                    part = chunk[start : start + INSERT_BATCH]
-                    batch = [{"id": done + i, "vector": vector} for i, vector in enumerate(part)]
-                    client.insert(collection, batch, timeout=timeout)
-                    done += len(part)
-                    if bar is not None:
-                        bar.update(len(part))
-            if bar is not None:
-                bar.close()
+            try:
+                for chunk in vectors_from(done):
+                    done = cls._insert(milvus, collection, chunk, done, bar)
+            finally:
+                if bar is not None:
+                    bar.close()
             client.flush(collection, timeout=timeout)
             count = int(client.get_collection_stats(collection, timeout=timeout)["row_count"])
             if count != rows:
@@ -163,22 +167,46 @@ class MilvusIndex:
         return cls(milvus, collection, rows)
 
     @staticmethod
-    def _resumable(milvus: MilvusConnection, collection: str, fingerprint: str, rows: int) -> int:
-        """The rows an interrupted build of this fingerprint left (its ids are 0..n-1, each
-        insert being whole); 0 after dropping any other collection of that name."""
+    def _insert(
+        milvus: MilvusConnection, collection: str, chunk: np.ndarray, first: int, bar: Any
+    ) -> int:
+        """Insert `chunk` as ids `first`, `first + 1`, ...; the id after its last."""
+        chunk = np.ascontiguousarray(chunk, dtype=np.float32)
+        for start in range(0, len(chunk), INSERT_BATCH):
+            part = chunk[start : start + INSERT_BATCH]
+            rows = [{"id": first + i, "vector": vector} for i, vector in enumerate(part)]
+            milvus.client.insert(collection, rows, timeout=milvus.timeout)
+            first += len(part)
+            if bar is not None:
+                bar.update(len(part))
+        return first
+
+    @staticmethod
+    def _resumable(
+        milvus: MilvusConnection, collection: str, fingerprint: str, rows: int, dim: int
+    ) -> int:
+        """The rows an interrupted build of this fingerprint and dimension left, once they are
+        checked to be ids 0..n-1 (each insert is whole); 0 after dropping any other collection
+        of that name."""
         client, timeout = milvus.client, milvus.timeout
         if not client.has_collection(collection, timeout=timeout):
             return 0
-        description = client.describe_collection(collection, timeout=timeout).get("description")
+        described = client.describe_collection(collection, timeout=timeout)
+        dims = [f.get("params", {}).get("dim") for f in described.get("fields", [])]
         client.flush(collection, timeout=timeout)  # rows inserted before the stop are counted
         count = int(client.get_collection_stats(collection, timeout=timeout)["row_count"])
-        if description == fingerprint and 0 < count < rows:
-            return count
+        if described.get("description") == fingerprint and dim in dims and 0 < count < rows:
+            client.load_collection(collection, timeout=timeout)
+            beyond = client.query(collection, filter=f"id >= {count}", limit=1, timeout=timeout)
+            client.release_collection(collection, timeout=timeout)
+            if not beyond:
+                return count
         client.drop_collection(collection, timeout=timeout)
         return 0
 
     @staticmethod
     def _create(milvus: MilvusConnection, collection: str, fingerprint: str, dim: int) -> None:
+        """An empty collection of `(id, vector)` rows with a FLAT L2 index on the vectors."""
         from pymilvus import DataType
 
         client = milvus.client

@@ -236,13 +236,15 @@ def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
         lines = body.decode("utf-8").split("\n")
     except UnicodeDecodeError:
         raise SparqlError(f"the SPARQL endpoint {endpoint} sent a TSV result that is not UTF-8")
-    header = lines[0].split("\t")
+    header = lines[0].removesuffix("\r").split("\t")
     if not all(variable.startswith("?") for variable in header):
         start = " ".join(lines[0][:80].split())
         raise SparqlError(
             f"the SPARQL endpoint {endpoint} did not send a TSV result (it began {start!r})"
         )
-    rows = [line.split("\t") for line in lines[1:] if line]
+    if lines[-1] == "":
+        lines.pop()  # the newline ending the last row
+    rows = [line.removesuffix("\r").split("\t") for line in lines[1:]]
     for number, row in enumerate(rows, 2):
         if len(row) != len(header):
             raise SparqlError(

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +39,7 @@ class WalkStats:
     dropped: int = 0
 
 
-FETCH_THREADS = 2  # queries of one walk step in flight at once
+FETCH_THREADS = 2  # queries of one walk step asked ahead of the one being read
 
 
 class FetchLimitError(StoreError):
@@ -189,17 +191,33 @@ class SparqlGraph(KnowledgeGraph):
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
 
     def _answers(self, queries: list[str]) -> Iterator[list[list[str]]]:
-        """The TSV rows of each query, in order, with up to `FETCH_THREADS` asked at once (the
-        endpoint answers one while kgviz reads another); those not yet asked are dropped when
-        the caller stops reading."""
+        """The TSV rows of each query, in order, with the next `FETCH_THREADS` asked while the
+        caller reads one (so the endpoint answers one while kgviz reads another). No more is
+        asked or held: a caller that stops reading leaves at most those in flight, on daemon
+        threads that end within the query deadline and never hold up the interpreter's exit."""
         if len(queries) == 1:
             yield self.client.select_cells(queries[0])
             return
-        pool = ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="kgviz-sparql")
-        try:
-            yield from pool.map(self.client.select_cells, queries)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        waiting = iter(queries)
+        in_flight = deque(self._ask(query) for query in islice(waiting, FETCH_THREADS))
+        while in_flight:
+            rows = in_flight.popleft().result()
+            if (query := next(waiting, None)) is not None:
+                in_flight.append(self._ask(query))
+            yield rows
+
+    def _ask(self, query: str) -> Future[list[list[str]]]:
+        """`query`'s TSV rows, asked on a daemon thread."""
+        answer: Future[list[list[str]]] = Future()
+
+        def work() -> None:
+            try:
+                answer.set_result(self.client.select_cells(query))
+            except BaseException as error:  # noqa: BLE001  (handed to the reader, stops included)
+                answer.set_exception(error)
+
+        threading.Thread(target=work, name="kgviz-sparql", daemon=True).start()
+        return answer
 
     def _triples(self, rows: list[list[str]]) -> Iterator[tuple[int, int, int]]:
         """The ids of `?s ?p ?o` rows (each distinct term read once); rows with a blank node or
@@ -226,6 +244,7 @@ class SparqlGraph(KnowledgeGraph):
             raise SparqlError(f"the SPARQL endpoint {self.config.endpoint} sent {error}") from None
 
     def _entity(self, cell: str) -> int | None:
+        """The entity id of a TSV cell (None for a blank node)."""
         key = self._key(cell)
         if key is None:
             return None
@@ -239,5 +258,6 @@ class SparqlGraph(KnowledgeGraph):
         return int(self.table.term_entity[found])
 
     def _relation(self, cell: str) -> int | None:
+        """The relation id of a TSV cell (None for a predicate that is no relation)."""
         found = self.table.relation_terms.get(self._key(cell) or "")
         return None if found is None else int(self.table.term_relation[found])

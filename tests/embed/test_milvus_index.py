@@ -12,7 +12,7 @@ import pytest
 from kgviz.cli import main
 from kgviz.datasets import get_dataset
 from kgviz.embed import FaissIndex, KGIndex, MilvusIndex
-from kgviz.embed.milvus_index import array_chunks, connect
+from kgviz.embed.milvus_index import connect
 from kgviz.errors import KgvizError
 
 
@@ -86,12 +86,6 @@ def test_existing_collections_are_reused(metaqa, metaqa_lite, monkeypatch):
 
 
 # ------------------------------------------------------------------------- small collections
-def build(vectors: np.ndarray, milvus, collection: str, fingerprint: str) -> MilvusIndex:
-    return MilvusIndex.build(
-        array_chunks(vectors), len(vectors), vectors.shape[1], milvus, collection, fingerprint
-    )
-
-
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path):
     """Vectors come in chunks of 250 (one insert each); the first build is stopped (Ctrl-C)
     while its fifth chunk is being made, and the next one asks only for what is missing."""
@@ -112,7 +106,7 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path):
 
     def rest(start: int):
         asked.append(start)
-        return array_chunks(vectors, 250)(start)
+        return (vectors[at : at + 250] for at in range(start, 2_000, 250))
 
     index = MilvusIndex.build(rest, 2_000, 32, milvus, "kgviz_resume", "fp")
     assert asked == [0, 1_000] and len(index) == 2_000
@@ -125,14 +119,14 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path):
 def test_rebuild_when_fingerprint_or_size_differs(tmp_path):
     milvus = connect(str(tmp_path / "small.db"), timeout=20)
     vectors = unit_vectors(300)
-    build(vectors, milvus, "kgviz_test", "fingerprint a")
+    MilvusIndex.from_vectors(vectors, milvus, "kgviz_test", "fingerprint a")
     assert MilvusIndex.open(milvus, "kgviz_test", "fingerprint a", 300) is not None
     assert MilvusIndex.open(milvus, "kgviz_test", "fingerprint b", 300) is None
     assert MilvusIndex.open(milvus, "kgviz_test", "fingerprint a", 301) is None
     assert MilvusIndex.open(milvus, "kgviz_absent", "fingerprint a", 300) is None
 
     other = unit_vectors(200, seed=1)
-    build(other, milvus, "kgviz_test", "fingerprint b")
+    MilvusIndex.from_vectors(other, milvus, "kgviz_test", "fingerprint b")
     assert MilvusIndex.open(milvus, "kgviz_test", "fingerprint a", 300) is None
     rebuilt = MilvusIndex.open(milvus, "kgviz_test", "fingerprint b", 200)
     assert rebuilt is not None and len(rebuilt) == 200
@@ -160,7 +154,7 @@ def test_server_uri_is_the_same_code_path(tmp_path):
     try:
         milvus = connect(f"http://127.0.0.1:{port}", timeout=20)
         vectors = unit_vectors(500, seed=3)
-        index = build(vectors, milvus, "kgviz_server", "fingerprint")
+        index = MilvusIndex.from_vectors(vectors, milvus, "kgviz_server", "fingerprint")
         assert MilvusIndex.open(milvus, "kgviz_server", "fingerprint", 500) is not None
         queries = vectors[::50] + 0.05 * unit_vectors(10, seed=4)
         assert_same_top_k(FaissIndex.build(vectors).search(queries, 5), index.search(queries, 5))

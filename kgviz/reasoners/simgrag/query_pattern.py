@@ -145,10 +145,11 @@ def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -
     as the reply lists the question's facts in order). Duplicates, self-loops and fewer triples
     than phrases (a fact of the question left out) also go into `malformed`: the LLM is asked to
     fix those before the repaired pattern is used. With `restating_loops`, a self-loop on an
-    UNKNOWN node that other triples keep in the pattern is not: it restates a fact the chain
-    already holds ("[movie 1, starred in, movie 1]" between "[X, starred in, movie 1]" and
-    "[movie 1, written by, person 1]"), so dropping it is the fix, and it counts as its
-    phrase's triple.
+    UNKNOWN node is not when a kept triple at that node has its relation: it restates that
+    fact ("[movie 1, starred in, movie 1]" between "[X, starred in, movie 1]" and "[movie 1,
+    written by, person 1]"), so dropping it is the fix, and it counts as its phrase's triple
+    (one loop per such triple). A loop whose relation no kept triple there has is a fact on the
+    wrong node, and is re-asked.
     """
     if not isinstance(reply, dict) or not isinstance(reply.get("triples"), list):
         raise PatternError("the LLM reply has no list of triples")
@@ -161,7 +162,7 @@ def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -
     edges: list[PatternEdge] = []
     seen: set[tuple[int, str, int]] = set()
     problems: dict[int, str] = {}  # triple position -> what a re-ask should fix
-    loops: dict[int, int] = {}  # triple position -> the node of a self-loop dropped
+    loops: dict[int, tuple[int, str]] = {}  # position -> (node, relation) of a dropped loop
 
     def node(text: str) -> int:
         key = text.casefold()
@@ -184,7 +185,7 @@ def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -
         head, tail = node(head_text), node(tail_text)
         if head == tail:
             repairs.append(f"triple {position} dropped: self-loop on {head_text!r}")
-            loops[position] = head
+            loops[position] = (head, relation.casefold())
             continue
         key = (head, relation.casefold(), tail)
         if key in seen:
@@ -201,12 +202,8 @@ def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -
             "the LLM reply has no usable triple" + (f" ({'; '.join(repairs)})" if repairs else "")
         )
     used = sorted({n for e in edges for n in (e.head, e.tail)})
-    restated = {
-        position
-        for position, n in loops.items()
-        if restating_loops and nodes[n].is_unknown and n in used
-    }
-    for position, looped in loops.items():
+    restated = _restating(loops, edges, nodes) if restating_loops else set()
+    for position, (looped, _) in loops.items():
         if position not in restated:
             problems[position] = f"triple {position} links {nodes[looped].text!r} to itself"
     malformed = [problems[position] for position in sorted(problems)]
@@ -217,6 +214,24 @@ def parse_pattern(reply: Any, max_triples: int, restating_loops: bool = False) -
         PatternEdge(renumber[e.head], renumber[e.tail], e.relation, e.is_unknown) for e in edges
     ]
     return QueryPattern(phrases, [nodes[i] for i in used], edges, repairs, malformed)
+
+
+def _restating(
+    loops: dict[int, tuple[int, str]], edges: list[PatternEdge], nodes: list[PatternNode]
+) -> set[int]:
+    """The positions of the self-loops that restate a kept triple: on an UNKNOWN node, with
+    the relation of a triple at that node (each triple restated by one loop at most)."""
+    unrestated = list(edges)
+    restated = set()
+    for position, (node, relation) in loops.items():
+        if not nodes[node].is_unknown:
+            continue
+        for edge in unrestated:
+            if node in (edge.head, edge.tail) and edge.relation.casefold() == relation:
+                unrestated.remove(edge)
+                restated.add(position)
+                break
+    return restated
 
 
 def lost_topics(pattern: QueryPattern, topics: Sequence[str]) -> list[str]:

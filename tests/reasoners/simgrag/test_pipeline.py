@@ -197,6 +197,18 @@ def test_a_self_loop_restating_the_chain_is_dropped_without_a_reask():
         "triple 2 links 'Sigourney Weaver' to itself",
         "there are 3 phrases but 2 usable triple(s)",
     ]
+    wrong_node = {  # "written by" put on movie 1 itself: a fact on the wrong node, re-asked
+        **reply,
+        "triples": [reply["triples"][0], [f"{U} movie 1", "written by", f"{U} movie 1"]],
+    }
+    assert parse_pattern(wrong_node, 6, restating_loops=True).malformed == [
+        f"triple 2 links '{U} movie 1' to itself",
+        "there are 3 phrases but 1 usable triple(s)",
+    ]
+    twice = {**reply, "triples": [*reply["triples"], reply["triples"][1]]}
+    assert parse_pattern(twice, 6, restating_loops=True).malformed == [  # one loop per triple
+        f"triple 4 links '{U} movie 1' to itself"
+    ]
     assert parse_pattern(reply, 6).malformed == [  # the paper preset's checks: re-asked
         f"triple 2 links '{U} movie 1' to itself",
         "there are 3 phrases but 2 usable triple(s)",
