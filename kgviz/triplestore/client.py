@@ -30,6 +30,7 @@ from kgviz.llm.errors import (
     LLMUnavailable,
 )
 from kgviz.llm.http_errors import CONNECT_TIMEOUT_S, status_error, transport_error
+from kgviz.triplestore.terms import term_key
 
 log = logging.getLogger(__name__)
 REPLY_CAP = 256_000_000  # bytes of one result at most (a page of a million names: ~150 MB)
@@ -87,10 +88,13 @@ class SparqlClient:
         """The bindings of a SELECT query, retried on transient failures within the deadline."""
         return self._select(query, JSON_RESULTS, parse_bindings)
 
-    def select_cells(self, query: str) -> list[list[str]]:
+    def select_cells(self, query: str, results: str = "tsv") -> list[list[str]]:
         """The rows of a SELECT query as SPARQL TSV cells (each term as SPARQL writes it, ""
         when unbound), in the order of its variables: for queries of many rows, as TSV is
-        cheaper than JSON for the endpoint to write and for kgviz to read."""
+        cheaper than JSON for the endpoint to write and for kgviz to read. With `results` "json"
+        they are asked as JSON and written as TSV would (for an endpoint whose TSV is loose)."""
+        if results == "json":
+            return self._select(query, JSON_RESULTS, parse_json_cells)
         return self._select(query, TSV_RESULTS, parse_cells)
 
     def _select(
@@ -252,6 +256,23 @@ def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
                 f"{len(header)} variables (line {number})"
             )
     return rows
+
+
+def parse_json_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
+    """The rows of a SPARQL JSON result as `parse_cells` gives a TSV one's."""
+    bindings = parse_bindings(body, endpoint)
+    head = json.loads(body).get("head", {})
+    variables = head.get("vars") if isinstance(head, dict) else None
+    if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
+        raise SparqlError(f"the SPARQL endpoint {endpoint} sent a JSON result without head.vars")
+    return [[_cell(row.get(variable)) for variable in variables] for row in bindings]
+
+
+def _cell(term: dict[str, str] | None) -> str:
+    """A JSON term as a TSV cell: its key, `_:` for a blank node, "" when unbound."""
+    if term is None:
+        return ""
+    return term_key(term) or f"_:{term['value']}"
 
 
 def _is_term(term: object) -> bool:

@@ -8,6 +8,8 @@ batch = 200         # entities per VALUES block
 page = 1000000      # rows per request while the name table is built
 max_fetch = 500000  # triples one walk may fetch before it stops and says so
 cache_triples = 1000000  # fetched triples kept between runs (beyond: dropped, fetched anew)
+results = "tsv"     # how walks read results: "tsv" (faster), or "json" for an endpoint whose
+                    # TSV is loose (a walk that meets a term the name table lacks says so)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from kgviz.errors import DataFormatError
 from kgviz.triplestore.terms import RDFS_LABEL
 
+RESULT_FORMATS = ("tsv", "json")
 _NUMBERS = {
     "timeout": float,
     "batch": int,
@@ -41,6 +44,7 @@ class EndpointConfig:
     max_fetch: int = 500_000
     cache_triples: int = 1_000_000
     rate: float | None = None
+    results: str = "tsv"
 
     @classmethod
     def read(cls, path: Path) -> EndpointConfig:
@@ -61,7 +65,7 @@ class EndpointConfig:
                 f"invalid TOML ({error}); write the endpoint's URL alone, or "
                 'endpoint = "http://host:port/query" and the other settings',
             ) from None
-        known = {"endpoint", "graph", "label", *_NUMBERS}
+        known = {"endpoint", "graph", "label", "results", *_NUMBERS}
         if unknown := sorted(set(data) - known):
             raise DataFormatError(
                 path, 0, f"unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
@@ -69,6 +73,12 @@ class EndpointConfig:
         endpoint = data.get("endpoint")
         if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
             raise DataFormatError(path, 0, "'endpoint' must be an http(s) URL of a SPARQL endpoint")
+        if data.get("results", "tsv") not in RESULT_FORMATS:
+            raise DataFormatError(
+                path,
+                0,
+                f"'results' must be one of {', '.join(RESULT_FORMATS)}, not {data['results']!r}",
+            )
         for key in ("graph", "label"):
             if key in data and not (isinstance(data[key], str) and data[key]):
                 raise DataFormatError(path, 0, f"{key!r} must be an IRI (a non-empty string)")

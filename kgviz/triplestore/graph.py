@@ -150,7 +150,7 @@ class SparqlGraph(KnowledgeGraph):
                 batch = unknown[start : start + self.config.batch]
                 counts = dict.fromkeys(batch.tolist(), 0)
                 query = self.queries.degrees(self.table.keys_of(batch))
-                for term, count in self.client.select_cells(query):
+                for term, count in self.client.select_cells(query, self.config.results):
                     entity = self._entity(term)
                     if entity is not None:
                         counts[entity] += count_of(count, self.config.endpoint)
@@ -196,7 +196,7 @@ class SparqlGraph(KnowledgeGraph):
         asked or held: a caller that stops reading leaves at most those in flight, on daemon
         threads that end within the query deadline and never hold up the interpreter's exit."""
         if len(queries) == 1:
-            yield self.client.select_cells(queries[0])
+            yield self.client.select_cells(queries[0], self.config.results)
             return
         waiting = iter(queries)
         in_flight = deque(self._ask(query) for query in islice(waiting, FETCH_THREADS))
@@ -212,7 +212,7 @@ class SparqlGraph(KnowledgeGraph):
 
         def work() -> None:
             try:
-                answer.set_result(self.client.select_cells(query))
+                answer.set_result(self.client.select_cells(query, self.config.results))
             except BaseException as error:  # noqa: BLE001  (handed to the reader, stops included)
                 answer.set_exception(error)
 
@@ -254,6 +254,11 @@ class SparqlGraph(KnowledgeGraph):
                 f"the SPARQL endpoint {self.config.endpoint} holds {key[:80]}, which its name "
                 "table does not: the KG changed since the table was built (it is rebuilt when "
                 "the number of triples changes; delete the cached sparql-*.npz to force it)"
+                + (
+                    ', or the endpoint writes TSV loosely (then set results = "json" in kb.sparql)'
+                    if self.config.results == "tsv"
+                    else ""
+                )
             )
         return int(self.table.term_entity[found])
 

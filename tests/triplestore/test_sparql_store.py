@@ -277,6 +277,7 @@ def test_a_server_error_is_retried(fault_server):
         ('endpoint = "ftp://x"\n', "'endpoint' must be an http"),
         ('endpoint = "http://x/query"\nlimit = 3\n', "unknown key"),
         ("endpoint = \n", "invalid TOML"),
+        ('endpoint = "http://x/query"\nresults = "xml"\n', "'results' must be one of tsv, json"),
     ],
 )
 def test_a_bad_kb_sparql_names_the_file(tmp_path, text, message):
@@ -430,6 +431,20 @@ def test_tsv_cells_give_the_keys_json_terms_give(tmp_path):
     objects = {row[2] for row in cells}
     assert {"42", "-4.5", "true"} <= objects  # SPARQL's short forms: typed literals, bare
     assert any("\\t" in cell for cell in objects)  # and escapes, read back
+
+
+@pytest.mark.parametrize("results", ["tsv", "json"])
+def test_walks_read_tsv_or_json_alike(tmp_cache, tmp_path, results):
+    """`results = "json"` (for an endpoint whose TSV is loose) walks to the same triples."""
+    (tmp_path / "kb.nt").write_text(ODD_TERMS)
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        folder = sparql_folder(tmp_path / "kg", url, results=f'"{results}"')
+        kg = CustomDataset(folder).kg
+        walked = kg.reach([kg.entity_id("a"), kg.entity_id("a b")], 1)
+        triples = sorted(walked.triple_names(row) for row in range(walked.num_triples))
+    assert len(triples) == 11  # all but the blank node's
+    assert {("a", "says", "42"), ("a", "says", "1500"), ("a b", "knows", "c{d}")} <= set(triples)
 
 
 def test_tsv_results_are_read_whatever_their_line_ends_and_garbage_is_one_line():
