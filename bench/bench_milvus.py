@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _folders import kept_or_temporary
 from _memory import Rss
 
 from kgviz.datasets import get_dataset
@@ -96,12 +97,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="with --scale: the folder kept between runs")
     args = parser.parse_args()
     if args.scale:
-        if args.keep:
-            args.keep.mkdir(parents=True, exist_ok=True)
-            scale(args.scale, args.keep, min(args.queries, 50))
-            return
-        with tempfile.TemporaryDirectory() as folder:
-            scale(args.scale, Path(folder), min(args.queries, 50))
+        with kept_or_temporary(args.keep, "kgviz-bench-milvus-") as folder:
+            scale(args.scale, folder, min(args.queries, 50))
         return
 
     kg = get_dataset("metaqa-1hop", root=Path(args.data)).kg

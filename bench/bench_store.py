@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _folders import kept_or_temporary
 from _store_scale import run as run_scale
 
 from kgviz.datasets import get_dataset
@@ -125,13 +126,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.port and not (args.synthetic and args.keep):
         parser.error("--port serves a kept store: give it with --synthetic and --keep")
-    if args.synthetic and args.keep:
-        args.keep.mkdir(parents=True, exist_ok=True)
-        run_scale(int(args.synthetic), args.synthetic_per_hop, args.keep, port=args.port)
-        return
     if args.synthetic:
-        with tempfile.TemporaryDirectory(prefix="kgviz-bench-store-scale-") as temporary:
-            run_scale(int(args.synthetic), args.synthetic_per_hop, Path(temporary))
+        with kept_or_temporary(args.keep, "kgviz-bench-store-scale-") as folder:
+            run_scale(int(args.synthetic), args.synthetic_per_hop, folder, port=args.port)
         return
     records = [
         record

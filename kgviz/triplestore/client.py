@@ -215,6 +215,11 @@ def _as_sparql_error(error: LLMError) -> SparqlError:
 
 def parse_bindings(body: bytes | bytearray, endpoint: str) -> list[Binding]:
     """The `results.bindings` of a SPARQL JSON result; anything else is a one-line error."""
+    return _json_result(body, endpoint)[1]
+
+
+def _json_result(body: bytes | bytearray, endpoint: str) -> tuple[dict[str, Any], list[Binding]]:
+    """A SPARQL JSON result, read once, and its `results.bindings` (checked)."""
     try:
         data: Any = json.loads(body)
     except ValueError:
@@ -230,7 +235,7 @@ def parse_bindings(body: bytes | bytearray, endpoint: str) -> list[Binding]:
             f"the SPARQL endpoint {endpoint} sent JSON that is not a SELECT result "
             "(no results.bindings list of terms)"
         )
-    return bindings
+    return data, bindings
 
 
 def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
@@ -260,8 +265,8 @@ def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
 
 def parse_json_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
     """The rows of a SPARQL JSON result as `parse_cells` gives a TSV one's."""
-    bindings = parse_bindings(body, endpoint)
-    head = json.loads(body).get("head", {})
+    data, bindings = _json_result(body, endpoint)
+    head = data.get("head", {})
     variables = head.get("vars") if isinstance(head, dict) else None
     if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
         raise SparqlError(f"the SPARQL endpoint {endpoint} sent a JSON result without head.vars")

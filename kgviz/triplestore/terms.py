@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_STRING = f"{XSD}string"
 LITERALS = ("literal", "typed-literal")  # the JSON result types of a literal
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -44,7 +45,6 @@ def term_key(term: dict[str, str]) -> str | None:
     return f"{text}^^<{datatype}>" if datatype and datatype != XSD_STRING else text
 
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
 # A literal TSV writes bare (SPARQL's short forms), and its datatype.
 _BARE_LITERALS = (
     (re.compile(r"[+-]?\d+\Z"), "integer"),

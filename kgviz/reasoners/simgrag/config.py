@@ -76,7 +76,8 @@ class SimGRAGConfig(ListAnsweringConfig):
         "check the pattern against the question (not in the paper): a named node the question "
         "does not name is re-asked like a malformation, the re-ask restates the question, "
         "of several triples between the same two UNKNOWN nodes only the last is searched, and "
-        "a self-loop on an UNKNOWN node the other triples keep is dropped without a re-ask",
+        "a self-loop on an UNKNOWN node that restates a kept triple there (same relation) is "
+        "dropped without a re-ask",
     )
     own_knowledge: bool = option(
         True,
