@@ -9,8 +9,8 @@ search is left out and no name vectors exist. Pools and the in-memory top-k go t
 name, since the endpoint's ids are its own.
 
 Two fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
-  build   builds and caches the name table (once per KG), timed, with its peak RSS;
-  search  loads the cached table, then runs each question's search over the endpoint, checking
+  build   builds and caches the name store (once per KG), timed, with its peak RSS;
+  search  opens the cached store, then runs each question's search over the endpoint, checking
           its top-k against the in-memory one, and reports times, queries and RSS.
 """
 
@@ -89,9 +89,10 @@ def _worker(mode: str, folder: Path) -> dict:
     assert isinstance(kg, SparqlGraph)
     figures["open_s"] = time.perf_counter() - began
     figures["table_rss_mb"] = Rss.read("VmRSS")
-    figures["entities"], figures["triples"] = kg.num_entities, kg.stored_triples
+    figures["entities"], figures["triples"] = kg.stored_entities, kg.stored_triples
     if mode == "build":
-        figures["timings"] = kg.table.timings
+        figures["timings"] = kg.store.timings
+        figures["store_mb"] = kg.store.path.stat().st_size / 2**20
         figures["peak_rss_mb"] = Rss.read("VmHWM")
         return figures
     rows = []
@@ -122,7 +123,7 @@ def _worker(mode: str, folder: Path) -> dict:
             }
         )
     figures["rows"] = rows
-    figures["held_triples"] = kg.num_triples
+    figures["held_triples"], figures["met_entities"] = kg.num_triples, kg.num_entities
     figures["end_rss_mb"] = Rss.read("VmRSS")
     figures["peak_rss_mb"] = Rss.read("VmHWM")
     return figures
@@ -171,7 +172,7 @@ def _generate(edges: int, per_hop: int, folder: Path, seed: int) -> None:
 def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None = None) -> None:
     """Generate, export, load and serve a KG of `edges` triples, then print the figures. A
     `folder` that holds a whole store of this size and seed already (a kept one) is served as it
-    is; on the same `port`, its cached name table is found again."""
+    is; on the same `port`, its cached name store is found again."""
     from kgviz.triplestore import oxigraph
 
     made = {"edges": edges, "seed": seed, "per_hop": per_hop}
@@ -190,8 +191,9 @@ def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None 
         build = _run_worker("build", folder)
         timings = ", ".join(f"{step} {s:.0f} s" for step, s in build["timings"].items())
         print(
-            f"name table: {build['entities']:,} entities built in {build['open_s']:.0f} s "
-            f"({timings}); peak RSS {build['peak_rss_mb']:,.0f} MB",
+            f"name store: {build['entities']:,} entities built in {build['open_s']:.0f} s "
+            f"({timings}; {build['store_mb']:,.0f} MB on disk); peak RSS "
+            f"{build['peak_rss_mb']:,.0f} MB",
             flush=True,
         )
         search = _run_worker("search", folder)
@@ -217,10 +219,11 @@ def _report(search: dict) -> None:
         )
     print(
         f"\nkgviz process (RSS): {search['imports_rss_mb']:,.0f} MB after imports, "
-        f"{search['table_rss_mb']:,.0f} MB with the name table loaded "
+        f"{search['table_rss_mb']:,.0f} MB with the name store open "
         f"({search['entities']:,} entities, opened in {search['open_s']:.1f} s), "
         f"{search['end_rss_mb']:,.0f} MB after the searches (peak {search['peak_rss_mb']:,.0f} MB) "
-        f"holding {search['held_triples']:,} fetched triples of {search['triples']:,}; "
+        f"holding {search['held_triples']:,} fetched triples of {search['triples']:,} and "
+        f"{search['met_entities']:,} entities met; "
         "no name vectors (pools are synthetic)."
     )
 

@@ -14,7 +14,7 @@ the ratio, and per question the queries, rows and entities fetched, and entities
     python bench/bench_store.py --synthetic 1e7
 
 instead runs SimGRAG's search on a synthetic KG of that many triples served by Oxigraph (see
-bench/_store_scale.py): search times over the endpoint against in memory, the name table's
+bench/_store_scale.py): search times over the endpoint against in memory, the name store's
 build, and the memory the kgviz process holds. Needs no data; about 15 minutes at 10M.
 """
 
@@ -100,8 +100,7 @@ def measure(
     }
     figures["again"] = statistics.median(timed(over_endpoint, records))
     figures["triples held"] = kg.num_triples
-    if kg.table_path is not None:
-        kg.table_path.unlink(missing_ok=True)  # its key names this run's port
+    kg.store.path.unlink(missing_ok=True)  # its key names this run's port
     return figures
 
 
@@ -120,7 +119,7 @@ def main() -> None:
         "--keep",
         type=Path,
         help="with --synthetic: build the store in this folder and keep it; a later run with "
-        "the same folder serves it again (on --port, so its cached name table is found)",
+        "the same folder serves it again (on --port, so its cached name store is found)",
     )
     parser.add_argument("--port", type=int, help="with --keep: the port to serve the store on")
     args = parser.parse_args()

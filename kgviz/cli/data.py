@@ -28,13 +28,15 @@ def cmd_data_info(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         kg = dataset.kg
         info |= {
-            "entities": kg.num_entities,
+            "entities": kg.stored_entities,
             "relations": kg.num_relations,
             "triples": kg.stored_triples,
         }
         if isinstance(kg, SparqlGraph):
             info["endpoint"] = kg.config.endpoint
-            steps = kg.table.timings or {"name table (cached)": time.perf_counter() - started}
+            info["name store"] = str(kg.store.path)
+            steps = {"open": time.perf_counter() - started}
+            steps |= {f"store built: {step}": seconds for step, seconds in kg.store.timings.items()}
             info["seconds"] = {step: round(seconds, 2) for step, seconds in steps.items()}
     splits = {split: dataset.questions(split) for split in dataset.available_splits()}
     info["splits"] = {split: len(records) for split, records in splits.items()}

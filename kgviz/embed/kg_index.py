@@ -35,6 +35,8 @@ def relation_text(name: str) -> str:
 
 
 def graph_fingerprint(kg: KnowledgeGraph) -> str:
+    if kg.fingerprint is not None:  # a KG known by its store's key (its names are not all here)
+        return kg.fingerprint
     digest = hashlib.blake2b(digest_size=8)
     for vocab in (kg.entities, kg.relations):
         blob, offsets = vocab.to_arrays()
@@ -45,6 +47,9 @@ def graph_fingerprint(kg: KnowledgeGraph) -> str:
 
 Embed = Callable[[str], np.ndarray]  # "entities" or "relations" -> their vectors
 BUILD_CHUNK = 50_000  # names embedded and inserted at a time into a Milvus collection
+# A KG's names go through the embedding cache, which holds its vectors in memory, up to this
+# many; a bigger KG's (one behind an endpoint) are encoded a chunk at a time into its index.
+CACHED_NAMES = 200_000
 
 
 _caches: dict[tuple[str, Path], tuple[EmbeddingCache, threading.Lock]] = {}
@@ -76,11 +81,17 @@ def _query_cache(encoder: TextEncoder, root: Path) -> EmbeddingCache:
         return _query_caches[key]
 
 
-def _texts(kg: KnowledgeGraph, which: str) -> list[str]:
-    """What is embedded for the graph's entities (names) or relations (readable labels)."""
+def _count(kg: KnowledgeGraph, which: str) -> int:
+    """Rows of the graph's entity (all it stores) or relation index."""
+    return kg.stored_entities if which == "entities" else kg.num_relations
+
+
+def _texts(kg: KnowledgeGraph, which: str, start: int, stop: int) -> list[str]:
+    """What is embedded for rows `start` to `stop` of the graph's entity index (names) or
+    relation index (readable labels)."""
     if which == "entities":
-        return list(kg.entities)
-    return [relation_text(r) for r in kg.relations]
+        return kg.stored_entity_names(start, stop)
+    return [relation_text(r) for r in kg.relations[start:stop]]
 
 
 def _embed_texts(encoder: TextEncoder, texts: list[str], progress: bool, desc: str) -> np.ndarray:
@@ -90,12 +101,31 @@ def _embed_texts(encoder: TextEncoder, texts: list[str], progress: bool, desc: s
         return embed_with_cache(encoder, texts, cache, progress=progress, desc=desc)
 
 
+def _vectors_from(
+    kg: KnowledgeGraph, encoder: TextEncoder, which: str, start: int
+) -> Iterator[np.ndarray]:
+    """The index's vectors from row `start` on, a chunk of names at a time: through the
+    embedding cache up to `CACHED_NAMES` names, else encoded straight (the cache would hold
+    them all in memory)."""
+    total = _count(kg, which)
+    for at in range(start, total, BUILD_CHUNK):
+        texts = _texts(kg, which, at, min(at + BUILD_CHUNK, total))
+        if total <= CACHED_NAMES:
+            yield _embed_texts(encoder, texts, False, "")
+        else:
+            yield encoder.encode(texts).astype(np.float32)
+
+
 def _embedder(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> Embed:
     """Embeds the graph's entity names or readable relation labels (`_texts`)."""
 
     def embed(which: str) -> np.ndarray:
+        total = _count(kg, which)
+        if total > CACHED_NAMES:
+            return np.concatenate(list(_vectors_from(kg, encoder, which, 0)))
         progressed = progress and which == "entities"
-        return _embed_texts(encoder, _texts(kg, which), progressed, f"{kg.name} {which}")
+        texts = _texts(kg, which, 0, total)
+        return _embed_texts(encoder, texts, progressed, f"{kg.name} {which}")
 
     return embed
 
@@ -106,7 +136,7 @@ def _load_indexes(
     """Both persisted indexes when they read and hold one vector of the encoder's dimension per
     name; an unreadable or wrong one is set aside (and both are rebuilt)."""
     loaded = []
-    for path, count in ((entity_file, kg.num_entities), (relation_file, kg.num_relations)):
+    for path, count in ((entity_file, kg.stored_entities), (relation_file, kg.num_relations)):
         if not path.is_file():
             return None
         try:
@@ -127,24 +157,22 @@ def _milvus_indexes(
     milvus: MilvusConnection, kg: KnowledgeGraph, encoder: TextEncoder, progress: bool
 ) -> tuple[MilvusIndex, MilvusIndex]:
     """The graph's entity and relation collections, reused when their fingerprint and size
-    match, else built (or an interrupted build resumed) a chunk of names at a time. The names'
-    vectors also go to the embedding cache, which keeps them in memory."""
+    match, else built (or an interrupted build resumed) a chunk of names at a time
+    (`_vectors_from`)."""
     graph = graph_fingerprint(kg)
     fingerprint = f"kgviz {kg.name} {graph} {encoder.model_name}"
     indexes = []
     for which in ("entities", "relations"):
-        texts = _texts(kg, which)
         collection = f"kgviz_{graph}_{which}"
 
-        def vectors_from(start: int, texts: list[str] = texts) -> Iterator[np.ndarray]:
-            for at in range(start, len(texts), BUILD_CHUNK):
-                yield _embed_texts(encoder, texts[at : at + BUILD_CHUNK], False, "")
+        def vectors_from(start: int, which: str = which) -> Iterator[np.ndarray]:
+            return _vectors_from(kg, encoder, which, start)
 
         indexes.append(
-            MilvusIndex.open(milvus, collection, fingerprint, len(texts))
+            MilvusIndex.open(milvus, collection, fingerprint, _count(kg, which))
             or MilvusIndex.build(
                 vectors_from,
-                len(texts),
+                _count(kg, which),
                 encoder.dim,
                 milvus,
                 collection,
@@ -273,7 +301,7 @@ class KGIndex:
     ) -> list[list[Neighbour]]:
         """`nearest_entities` for many texts in one encoder call (or for given `vectors`)."""
         vectors = self.embed(texts) if vectors is None else vectors
-        rows = self._nearest(self.entity_index, self.kg.entities, vectors, k)
+        rows = self._nearest(self.entity_index, self.kg.entities, vectors, k, self.kg.entities_at)
         for text, hits in zip(texts, rows):
             hits.sort(key=lambda hit: (round(hit.distance, 5), hit.name != text))
         return [
@@ -289,8 +317,19 @@ class KGIndex:
         return self._nearest(self.relation_index, self.kg.relations, vectors, k)
 
     @staticmethod
-    def _nearest(index: VectorIndex, names, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
-        distances, ids = index.search(queries, k)
+    def _nearest(
+        index: VectorIndex,
+        names,
+        queries: np.ndarray,
+        k: int,
+        ids_at: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> list[list[Neighbour]]:
+        """The hits of `queries`; `ids_at` maps the index's rows to ids (entities of a KG behind
+        an endpoint are met when hit)."""
+        distances, rows = index.search(queries, k)
+        ids, found = rows.copy(), rows >= 0
+        if ids_at is not None:
+            ids[found] = ids_at(rows[found])
         return [
             [
                 Neighbour(int(i), names[int(i)], float(d), rank)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
+from kgviz.kg.normalise import normalise
 from kgviz.kg.readers import StringTriple
 from kgviz.kg.vocab import Vocabulary
 
@@ -32,6 +33,15 @@ class Csr:
 
     def degree(self) -> np.ndarray:
         return np.diff(self.ptr)
+
+
+def _padded(csr: Csr, num_nodes: int) -> Csr:
+    """`csr` over `num_nodes` nodes, those beyond its own without half-edges."""
+    missing = num_nodes + 1 - len(csr.ptr)
+    if missing <= 0:
+        return csr
+    tail = np.full(missing, csr.ptr[-1], dtype=csr.ptr.dtype)
+    return replace(csr, ptr=np.concatenate([csr.ptr, tail]))
 
 
 def csr_order(num_nodes: int, src: np.ndarray, rel: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -67,11 +77,12 @@ def _build_csr(
     )
 
 
-def csr_keys(csr: Csr, num_nodes: int, num_relations: int) -> np.ndarray:
+def csr_keys(csr: Csr, key_nodes: int, num_relations: int) -> np.ndarray:
     """One packed int64 per half-edge, ascending in `csr`'s order up to edge id: source,
-    relation, neighbour, then outgoing before incoming (`merged_csr` relies on them)."""
-    src = np.repeat(np.arange(num_nodes, dtype=np.int64), np.diff(csr.ptr))
-    return _half_edge_keys(src, csr.relation, csr.neighbor, csr.forward, num_nodes, num_relations)
+    relation, neighbour, then outgoing before incoming (`merged_csr` relies on them). Nodes are
+    packed as if there were `key_nodes` of them (at least as many as there are)."""
+    src = np.repeat(np.arange(len(csr.ptr) - 1, dtype=np.int64), np.diff(csr.ptr))
+    return _half_edge_keys(src, csr.relation, csr.neighbor, csr.forward, key_nodes, num_relations)
 
 
 def _half_edge_keys(
@@ -81,14 +92,14 @@ def _half_edge_keys(
 
 
 def merged_csr(
-    csr: Csr, keys: np.ndarray, num_relations: int, added: tuple[np.ndarray, ...]
+    csr: Csr, keys: np.ndarray, key_nodes: int, num_relations: int, added: tuple[np.ndarray, ...]
 ) -> tuple[Csr, np.ndarray]:
     """`csr` (with its `csr_keys`) and the half-edges `added` = (src, dst, rel, edge, forward),
     whose edge ids are above all of `csr`'s, merged in the order `_build_csr` gives all of them
     at once. Only the new half-edges are sorted, so growing a graph costs a copy, not a sort."""
     src, dst, rel, edge, forward = added
     num_nodes = len(csr.ptr) - 1
-    new_keys = _half_edge_keys(src, rel, dst, forward, num_nodes, num_relations)
+    new_keys = _half_edge_keys(src, rel, dst, forward, key_nodes, num_relations)
     order = np.argsort(new_keys, kind="stable")
     at = np.searchsorted(keys, new_keys[order], side="right")
     ptr = csr.ptr.copy()
@@ -139,27 +150,43 @@ class KnowledgeGraph:
         self.out, self.inc, self.adj = (
             _build_csr(len(entities), *half) for half in _half_edges(self.triples, 0)
         )
-        self._csr_keys: list[np.ndarray] | None = None  # kept once `_append` is used
+        # the merge keys of `_append`, packed for a number of nodes (doubled as a graph grows)
+        self._csr_keys: tuple[int, list[np.ndarray]] | None = None
+        self.fingerprint: str | None = None  # set where a graph is known by its store's key
 
     def _append(self, triples: np.ndarray) -> None:
         """Add `triples` (new rows after the present ones), merged into the adjacency as a
         fresh build would order them (`merged_csr`)."""
-        n, r = self.num_entities, self.num_relations
-        if n * r * n * 2 >= 2**63:  # too big to pack in the merge keys: build anew
-            everything = np.concatenate([self.triples, triples])
-            KnowledgeGraph.__init__(self, self.entities, self.relations, everything, self.name)
-            return
-        csrs = (self.out, self.inc, self.adj)
-        if self._csr_keys is None:
-            self._csr_keys = [csr_keys(csr, n, r) for csr in csrs]
+        csrs, r = (self.out, self.inc, self.adj), self.num_relations
+        if self._csr_keys is None or self._csr_keys[0] < self.num_entities:
+            n = max(self.num_entities, 2 * self._csr_keys[0] if self._csr_keys else 0)
+            if n * r * n * 2 >= 2**63:  # too big to pack in the merge keys: build anew
+                everything = np.concatenate([self.triples, triples])
+                self._rebuild(everything)
+                return
+            self._csr_keys = (n, [csr_keys(csr, n, r) for csr in csrs])
+        n, keys = self._csr_keys
         added = _half_edges(triples, len(self.triples))
         merged = [
-            merged_csr(csr, keys, r, half)
-            for csr, keys, half in zip(csrs, self._csr_keys, added, strict=True)
+            merged_csr(csr, csr_key, n, r, half)
+            for csr, csr_key, half in zip(csrs, keys, added, strict=True)
         ]
         self.triples = np.ascontiguousarray(np.concatenate([self.triples, triples]), np.int32)
         self.out, self.inc, self.adj = (csr for csr, _ in merged)
-        self._csr_keys = [keys for _, keys in merged]
+        self._csr_keys = (n, [csr_key for _, csr_key in merged])
+
+    def _rebuild(self, triples: np.ndarray) -> None:
+        """Hold `triples` in place of the present ones, keeping the names and the fingerprint."""
+        fingerprint = self.fingerprint
+        KnowledgeGraph.__init__(self, self.entities, self.relations, triples, self.name)
+        self.fingerprint = fingerprint
+
+    def _grown(self) -> None:
+        """Give entities added to the vocabulary since the adjacency was built (a KG behind an
+        endpoint meets them as it walks) their empty rows, and forget name ranks."""
+        n = self.num_entities
+        self.out, self.inc, self.adj = (_padded(csr, n) for csr in (self.out, self.inc, self.adj))
+        self.__dict__.pop("entity_rank", None)
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -230,6 +257,32 @@ class KnowledgeGraph:
     def stored_triples(self) -> int:
         """Triples the KG holds where it is kept (here: all of them, in memory)."""
         return self.num_triples
+
+    @property
+    def stored_entities(self) -> int:
+        """Entities the KG holds where it is kept (here: all of them, in memory); a vector index
+        of the KG has a row for each, in id order of where it is kept."""
+        return self.num_entities
+
+    def entities_at(self, rows: np.ndarray) -> np.ndarray:
+        """The ids of the entities at `rows` of a vector index over all of them (here: the same);
+        a KG behind an endpoint meets them (`SparqlGraph`)."""
+        return np.asarray(rows, dtype=np.int64)
+
+    def stored_entity_names(self, start: int, stop: int) -> list[str]:
+        """The names at rows `start` to `stop` of a vector index over all entities."""
+        return list(self.entities[start:stop])
+
+    def entities_normalised(self, key: str) -> list[int]:
+        """The entities whose name normalises (`kgviz.kg.normalise`) to `key`, by id."""
+        return self._normalised_names.get(key, [])
+
+    @cached_property
+    def _normalised_names(self) -> dict[str, list[int]]:
+        table: dict[str, list[int]] = {}
+        for entity_id, name in enumerate(self.entities):
+            table.setdefault(normalise(name), []).append(entity_id)
+        return table
 
     # ----------------------------------------------------------------- neighbourhoods
     def reach(

@@ -131,21 +131,28 @@ def _read_turtle(path: Path) -> list[tuple[int, Statement]]:
     return [(0, statement) for statement in graph]
 
 
-def _local_name(iri: str) -> str:
+def local_name(iri: str) -> str:
     trimmed = iri.rstrip("#/")
     local = unquote(trimmed[max(trimmed.rfind("#"), trimmed.rfind("/")) + 1 :])
     return local or iri
 
 
-def _label_key(label: Literal) -> tuple[int, str, str]:
-    lang = (label.language or "").lower()
+def label_rank(text: str, language: str | None) -> tuple[int, str, str]:
+    """How a label ranks among a node's labels (the least names it): English first, then
+    English variants, untagged, other languages; ties to the alphabetically first."""
+    lang = (language or "").lower()
     rank = 0 if lang == "en" else 1 if lang.startswith("en-") else 2 if not lang else 3
-    return rank, lang, str(label)
+    return rank, lang, text
 
 
-def _candidates(name: str, ident: str) -> Iterator[str]:
-    if _local_name(ident) != name:
-        yield f"{name} ({_local_name(ident)})"
+def _label_key(label: Literal) -> tuple[int, str, str]:
+    return label_rank(str(label), label.language)
+
+
+def unique_candidates(name: str, ident: str) -> Iterator[str]:
+    """The names tried, in order, for a node whose name another node shares."""
+    if local_name(ident) != name:
+        yield f"{name} ({local_name(ident)})"
     yield f"{name} ({ident})"
     for number in count(2):  # only when another node is literally named like this one
         yield f"{name} ({ident}) ({number})"
@@ -162,7 +169,7 @@ def _unique_names(base: dict[Node, str], idents: dict[Node, str]) -> dict[Node, 
         if len(nodes) == 1:
             continue
         for node in sorted(nodes, key=idents.__getitem__):
-            names[node] = next(c for c in _candidates(name, idents[node]) if c not in taken)
+            names[node] = next(c for c in unique_candidates(name, idents[node]) if c not in taken)
             taken.add(names[node])
     return names
 
@@ -174,7 +181,7 @@ def node_names(idents: dict[Node, str], labels: Mapping[Node, list[Literal]]) ->
     def base_name(node: Node) -> str:  # escaped here already, so that no two names merge later
         if labels.get(node):
             return visible(str(min(labels[node], key=_label_key)).strip())
-        return visible(idents[node] if isinstance(node, BNode) else _local_name(str(node)))
+        return visible(idents[node] if isinstance(node, BNode) else local_name(str(node)))
 
     return _unique_names({node: base_name(node) for node in idents}, idents)
 

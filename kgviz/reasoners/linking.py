@@ -14,12 +14,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgviz.datasets.base import split_topic_marks
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.kg.normalise import normalise
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.trace import LINKING, Trace
 
@@ -145,28 +145,11 @@ TOKEN = re.compile(r"\w+")
 CACHE_KEY = "_entity_names"
 
 
-def normalise(text: str) -> str:
-    """Case-folded, accent-free text with punctuation turned into single spaces."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(re.sub(r"[\W_]+", " ", bare.casefold()).split())
-
-
 class EntityNames:
-    """Exact and normalised lookups of a KG's entity names (the normalised dict is built lazily)."""
+    """Exact and normalised lookups of a KG's entity names."""
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
-        self._normalised: dict[str, list[int]] | None = None
-
-    @property
-    def normalised(self) -> dict[str, list[int]]:
-        if self._normalised is None:
-            table: dict[str, list[int]] = {}
-            for entity_id, name in enumerate(self.kg.entities):
-                table.setdefault(normalise(name), []).append(entity_id)
-            self._normalised = table
-        return self._normalised
 
     def exact(self, text: str) -> int | None:
         return self.kg.entities.get(text)
@@ -176,7 +159,7 @@ class EntityNames:
         found = self.exact(text)
         if found is not None:
             return [found], "exact"
-        ids = self.normalised.get(normalise(text))
+        ids = self.kg.entities_normalised(normalise(text))
         return (ids, "normalised") if ids else None
 
     def canonical(self, text: str) -> str | None:

@@ -19,12 +19,21 @@ CONTEXT_KEY = "_kg_text_embeddings"
 @dataclass
 class TextEmbeddings:
     """Unit vectors of the entity names `(num_entities, dim)` and relation texts
-    `(num_relations, dim)`."""
+    `(num_relations, dim)`; a KG behind an endpoint has no table of all its names' vectors
+    (`entities` is None): those of the entities a question meets are read as asked."""
 
     kg: KnowledgeGraph
     encoder: TextEncoder
-    entities: torch.Tensor
+    entities: torch.Tensor | None
     relations: torch.Tensor
+
+    def entity_vectors(self, ids: torch.Tensor) -> torch.Tensor:
+        """The name vectors of entities `ids`."""
+        if self.entities is not None:
+            return self.entities[ids]
+        names = [self.kg.entities[i] for i in ids.tolist()]
+        vectors = embed_with_cache(self.encoder, names, cache_for(self.encoder))
+        return torch.from_numpy(vectors).reshape(len(names), -1)
 
     def questions(self, texts: list[str], cache: EmbeddingCache | None = None) -> torch.Tensor:
         """Question vectors; with a cache (training, measuring) they persist between runs."""
@@ -36,13 +45,16 @@ class TextEmbeddings:
 def kg_text_embeddings(
     kg: KnowledgeGraph, encoder: TextEncoder | None = None, progress: bool = False
 ) -> TextEmbeddings:
-    """Embed (or read from the cache) all entity names and relation texts of `kg`."""
+    """Embed (or read from the cache) all entity names (of a KG in memory) and relation texts
+    of `kg`."""
     encoder = encoder or get_encoder()
     cache = cache_for(encoder)
+    relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
+    if kg.fetches:
+        return TextEmbeddings(kg, encoder, None, torch.from_numpy(relations))
     entities = embed_with_cache(
         encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
     )
-    relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
     return TextEmbeddings(kg, encoder, torch.from_numpy(entities), torch.from_numpy(relations))
 
 

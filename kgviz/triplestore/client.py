@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
@@ -36,7 +36,6 @@ log = logging.getLogger(__name__)
 REPLY_CAP = 256_000_000  # bytes of one result at most (a page of a million names: ~150 MB)
 COUNT_DIGITS = 18  # a COUNT longer than this is no count of a KG's triples
 Binding = dict[str, dict[str, str]]  # variable -> {"type": ..., "value": ..., ...}
-Row = TypeVar("Row")
 JSON_RESULTS = "application/sparql-results+json"
 TSV_RESULTS = "text/tab-separated-values"
 
@@ -97,18 +96,34 @@ class SparqlClient:
             return self._select(query, JSON_RESULTS, parse_json_cells)
         return self._select(query, TSV_RESULTS, parse_cells)
 
+    def stream_cells(self, query: str, consume: Callable[[list[list[str]]], None]) -> int:
+        """Hand the rows of a SELECT query's TSV result to `consume` as they arrive, a batch at a
+        time, with no cap on the whole reply (a listing of millions of terms); the number of rows.
+        A retried attempt hands its rows again from the first, so `consume` must be idempotent
+        (`INSERT OR IGNORE`)."""
+
+        def read(chunks: Iterator[bytes]) -> int:
+            return stream_tsv(chunks, consume, self.endpoint)
+
+        return self._select(query, TSV_RESULTS, lambda count, _: count, read)
+
     def _select(
-        self, query: str, accept: str, parse: Callable[[bytearray, str], list[Row]]
-    ) -> list[Row]:
-        """The rows `parse` reads from the reply asked for as `accept`, retried on transient
-        failures within the deadline."""
+        self,
+        query: str,
+        accept: str,
+        parse: Callable[[Any, str], Any],
+        read: Callable[[Iterator[bytes]], Any] | None = None,
+    ) -> Any:
+        """What `parse` reads from the reply asked for as `accept` (the body, or what `read`
+        made of its chunks), retried on transient failures within the deadline."""
         self._wait_turn()
         deadline = time.monotonic() + self.timeout_s
         started = time.perf_counter()
         for attempt, pause in enumerate((*RETRY_PAUSES_S, None), start=1):
             try:
-                rows = parse(self._attempt(query, accept, deadline), self.endpoint)
-                self.stats.add(len(rows), time.perf_counter() - started)
+                rows = parse(self._attempt(query, accept, deadline, read), self.endpoint)
+                count = rows if isinstance(rows, int) else len(rows)
+                self.stats.add(count, time.perf_counter() - started)
                 return rows
             except SparqlTransient as error:
                 if pause is None or time.monotonic() + pause >= deadline:
@@ -147,12 +162,18 @@ class SparqlClient:
                 self._http = None
         client.close()
 
-    def _attempt(self, query: str, accept: str, deadline: float) -> bytearray:
-        """The body of one request's reply."""
+    def _attempt(
+        self,
+        query: str,
+        accept: str,
+        deadline: float,
+        read: Callable[[Iterator[bytes]], Any] | None,
+    ) -> Any:
+        """The body of one request's reply, or what `read` made of its chunks."""
         client = self._connection()
         try:
             body = run_with_deadline(
-                lambda: self._post(client, query, accept),
+                lambda: self._post(client, query, accept, read),
                 self.timeout_s,
                 lambda: self._drop(client),
                 f"the SPARQL endpoint {self.endpoint}",
@@ -170,13 +191,21 @@ class SparqlClient:
         self._answered = True
         return body
 
-    def _post(self, client: httpx.Client, query: str, accept: str) -> bytearray:
+    def _post(
+        self,
+        client: httpx.Client,
+        query: str,
+        accept: str,
+        read: Callable[[Iterator[bytes]], Any] | None,
+    ) -> Any:
         headers = {"Accept": accept}
         where = f"the SPARQL endpoint {self.endpoint}"
         try:
             with client.stream(
                 "POST", self.endpoint, data={"query": query}, headers=headers
             ) as response:
+                if read is not None and response.status_code < 400:
+                    return read(response.iter_bytes())
                 body = read_within(response.iter_bytes(), REPLY_CAP, where)
         except httpx.HTTPError as error:
             refused = f"no SPARQL endpoint answers at {self.endpoint} (is the server running?)"
@@ -241,24 +270,67 @@ def _json_result(body: bytes | bytearray, endpoint: str) -> tuple[dict[str, Any]
 def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
     """The rows of a SPARQL TSV result, each as many cells as its header has variables;
     anything else is a one-line error."""
+    lines = _utf8(body, endpoint).split("\n")
+    width = _tsv_width(lines[0], endpoint)
+    if lines[-1] == "":
+        lines.pop()  # the newline ending the last row
+    return _tsv_rows(lines[1:], width, 2, endpoint)
+
+
+def stream_tsv(
+    chunks: Iterator[bytes], consume: Callable[[list[list[str]]], None], endpoint: str
+) -> int:
+    """`parse_cells` over a reply read a chunk at a time: each chunk's whole rows go to
+    `consume`; the number of rows."""
+    width, pending, number = 0, b"", 2
+    for chunk in chunks:
+        pending += chunk
+        cut = pending.rfind(b"\n")
+        if cut < 0:
+            continue
+        lines, pending = _utf8(pending[:cut], endpoint).split("\n"), pending[cut + 1 :]
+        if not width:
+            width, lines = _tsv_width(lines[0], endpoint), lines[1:]
+        consume(_tsv_rows(lines, width, number, endpoint))
+        number += len(lines)
+    if pending:  # a last line without its newline: a header alone, or a last row
+        line = _utf8(pending, endpoint)
+        if not width:
+            _tsv_width(line, endpoint)
+            return 0
+        consume(_tsv_rows([line], width, number, endpoint))
+        number += 1
+    return number - 2
+
+
+def _utf8(body: bytes | bytearray, endpoint: str) -> str:
     try:
-        lines = body.decode("utf-8").split("\n")
+        return body.decode("utf-8")
     except UnicodeDecodeError:
-        raise SparqlError(f"the SPARQL endpoint {endpoint} sent a TSV result that is not UTF-8")
-    header = lines[0].removesuffix("\r").split("\t")
+        raise SparqlError(
+            f"the SPARQL endpoint {endpoint} sent a TSV result that is not UTF-8"
+        ) from None
+
+
+def _tsv_width(header_line: str, endpoint: str) -> int:
+    """The number of variables a TSV header names; a line that is no header is an error."""
+    header = header_line.removesuffix("\r").split("\t")
     if not all(variable.startswith("?") for variable in header):
-        start = " ".join(lines[0][:80].split())
+        start = " ".join(header_line[:80].split())
         raise SparqlError(
             f"the SPARQL endpoint {endpoint} did not send a TSV result (it began {start!r})"
         )
-    if lines[-1] == "":
-        lines.pop()  # the newline ending the last row
-    rows = [line.removesuffix("\r").split("\t") for line in lines[1:]]
-    for number, row in enumerate(rows, 2):
-        if len(row) != len(header):
+    return len(header)
+
+
+def _tsv_rows(lines: list[str], width: int, first: int, endpoint: str) -> list[list[str]]:
+    """TSV `lines` (the first is line `first` of the reply) as rows of `width` cells."""
+    rows = [line.removesuffix("\r").split("\t") for line in lines]
+    for number, row in enumerate(rows, first):
+        if len(row) != width:
             raise SparqlError(
                 f"the SPARQL endpoint {endpoint} sent a TSV row of {len(row)} cells under "
-                f"{len(header)} variables (line {number})"
+                f"{width} variables (line {number})"
             )
     return rows
 

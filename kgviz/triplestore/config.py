@@ -5,11 +5,11 @@ graph = "http://example.org/kg"            # a named graph (default: the default
 label = "http://www.w3.org/2000/01/rdf-schema#label"   # the predicate that names things
 timeout = 60        # seconds one query may take, all its retries included
 batch = 200         # entities per VALUES block
-page = 1000000      # rows per request while the name table is built
+page = 1000000      # rows per request while the name store is built
 max_fetch = 500000  # triples one walk may fetch before it stops and says so
 cache_triples = 1000000  # fetched triples kept between runs (beyond: dropped, fetched anew)
 results = "tsv"     # how walks read results: "tsv" (faster), or "json" for an endpoint whose
-                    # TSV is loose (a walk that meets a term the name table lacks says so)
+                    # TSV is loose (a walk that meets a term the name store lacks says so)
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""A KG served by a SPARQL endpoint, read as a `KnowledgeGraph` that holds what has been fetched.
+"""A KG behind a SPARQL endpoint, read as a `KnowledgeGraph` that holds what has been met.
 
-Its names and ids are the whole KG's (the name table, `names.py`). Its triples are those
-fetched so far, appended in the order they came, so a row names the same triple for the life of
-the process. `reach` fetches, in batched `VALUES` queries, every triple a bounded walk needs (the
-complete neighbourhood of each entity it walks through, and the degree of each hub it stops at);
-the methods then run their own algorithms on the graph it returns, exactly as in memory.
+Its names and terms are in the name store on disk (`names.py`); the process holds only the
+entities it has met (by a walk, a vector hit or a name lookup), numbered in the order met, and
+the triples fetched so far, appended in the order they came, so a row names the same triple for
+the life of the process. `reach` fetches, in batched `VALUES` queries, every triple a bounded
+walk needs (the complete neighbourhood of each entity it walks through, and the degree of each
+hub it stops at); the methods then run their own algorithms on the graph it returns, exactly as
+in memory.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import numpy as np
 
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
+from kgviz.kg.normalise import normalise
+from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
-from kgviz.triplestore.names import NameTable, build_name_table, cached_name_table
+from kgviz.triplestore.names import NameStore, cached_name_store
 from kgviz.triplestore.terms import Queries, tsv_key
 
 
@@ -53,51 +57,120 @@ def endpoint_fingerprint(config: EndpointConfig, triples: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class MetEntities(Vocabulary):
+    """The entities a process has met, by name; a name not met yet is looked up in the name
+    store, and met when the store has it."""
+
+    def __init__(self, graph: SparqlGraph) -> None:
+        super().__init__(kind="entity")
+        self._graph = graph
+
+    def get(self, name: str) -> int | None:
+        found = super().get(name)
+        return found if found is not None else self._graph.meet_named(name)
+
+    def _unknown_message(self, name: str) -> str:
+        folded = name.casefold()
+        store = self._graph.store
+        alike = store.names_of(store.entities_folded(normalise(name))[:50])
+        close = [other for other in alike.values() if other.casefold() == folded][:3]
+        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        return f"unknown entity {name!r}{hint}"
+
+
 class SparqlGraph(KnowledgeGraph):
     """The KG behind `config.endpoint`; see the module docstring."""
 
     fetches = True
 
     def __init__(
-        self, config: EndpointConfig, table: NameTable, name: str, client: SparqlClient
+        self, config: EndpointConfig, store: NameStore, name: str, client: SparqlClient
     ) -> None:
-        super().__init__(table.entities, table.relations, np.zeros((0, 3), np.int32), name=name)
-        self.config, self.table, self.client = config, table, client
+        relation_names, self._relation_terms = store.relations()
+        entities = MetEntities(self)
+        super().__init__(
+            entities, Vocabulary(relation_names, "relation"), np.zeros((0, 3), np.int32), name
+        )
+        self.config, self.store, self.client = config, store, client
         self.queries = Queries(config.graph, config.label)
         self._rows: dict[tuple[int, int, int], int] = {}
-        self._complete = np.zeros(len(table.entities), dtype=bool)
-        self._degree = np.full(len(table.entities), -1, dtype=np.int64)
+        self._met: dict[int, int] = {}  # store id -> id here
+        self._term_ids: dict[str, int] = {}  # term key -> id here, for every term of a met entity
+        self._terms: list[list[str]] = []  # each met entity's term keys
+        self._complete = np.zeros(0, dtype=bool)
+        self._degree = np.zeros(0, dtype=np.int64)
         self._lock = threading.RLock()
         self._readers = 0  # runs and views inside `in_use`
         self.walks = WalkStats()
-        self.table_path: Path | None = None  # where the name table is cached
 
     @classmethod
     def open(cls, config: EndpointConfig, name: str, cache_dir: Path) -> SparqlGraph:
-        """Count the endpoint's triples, then load (or build and cache) its name table."""
+        """Count the endpoint's triples, then open (or build and cache) its name store."""
         client = SparqlClient(config.endpoint, config.timeout, config.rate)
         queries = Queries(config.graph, config.label)
         rows = client.select(queries.count_all())
         total = count_value(rows[0], config.endpoint) if rows else 0
-        path = cache_dir / f"sparql-{endpoint_fingerprint(config, total)}.npz"
-        table = (
-            cached_name_table(path, lambda: build_name_table(client, queries, config.page))
-            if total
-            else None
-        )
-        if table is None or table.triples == 0:
+        fingerprint = endpoint_fingerprint(config, total)
+        path = cache_dir / f"sparql-{fingerprint}.sqlite"
+        store = cached_name_store(path, client, queries, config.page) if total else None
+        if store is None or store.triples == 0:
             raise StoreError(
                 f"the SPARQL endpoint {config.endpoint} holds no triples"
                 + (f" in graph <{config.graph}>" if config.graph else "")
                 + (" other than labels" if total else "")
             )
-        graph = cls(config, table, name, client)
-        graph.table_path = path
+        graph = cls(config, store, name, client)
+        graph.fingerprint = fingerprint
         return graph
+
+    # ----------------------------------------------------------------- meeting entities
+    def meet_named(self, name: str) -> int | None:
+        """The id of the entity called `name`, met now if the store has it, else None."""
+        stored = self.store.entity_named(name)
+        return None if stored is None else int(self._meet([stored])[0])
+
+    def entities_at(self, rows: np.ndarray) -> np.ndarray:
+        """The ids of the store's entities `rows` (a vector index's rows), met now."""
+        return self._meet(np.asarray(rows, dtype=np.int64).tolist())
+
+    def stored_entity_names(self, start: int, stop: int) -> list[str]:
+        return self.store.entity_names(start, stop)
+
+    def entities_normalised(self, key: str) -> list[int]:
+        return self._meet(self.store.entities_folded(key)).tolist()
+
+    def _meet(self, stored: list[int]) -> np.ndarray:
+        """The ids here of the store's entities `stored`, numbering those not met before."""
+        with self._lock:
+            new = [entity for entity in dict.fromkeys(stored) if entity not in self._met]
+            if new:
+                names, terms = self.store.names_of(new), self.store.terms_of(new)
+                for entity in new:
+                    here = Vocabulary.add(self.entities, names[entity])
+                    self._met[entity] = here
+                    self._terms.append(terms[entity])
+                    self._term_ids.update(dict.fromkeys(terms[entity], here))
+                self._grown()
+            return np.array([self._met[entity] for entity in stored], dtype=np.int64)
+
+    def _grown(self) -> None:
+        super()._grown()
+        missing = self.num_entities - len(self._complete)
+        if missing > 0:
+            self._complete = np.concatenate([self._complete, np.zeros(missing, bool)])
+            self._degree = np.concatenate([self._degree, np.full(missing, -1, np.int64)])
+
+    def _keys_of(self, entities: np.ndarray) -> list[str]:
+        """The term keys of `entities` (one each, more where several terms share a name)."""
+        return [key for entity in entities.tolist() for key in self._terms[entity]]
 
     @property
     def stored_triples(self) -> int:
-        return self.table.triples
+        return self.store.triples
+
+    @property
+    def stored_entities(self) -> int:
+        return self.store.num_entities
 
     # ----------------------------------------------------------------- walks
     @contextmanager
@@ -109,8 +182,7 @@ class SparqlGraph(KnowledgeGraph):
             if self._readers == 0 and self.num_triples > self.config.cache_triples:
                 self._rows.clear()
                 self._complete[:] = False
-                empty = np.zeros((0, 3), np.int32)
-                KnowledgeGraph.__init__(self, self.entities, self.relations, empty, name=self.name)
+                self._rebuild(np.zeros((0, 3), np.int32))
                 self.walks.dropped += 1
             self._readers += 1
         try:
@@ -134,6 +206,7 @@ class SparqlGraph(KnowledgeGraph):
                 if layer and hub_degree is not None:
                     frontier = frontier[self.degrees(frontier) <= hub_degree]
                 self._fetch(frontier, budget)
+                seen = np.concatenate([seen, np.zeros(self.num_entities - len(seen), bool)])
                 ptr = self.adj.ptr
                 reached = self.adj.neighbor[concat_ranges(ptr[frontier], ptr[frontier + 1])]
                 frontier = np.unique(reached[~seen[reached]])
@@ -149,7 +222,7 @@ class SparqlGraph(KnowledgeGraph):
             for start in range(0, unknown.size, self.config.batch):
                 batch = unknown[start : start + self.config.batch]
                 counts = dict.fromkeys(batch.tolist(), 0)
-                query = self.queries.degrees(self.table.keys_of(batch))
+                query = self.queries.degrees(self._keys_of(batch))
                 for term, count in self.client.select_cells(query, self.config.results):
                     entity = self._entity(term)
                     if entity is not None:
@@ -168,7 +241,7 @@ class SparqlGraph(KnowledgeGraph):
         added: dict[tuple[int, int, int], None] = {}
         queries = [
             self.queries.incident(
-                self.table.keys_of(todo[start : start + self.config.batch]), limit=budget[0] + 1
+                self._keys_of(todo[start : start + self.config.batch]), limit=budget[0] + 1
             )
             for start in range(0, todo.size, self.config.batch)
         ]
@@ -220,10 +293,15 @@ class SparqlGraph(KnowledgeGraph):
         return answer
 
     def _triples(self, rows: list[list[str]]) -> Iterator[tuple[int, int, int]]:
-        """The ids of `?s ?p ?o` rows (each distinct term read once); rows with a blank node or
-        a predicate that is no relation are left out."""
+        """The ids of `?s ?p ?o` rows (each distinct term read once, those of entities not met
+        yet looked up in one batch); rows with a blank node or a predicate that is no relation
+        are left out."""
+        keys = {
+            cell: self._key(cell) for cell in {row[0] for row in rows} | {row[2] for row in rows}
+        }
+        self._meet_terms([key for key in keys.values() if key is not None])
         entities = {
-            cell: self._entity(cell) for cell in {row[0] for row in rows} | {row[2] for row in rows}
+            cell: None if key is None else self._term_ids[key] for cell, key in keys.items()
         }
         relations = {cell: self._relation(cell) for cell in {row[1] for row in rows}}
         for head_cell, relation_cell, tail_cell in rows:
@@ -235,6 +313,26 @@ class SparqlGraph(KnowledgeGraph):
             if head is not None and relation is not None and tail is not None:
                 yield head, relation, tail
 
+    def _meet_terms(self, keys: list[str]) -> None:
+        """Meet the entities of term `keys` not met yet; a term the store lacks is an error."""
+        unknown = [key for key in keys if key not in self._term_ids]
+        if not unknown:
+            return
+        found = self.store.entities_of_terms(unknown)
+        if missing := [key for key in unknown if key not in found]:
+            raise SparqlError(
+                f"the SPARQL endpoint {self.config.endpoint} holds {missing[0][:80]}, which its "
+                "name store does not: the KG changed since the store was built (it is rebuilt "
+                "when the number of triples changes; delete the cached sparql-*.sqlite to force "
+                "it)"
+                + (
+                    ', or the endpoint writes TSV loosely (then set results = "json" in kb.sparql)'
+                    if self.config.results == "tsv"
+                    else ""
+                )
+            )
+        self._meet(list(found.values()))
+
     def _key(self, cell: str) -> str | None:
         """The term key of a TSV cell (None for a blank node); a cell that is no term is an
         error naming the endpoint."""
@@ -244,25 +342,13 @@ class SparqlGraph(KnowledgeGraph):
             raise SparqlError(f"the SPARQL endpoint {self.config.endpoint} sent {error}") from None
 
     def _entity(self, cell: str) -> int | None:
-        """The entity id of a TSV cell (None for a blank node)."""
+        """The id of a TSV cell's entity (None for a blank node)."""
         key = self._key(cell)
         if key is None:
             return None
-        found = self.table.entity_terms.get(key)
-        if found is None:
-            raise SparqlError(
-                f"the SPARQL endpoint {self.config.endpoint} holds {key[:80]}, which its name "
-                "table does not: the KG changed since the table was built (it is rebuilt when "
-                "the number of triples changes; delete the cached sparql-*.npz to force it)"
-                + (
-                    ', or the endpoint writes TSV loosely (then set results = "json" in kb.sparql)'
-                    if self.config.results == "tsv"
-                    else ""
-                )
-            )
-        return int(self.table.term_entity[found])
+        self._meet_terms([key])
+        return self._term_ids[key]
 
     def _relation(self, cell: str) -> int | None:
         """The relation id of a TSV cell (None for a predicate that is no relation)."""
-        found = self.table.relation_terms.get(self._key(cell) or "")
-        return None if found is None else int(self.table.term_relation[found])
+        return self._relation_terms.get(self._key(cell) or "")

@@ -1,206 +1,345 @@
-"""The name table of a KG behind a SPARQL endpoint: dense ids for its entities and relations,
-their names, and the RDF terms each stands for.
+"""The name store of a KG behind a SPARQL endpoint: its entities' and relations' names, the RDF
+terms each stands for, and the normalised form of each entity name, in an SQLite file on disk.
 
-It is built once by paging through the endpoint's predicates, nodes and labels, named by the
-RDF reader's rules (`kgviz.kg.rdf`: preferred label, else local name; shared names made unique;
-a literal is the entity its lexical form names), and cached under the endpoint's fingerprint.
-Ids follow the terms' order (IRIs sorted, then literals, sorted by their SPARQL spelling), so
-they are the same in every process, which saved traces and vector indexes rely on.
+kgviz's process reads it a question at a time (a name, the terms of an entity met by a walk), so
+what the process holds does not grow with the KG. It is built once by streaming the endpoint's
+listings of nodes, labels and predicates into the file (no listing is held in memory), named by
+the RDF reader's rules (`kgviz.kg.rdf`: preferred label, else local name; shared names made
+unique; a literal is the entity its lexical form names), and cached under the endpoint's
+fingerprint. Entity ids follow the terms' order (IRIs sorted, then literals sorted by their
+SPARQL spelling), so a vector index built over them is valid in every process.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
-from kgviz.kg.rdf import literal_name, node_names
-from kgviz.kg.store import checked_vocabulary
-from kgviz.kg.vocab import Vocabulary
-from kgviz.storage.atomic import write_atomic
+from kgviz.kg.normalise import normalise
+from kgviz.kg.rdf import label_rank, literal_name, local_name, node_names, unique_candidates
+from kgviz.kg.vocab import visible
 from kgviz.storage.cache_repair import CorruptCache, load_or_build
-from kgviz.triplestore.client import Binding, SparqlClient, bound, count_value
-from kgviz.triplestore.terms import LITERALS, Queries, iri_key, term_key
+from kgviz.triplestore.client import SparqlClient, SparqlError, count_value
+from kgviz.triplestore.terms import Queries, iri_of, literal_parts, tsv_key
 
-FORMAT_VERSION = 2  # 2: control characters in term keys written as \uXXXX
+FORMAT_VERSION = 3  # 3: an SQLite file read a question at a time (2: an in-memory table)
+LOOKUP_BATCH = 900  # keys or ids per SQL statement (below SQLite's bound on parameters)
+READ_CACHE_KIB = 32_000  # SQLite's page cache per open store
 
-
-@dataclass
-class NameTable:
-    """Entities and relations with their names, and the term keys (`terms.py`) of each."""
-
-    entities: Vocabulary
-    relations: Vocabulary
-    entity_terms: Vocabulary  # term key -> term id
-    term_entity: np.ndarray  # term id -> entity id
-    relation_terms: Vocabulary
-    term_relation: np.ndarray
-    triples: int  # kept triples the endpoint held when the table was built
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        order = np.argsort(self.term_entity, kind="stable")
-        counts = np.bincount(self.term_entity, minlength=len(self.entities))
-        self._term_order = order
-        self._term_ptr = np.concatenate([[0], np.cumsum(counts)])
-
-    def keys_of(self, entities: np.ndarray) -> list[str]:
-        """The term keys of `entities` (one each, more where several terms share a name)."""
-        ptr, order = self._term_ptr, self._term_order
-        return [
-            self.entity_terms[int(term)]
-            for entity in entities.tolist()
-            for term in order[ptr[entity] : ptr[entity + 1]]
-        ]
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE entity(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, folded TEXT NOT NULL);
+CREATE TABLE entity_term(key TEXT PRIMARY KEY, entity INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE relation(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE relation_term(key TEXT PRIMARY KEY, relation INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE node(key TEXT PRIMARY KEY, iri TEXT, lexical TEXT) WITHOUT ROWID;
+CREATE TEMP TABLE label(key TEXT NOT NULL, rank INTEGER, lang TEXT, text TEXT);
+CREATE TEMP TABLE named(key TEXT PRIMARY KEY, iri TEXT NOT NULL, name TEXT NOT NULL)
+    WITHOUT ROWID;
+"""
+INDEXES = """
+CREATE INDEX entity_folded ON entity(folded);
+CREATE INDEX entity_term_entity ON entity_term(entity);
+"""
 
 
-def _paged(
-    client: SparqlClient, query: Callable[[int, int, bool], str], page: int
-) -> Iterator[Binding]:
-    """Every row of a listing: in one request when it holds at most `page` rows (no order needed),
-    else `page` rows per request in the query's order (servers sort slowly, so only then)."""
-    rows = client.select(query(page + 1, 0, False))
-    if len(rows) <= page:
-        yield from rows
+class NameStore:
+    """Lookups in a built name store; entity ids are 0-based (the SQLite row id less one)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+        try:
+            self._db.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version != FORMAT_VERSION:
+                raise CorruptCache(f"name store format {version}, not {FORMAT_VERSION}")
+            meta = dict(self._db.execute("SELECT key, value FROM meta"))
+            self.triples = int(meta["triples"])
+            self.num_entities = int(meta["entities"])
+            self.timings = {
+                key.removeprefix("seconds "): float(value)
+                for key, value in meta.items()
+                if key.startswith("seconds ")
+            }
+        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as error:
+            self._db.close()
+            raise CorruptCache(f"not a name store ({error})") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _rows(self, sql: str, values: list) -> Iterator[tuple]:
+        """`sql` (with one `{}` for a list of parameters) over `values`, a batch at a time."""
+        with self._lock:
+            for start in range(0, len(values), LOOKUP_BATCH):
+                batch = values[start : start + LOOKUP_BATCH]
+                marks = ",".join("?" * len(batch))
+                yield from self._db.execute(sql.format(marks), batch).fetchall()
+
+    def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
+        """The entity each of `keys` stands for (keys the store lacks are left out)."""
+        sql = "SELECT key, entity - 1 FROM entity_term WHERE key IN ({})"
+        return dict(self._rows(sql, keys))
+
+    def names_of(self, entities: list[int]) -> dict[int, str]:
+        sql = "SELECT id - 1, name FROM entity WHERE id IN ({})"
+        return dict(self._rows(sql, [entity + 1 for entity in entities]))
+
+    def terms_of(self, entities: list[int]) -> dict[int, list[str]]:
+        """The term keys of each entity (one each, more where a literal is named like a node)."""
+        found: dict[int, list[str]] = {}
+        sql = "SELECT entity - 1, key FROM entity_term WHERE entity IN ({}) ORDER BY key"
+        for entity, key in self._rows(sql, [entity + 1 for entity in entities]):
+            found.setdefault(entity, []).append(key)
+        return found
+
+    def entity_named(self, name: str) -> int | None:
+        found = list(self._rows("SELECT id - 1 FROM entity WHERE name IN ({})", [name]))
+        return found[0][0] if found else None
+
+    def entities_folded(self, folded: str) -> list[int]:
+        """The entities whose name normalises (`normalise`) to `folded`, by id."""
+        sql = "SELECT id - 1 FROM entity WHERE folded IN ({}) ORDER BY id"
+        return [entity for (entity,) in self._rows(sql, [folded])]
+
+    def entity_names(self, start: int = 0, stop: int | None = None) -> list[str]:
+        """The names of entities `start` to `stop` (all from `start` when None), by id."""
+        stop = self.num_entities if stop is None else stop
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name FROM entity WHERE id > ? AND id <= ? ORDER BY id", (start, stop)
+            ).fetchall()
+        return [name for (name,) in rows]
+
+    def relations(self) -> tuple[list[str], dict[str, int]]:
+        """Relation names by id, and the relation each predicate's key stands for."""
+        with self._lock:
+            names = [name for (name,) in self._db.execute("SELECT name FROM relation ORDER BY id")]
+            terms = dict(self._db.execute("SELECT key, relation - 1 FROM relation_term"))
+        return names, terms
+
+
+def _listing(
+    client: SparqlClient,
+    query: Callable[[int, int, bool], str],
+    page: int,
+    consume: Callable[[list[list[str]]], None],
+) -> None:
+    """Every row of a listing, streamed to `consume`: in one request when it holds at most
+    `page` rows (no order needed), else `page` rows per request in the query's order (servers
+    sort slowly, so only then)."""
+    if client.stream_cells(query(page + 1, 0, False), consume) <= page:
         return
     offset = 0
-    while True:
-        rows = client.select(query(page, offset, True))
-        yield from rows
-        if len(rows) < page:
-            return
+    while client.stream_cells(query(page, offset, True), consume) == page:
         offset += page
 
 
-def _nodes(
-    client: SparqlClient, queries: Queries, page: int
-) -> tuple[list[str], list[tuple[str, str]], bool]:
-    """The sorted IRIs and (key, lexical form) literals at either end of a kept triple, and
-    whether a blank node was among them (then `queries` must test for them to be exact)."""
-    iri_set: set[str] = set()
-    literal_set: dict[str, str] = {}  # key -> lexical form
-    blank_nodes = False
-    for listing in (queries.subjects, queries.objects):
-        for row in _paged(client, listing, page):
-            term = bound(row, "x", client.endpoint)
-            if term["type"] == "uri":
-                iri_set.add(term["value"])
-            elif (key := term_key(term)) is not None:
-                literal_set[key] = term["value"]
-            else:
-                blank_nodes = True
-    return sorted(iri_set), sorted(literal_set.items()), blank_nodes
+def _key(cell: str, endpoint: str) -> str | None:
+    try:
+        return tsv_key(cell)
+    except ValueError as error:
+        raise SparqlError(f"the SPARQL endpoint {endpoint} sent {error}") from None
 
 
-def build_name_table(client: SparqlClient, queries: Queries, page: int) -> NameTable:
-    """Page through the endpoint and name what it holds (see the module docstring)."""
-    timings: dict[str, float] = {}
-    where = client.endpoint
+class _Builder:
+    """Streams an endpoint's listings into a new store file (see the module docstring)."""
 
-    started = time.perf_counter()
-    queries = replace(queries, blank_nodes=False)  # cheap listings, unless a blank node shows
-    iris, literals, blank_nodes = _nodes(client, queries, page)
-    if blank_nodes:
-        queries = replace(queries, blank_nodes=True)
-        iris, literals, _ = _nodes(client, queries, page)
-    timings["entities"] = time.perf_counter() - started
+    def __init__(self, client: SparqlClient, queries: Queries, page: int, path: Path) -> None:
+        self.client, self.queries, self.page, self.path = client, queries, page, path
+        self.db = sqlite3.connect(path, check_same_thread=False)  # listings stream on a worker
+        self.db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + SCHEMA)
+        for name, function in (("folded", normalise), ("visible", visible)):
+            self.db.create_function(name, 1, function, deterministic=True)
+        self.timings: dict[str, float] = {}
 
-    started = time.perf_counter()
-    listing = _paged(client, queries.predicates, page)
-    predicates = sorted(bound(row, "x", where)["value"] for row in listing)
-    rows = client.select(queries.count())
-    triples = count_value(rows[0], where) if rows else 0
-    timings["relations"] = time.perf_counter() - started
+    def _timed(self, step: str, started: float) -> None:
+        self.timings[step] = time.perf_counter() - started
 
-    started = time.perf_counter()
-    labels: dict[Node, list[Literal]] = defaultdict(list)
-    for row in _paged(client, queries.labels, page):  # other than IRIs named by text: skipped
-        named, label = bound(row, "x", where), bound(row, "l", where)
-        if named["type"] == "uri" and label["type"] in LITERALS and label["value"].strip():
-            labels[URIRef(named["value"])].append(
-                Literal(label["value"], lang=label.get("xml:lang") or None)
+    def nodes(self) -> None:
+        """Every IRI and literal at either end of a kept triple (blank nodes are tested for only
+        once one shows: the test makes a scan of the whole KG many times slower)."""
+        started = time.perf_counter()
+        blank = [False]
+
+        def add(rows: list[list[str]]) -> None:
+            values: list[tuple[str, str | None, str | None]] = []
+            for (cell,) in rows:
+                key = _key(cell, self.client.endpoint)
+                if key is None:
+                    blank[0] = True
+                elif key[0] == "<":
+                    values.append((key, iri_of(key), None))
+                else:
+                    values.append((key, None, literal_parts(key)[0]))
+            self.db.executemany("INSERT OR IGNORE INTO node VALUES (?, ?, ?)", values)
+
+        queries = replace(self.queries, blank_nodes=False)
+        for listing in (queries.subjects, queries.objects):
+            _listing(self.client, listing, self.page, add)
+        if blank[0]:
+            self.db.execute("DELETE FROM node")
+            self.queries = replace(self.queries, blank_nodes=True)
+            for listing in (self.queries.subjects, self.queries.objects):
+                _listing(self.client, listing, self.page, add)
+        self._timed("entities", started)
+
+    def labels(self) -> None:
+        """Every label of an IRI that is a non-blank literal (others name nothing)."""
+        started = time.perf_counter()
+
+        def add(rows: list[list[str]]) -> None:
+            values = []
+            for named_cell, label_cell in rows:
+                where = self.client.endpoint
+                named, label = _key(named_cell, where), _key(label_cell, where)
+                if named and named[0] == "<" and label and label[0] == '"':
+                    text, lang = literal_parts(label)
+                    if text.strip():
+                        values.append((named, *label_rank(text, lang)))
+            self.db.executemany("INSERT INTO label VALUES (?, ?, ?, ?)", values)
+
+        _listing(self.client, self.queries.labels, self.page, add)
+        self.db.execute("CREATE INDEX temp.label_key ON label(key, rank, lang, text)")
+        self._timed("labels", started)
+
+    def relations(self) -> int:
+        """Name the predicates of kept triples (few: named in memory); the kept triples."""
+        started = time.perf_counter()
+        where, predicates = self.client.endpoint, list[str]()
+        _listing(
+            self.client,
+            self.queries.predicates,
+            self.page,
+            lambda rows: predicates.extend(_key(cell, where) or "" for (cell,) in rows),
+        )
+        iris = sorted(iri_of(key) for key in predicates if key.startswith("<"))
+        labels: dict[Node, list[Literal]] = {}
+        for iri in iris:
+            rows = self.db.execute(
+                "SELECT text, lang FROM label WHERE key = ?", (f"<{iri}>",)
+            ).fetchall()
+            labels[URIRef(iri)] = [Literal(text, lang=lang or None) for text, lang in rows]
+        names = node_names({URIRef(iri): iri for iri in iris}, labels)
+        for number, iri in enumerate(iris, 1):
+            self.db.execute("INSERT INTO relation VALUES (?, ?)", (number, names[URIRef(iri)]))
+        key_of = {iri_of(key): key for key in predicates if key.startswith("<")}
+        self.db.executemany(
+            "INSERT INTO relation_term VALUES (?, ?)",
+            [(key_of[iri], number) for number, iri in enumerate(iris, 1)],
+        )
+        rows = self.client.select(self.queries.count())
+        self._timed("relations", started)
+        return count_value(rows[0], self.client.endpoint) if rows else 0
+
+    def entities(self) -> None:
+        """Name every node: IRIs by preferred label or local name, shared names made unique
+        (`kgviz.kg.rdf._unique_names`' rules), then literals, merged with a node of their name."""
+        started = time.perf_counter()
+        best_label = (
+            "SELECT text FROM label WHERE label.key = node.key ORDER BY rank, lang, text LIMIT 1"
+        )
+        cursor = self.db.execute(f"SELECT key, iri, ({best_label}) FROM node WHERE iri NOT NULL")
+        while rows := cursor.fetchmany(50_000):
+            self.db.executemany(
+                "INSERT INTO named VALUES (?, ?, ?)",
+                [
+                    (key, iri, visible(label.strip() if label else local_name(iri)))
+                    for key, iri, label in rows
+                ],
             )
-    timings["labels"] = time.perf_counter() - started
+        self.db.execute("CREATE INDEX temp.named_name ON named(name)")
+        self._unshare()
+        self.db.execute(
+            "INSERT INTO entity(name, folded) SELECT name, folded(name) FROM named ORDER BY iri"
+        )
+        self.db.execute(
+            "INSERT INTO entity_term SELECT key, entity.id FROM named JOIN entity USING (name)"
+        )
+        literals = self.db.execute("SELECT key, lexical FROM node WHERE iri IS NULL ORDER BY key")
+        while rows := literals.fetchmany(50_000):
+            named = [(key, visible(literal_name(lexical))) for key, lexical in rows]
+            self.db.executemany(
+                "INSERT OR IGNORE INTO entity(name, folded) VALUES (?, folded(?))",
+                [(name, name) for _, name in named],
+            )
+            self.db.executemany(
+                "INSERT INTO entity_term SELECT ?, id FROM entity WHERE name = ?", named
+            )
+        self._timed("naming", started)
 
-    started = time.perf_counter()
-    entity_names = node_names({URIRef(iri): iri for iri in iris}, labels)
-    entities, entity_terms, term_entity = Vocabulary(kind="entity"), Vocabulary(), []
-    for iri in iris:
-        entity_terms.add(iri_key(iri))
-        term_entity.append(entities.add(entity_names[URIRef(iri)]))
-    for key, lexical in literals:
-        entity_terms.add(key)
-        term_entity.append(entities.add(literal_name(lexical)))
-    relation_names = node_names({URIRef(p): p for p in predicates}, labels)
-    relations, relation_terms = Vocabulary(kind="relation"), Vocabulary()
-    term_relation = []
-    for predicate in predicates:
-        relation_terms.add(iri_key(predicate))
-        term_relation.append(relations.add(relation_names[URIRef(predicate)]))
-    timings["naming"] = time.perf_counter() - started
-    return NameTable(
-        entities,
-        relations,
-        entity_terms,
-        np.array(term_entity, dtype=np.int32),
-        relation_terms,
-        np.array(term_relation, dtype=np.int32),
-        triples,
-        timings,
-    )
+    def _unshare(self) -> None:
+        """Rename the nodes of each shared name, groups in order of their first node, nodes in
+        order of their IRI: `name (local name)`, else `name (IRI)`, else numbered."""
+        groups = self.db.execute(
+            "SELECT name FROM named GROUP BY name HAVING COUNT(*) > 1 ORDER BY MIN(iri)"
+        ).fetchall()
+        taken: set[str] = set()
 
+        def free(candidate: str) -> bool:
+            if candidate in taken:
+                return False
+            owners = self.db.execute(
+                "SELECT COUNT(*) FROM named WHERE name = ?", (candidate,)
+            ).fetchone()[0]
+            return owners != 1  # an unshared name is taken; a shared one is free
 
-def save_name_table(table: NameTable, path: Path) -> None:
-    arrays: dict[str, Any] = {"format_version": np.array([FORMAT_VERSION])}
-    for label, vocab in (
-        ("entity", table.entities),
-        ("relation", table.relations),
-        ("entity_term", table.entity_terms),
-        ("relation_term", table.relation_terms),
-    ):
-        arrays[f"{label}_blob"], arrays[f"{label}_offsets"] = vocab.to_arrays()
-    arrays["term_entity"], arrays["term_relation"] = table.term_entity, table.term_relation
-    arrays["triples"] = np.array([table.triples])
-    write_atomic(path, lambda handle: np.savez(handle, **arrays))
+        for (name,) in groups:
+            members = self.db.execute(
+                "SELECT key, iri FROM named WHERE name = ? ORDER BY iri", (name,)
+            ).fetchall()
+            for key, iri in members:
+                unique = next(c for c in unique_candidates(name, iri) if free(c))
+                taken.add(unique)
+                self.db.execute("UPDATE named SET name = ? WHERE key = ?", (unique, key))
 
-
-def load_name_table(path: Path) -> NameTable:
-    """The table saved at `path`; `CorruptCache` unless its arrays fit together."""
-    with np.load(path, allow_pickle=False) as data:
-        if int(data["format_version"][0]) != FORMAT_VERSION:
-            raise CorruptCache(f"name table format {int(data['format_version'][0])}")
-        vocabs = {
-            label: checked_vocabulary(data[f"{label}_blob"], data[f"{label}_offsets"], label)
-            for label in ("entity", "relation", "entity_term", "relation_term")
-        }
-        term_entity, term_relation = data["term_entity"], data["term_relation"]
-        triples = int(data["triples"][0])
-    for terms, ids, named in (
-        (vocabs["entity_term"], term_entity, vocabs["entity"]),
-        (vocabs["relation_term"], term_relation, vocabs["relation"]),
-    ):
-        if ids.dtype != np.int32 or len(ids) != len(terms):
-            raise CorruptCache("term ids do not match the terms")
-        if len(ids) and (ids.min() < 0 or ids.max() >= len(named)):
-            raise CorruptCache("a term names an id the table does not have")
-    return NameTable(
-        vocabs["entity"],
-        vocabs["relation"],
-        vocabs["entity_term"],
-        term_entity,
-        vocabs["relation_term"],
-        term_relation,
-        triples,
-    )
+    def finish(self, triples: int) -> None:
+        started = time.perf_counter()
+        self.db.executescript(INDEXES)
+        entities = self.db.execute("SELECT COUNT(*) FROM entity").fetchone()[0]
+        self._timed("indexing", started)
+        meta = {"triples": triples, "entities": entities}
+        meta |= {f"seconds {step}": seconds for step, seconds in self.timings.items()}
+        self.db.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+        self.db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+        self.db.commit()
+        self.db.close()
 
 
-def cached_name_table(path: Path, build: Callable[[], NameTable]) -> NameTable:
-    """Load `path`, else build the table and save it atomically; a torn file is set aside."""
-    return load_or_build(path, load_name_table, build, save_name_table)
+def build_name_store(client: SparqlClient, queries: Queries, page: int, path: Path) -> None:
+    """Stream the endpoint into a new store at `path` (written beside it, then moved in)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    builder = _Builder(client, queries, page, partial)
+    try:
+        builder.nodes()
+        builder.labels()
+        triples = builder.relations()
+        builder.entities()
+        builder.finish(triples)
+    except BaseException:
+        builder.db.close()
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, path)
+
+
+def cached_name_store(path: Path, client: SparqlClient, queries: Queries, page: int) -> NameStore:
+    """Open `path`, else build the store there; an unreadable file is set aside and rebuilt."""
+
+    def build() -> NameStore:
+        build_name_store(client, queries, page, path)
+        return NameStore(path)
+
+    return load_or_build(path, NameStore, build, lambda store, where: None)

@@ -68,6 +68,18 @@ def _unescaped(text: str) -> str:
     return _TSV_ESCAPE.sub(one, text) if "\\" in text else text
 
 
+def iri_of(key: str) -> str:
+    """The IRI of an IRI's key (`iri_key` undone)."""
+    return _unescaped(key[1:-1])
+
+
+def literal_parts(key: str) -> tuple[str, str | None]:
+    """The lexical form and language tag (None when untagged) of a literal's key."""
+    end = key.rindex('"')
+    suffix = key[end + 1 :]
+    return _unescaped(key[1:end]), suffix[1:] if suffix.startswith("@") else None
+
+
 def tsv_key(cell: str) -> str | None:
     """The key (`term_key`) of a term as a SPARQL TSV result writes it; None for a blank node
     or an unbound cell. Raises `ValueError` for a cell that is no term."""
@@ -99,7 +111,7 @@ class Queries:
     graph: str | None = None
     label: str = RDFS_LABEL
     # whether the KG may hold blank nodes: testing each triple for them makes a scan of the
-    # whole KG many times slower (15x on Oxigraph), so the name table's listings first go
+    # whole KG many times slower (15x on Oxigraph), so the name store's listings first go
     # without the test, and repeat with it only if a blank node shows up
     blank_nodes: bool = True
 

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from kgviz.datasets import get_dataset
+from kgviz.kg.normalise import normalise
 from kgviz.reasoners.base import ReasonerContext
-from kgviz.reasoners.linking import link_entities, link_topic_entities, normalise
+from kgviz.reasoners.linking import link_entities, link_topic_entities
 from kgviz.trace import Trace
 
 

@@ -77,10 +77,19 @@ def served_demo(tmp_cache, tmp_path: Path, endpoint: str) -> CustomDataset:
 def test_the_endpoint_names_what_the_file_names(served_demo):
     memory, served = get_dataset("demo").kg, served_demo.kg
     assert isinstance(served, SparqlGraph)
-    assert sorted(served.entities) == sorted(memory.entities)
+    assert sorted(served.store.entity_names()) == sorted(memory.entities)
     assert sorted(served.relations) == sorted(memory.relations)
-    assert served.stored_triples == memory.num_triples
-    assert served.num_triples == 0  # nothing fetched before a walk asks
+    assert (served.stored_triples, served.stored_entities) == (
+        memory.num_triples,
+        memory.num_entities,
+    )
+    # nothing is fetched or met before a walk or a lookup asks; then only what it names
+    assert served.num_triples == served.num_entities == 0
+    assert served.entity_id("Forrest Gump") == 0 and served.num_entities == 1
+    served.reach([0], 1)
+    assert served.num_entities == len(
+        memory.k_hop_subgraph([memory.entity_id("Forrest Gump")], 1)[0]
+    )
 
 
 def test_listings_paged_in_order_give_the_same_table(tmp_path, endpoint, served_demo, monkeypatch):
@@ -88,7 +97,7 @@ def test_listings_paged_in_order_give_the_same_table(tmp_path, endpoint, served_
     served_demo.kg  # noqa: B018  (its table is built in one request per listing)
     monkeypatch.setenv("KGVIZ_CACHE", str(tmp_path / "another-cache"))
     paged = CustomDataset(sparql_folder(tmp_path / "paged", endpoint, page=7), name="paged").kg
-    assert list(paged.entities) == list(served_demo.kg.entities)
+    assert paged.store.entity_names() == served_demo.kg.store.entity_names()
     assert list(paged.relations) == list(served_demo.kg.relations)
     assert paged.client.stats.queries > 40  # 224 entities, 7 a page
 
@@ -215,7 +224,7 @@ def test_a_walk_stopped_by_max_fetch_asks_no_more_batches(tmp_cache, tmp_path, e
     dropping the queries not yet asked."""
     folder = sparql_folder(tmp_path / "kg", endpoint, max_fetch=40, batch=2)
     kg = CustomDataset(folder, name="small").kg
-    before = kg.client.stats.queries  # those that built the name table
+    before = kg.client.stats.queries  # those that built the name store
     with pytest.raises(FetchLimitError, match="more than 40 triples"):
         kg.reach([kg.entity_id("Drama")], 2)
     assert kg.num_triples == 27  # the first hop's whole fetch is kept, none of the second's
@@ -336,15 +345,14 @@ def test_an_eval_stopped_by_its_endpoint_resumes_with_nothing_lost(
 def metaqa_served(shared_data, tmp_path_factory: pytest.TempPathFactory):
     """MetaQA's KB (134k triples) in Oxigraph, where the real data is present, read as a
     `kb.sparql` dataset. It uses the user cache (MetaQA's name vectors are there), and takes
-    away the name table it adds, whose key names the test server's port."""
+    away the name store it adds, whose key names the test server's port."""
     folder = tmp_path_factory.mktemp("metaqa-oxigraph")
     write_ntriples(get_dataset("metaqa-1hop").kg, folder / "metaqa.nt")
     oxigraph.load(folder / "metaqa.nt", folder / "store")
     with oxigraph.served(folder / "store") as (url, _):
         dataset = CustomDataset(sparql_folder(folder / "kg", url), domain="movies")
         yield dataset
-        if dataset.kg.table_path is not None:
-            dataset.kg.table_path.unlink(missing_ok=True)
+        dataset.kg.store.path.unlink(missing_ok=True)
 
 
 METAQA_PER_HOP = 3
@@ -477,7 +485,7 @@ def test_blank_nodes_and_labels_are_not_edges_and_their_absence_is_noticed(
     oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
     with oxigraph.served(tmp_path / "store") as (url, _):
         kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
-        assert sorted(kg.entities) == ["Alpha", "b", "hello"]
+        assert sorted(kg.store.entity_names()) == ["Alpha", "b", "hello"]
         assert sorted(kg.relations) == ["knows", "says"]
         assert kg.stored_triples == 2
         assert kg.reach([kg.entity_id("Alpha")], 2).num_triples == 2

@@ -78,7 +78,7 @@ def graph_inputs(
         triples=torch.from_numpy(triples),
         topic_mask=torch.from_numpy(np.concatenate([topic_mask(s) for s in subgraphs])),
         graph=torch.from_numpy(np.repeat(np.arange(len(subgraphs)), np.diff(offsets))),
-        names=text.entities[nodes] if use_names else None,
+        names=text.entity_vectors(nodes) if use_names else None,
     )
 
 

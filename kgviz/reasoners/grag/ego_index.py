@@ -177,9 +177,20 @@ class EgoIndex:
     encoder: TextEncoder
     hops: int
     max_degree: int
-    node_vectors: np.ndarray
+    met_node_vectors: np.ndarray  # by entity id; see `node_vectors`
     relation_vectors: np.ndarray
     ego_vectors: np.ndarray | None  # None for a KG behind an endpoint: see `vectors_of`
+
+    @property
+    def node_vectors(self) -> np.ndarray:
+        """The name vector of each entity, by id; a KG behind an endpoint meets entities as it
+        walks, and those met since the last call are embedded (through the cache) now."""
+        have, count = len(self.met_node_vectors), self.kg.num_entities
+        if have < count:
+            names = list(self.kg.entities[have:count])
+            added = embed_with_cache(self.encoder, names, cache_for(self.encoder))
+            self.met_node_vectors = np.concatenate([self.met_node_vectors, added])
+        return self.met_node_vectors
 
     def ego_graph(self, centre: int, question_vector: np.ndarray | None = None) -> EgoGraph:
         """`centre`'s ego-graph; hubs expand through the half-edges most relevant to the question

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgviz.kg.normalise import normalise
 from kgviz.llm.errors import LLMError
-from kgviz.reasoners.linking import normalise
 from kgviz.reasoners.simgrag.search_input import PatternGraph
 
 MAX_TEXT_CHARS = 200

@@ -53,5 +53,5 @@ def score_subgraph(
     scorer: TripleScorer, text: TextEmbeddings, question: torch.Tensor, subgraph: CandidateSubgraph
 ) -> torch.Tensor:
     """One logit per candidate triple (the MLP over question, entity, relation vectors and DDE)."""
-    nodes = text.entities[torch.from_numpy(subgraph.nodes)]
+    nodes = text.entity_vectors(torch.from_numpy(subgraph.nodes))
     return scorer(question, nodes, text.relations, subgraph.triples, subgraph.dde)
