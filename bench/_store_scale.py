@@ -6,7 +6,9 @@ skewed in-degree), exports it with labels (`kgviz data export`'s writer), loads 
 and serves it. Questions are path patterns along random walks with candidate pools built without
 an embedding model (the walk's start among 15 others, unknown nodes after it), so the vector
 search is left out and no name vectors exist. Pools and the in-memory top-k go to the workers by
-name, since the endpoint's ids are its own.
+name, since the endpoint's ids are its own. With a Milvus folder (`bench_store.py --milvus`),
+the search worker also times each question's pools through `KGIndex` from a Milvus Lite
+collection of a vector per entity (`_milvus_pools`), and adds them to its retrieval time.
 
 Two fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
   build   builds and caches the name store (once per KG), timed, with its peak RSS;
@@ -28,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from _memory import Rss
 
-from _synthetic import K, path_pattern, path_pools, random_walk, synthetic_parts
+from _synthetic import POOL_SIZE, K, path_pattern, path_pools, random_walk, synthetic_parts
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.search import SearchResult, optimized_topk
 from kgviz.reasoners.simgrag.search_input import SearchPool, SearchPools
@@ -78,6 +80,51 @@ def make_questions(kg: KnowledgeGraph, per_hop: int, seed: int) -> list[dict]:
     return questions
 
 
+def _milvus_pools(kg, questions: list[dict], milvus_folder: Path):
+    """`pools(question)`: the question's start entity's pool from the Milvus Lite collection that
+    `bench_milvus.py --scale` kept in `milvus_folder` (a row per entity of the name store: the
+    encoder's vectors of the questions' start names are written into their rows first, random
+    unit vectors stay in the others, as a FLAT search reads every vector whatever it holds) and
+    its relations' pools from a faiss index of the relation texts, through `KGIndex` as a
+    question's pools go: the hits are met as entities through the name store."""
+    from kgviz.embed.encoder import get_encoder
+    from kgviz.embed.index import FaissIndex
+    from kgviz.embed.kg_index import KGIndex, relation_text
+    from kgviz.embed.milvus_index import MilvusIndex, connect
+
+    rows = kg.stored_entities
+    milvus = connect(str(milvus_folder / "scale.db"), timeout=600)
+    entities = MilvusIndex.open(milvus, "kgviz_scale", f"bench scale {rows}", rows)
+    if entities is None:
+        raise SystemExit(
+            f"{milvus_folder} holds no collection of {rows:,} rows: run "
+            f"bench_milvus.py --scale {rows} --keep {milvus_folder} first"
+        )
+    encoder = get_encoder()
+    starts = sorted({question["nodes"][0][0][0] for question in questions})
+    stored = [kg.store.entity_named(name) for name in starts]
+    vectors = encoder.encode(starts)
+    milvus.client.upsert(
+        "kgviz_scale",
+        [{"id": row, "vector": vector.tolist()} for row, vector in zip(stored, vectors)],
+        timeout=600,
+    )
+    relations = FaissIndex.build(encoder.encode([relation_text(r) for r in kg.relations]))
+    index = KGIndex(kg, encoder, entities, relations)
+    index.embed(
+        starts
+    )  # the query texts' vectors are cached, as they are for a pattern asked again
+
+    def pools(question: dict) -> tuple[float, bool]:
+        began = time.perf_counter()
+        (hits,) = index.nearest_entities_batch([question["nodes"][0][0][0]], POOL_SIZE)
+        texts = [pool[0][0] for pool in question["relations"] if pool]
+        index.nearest_relations_batch(texts, POOL_SIZE)
+        return time.perf_counter() - began, hits[0].name == question["nodes"][0][0][0]
+
+    return pools
+
+
 def _worker(mode: str, folder: Path) -> dict:
     """Run in a fresh process: open the served dataset, and for `search` answer the questions."""
     from kgviz.datasets.custom import CustomDataset
@@ -96,7 +143,11 @@ def _worker(mode: str, folder: Path) -> dict:
         figures["peak_rss_mb"] = Rss.read("VmHWM")
         return figures
     rows = []
-    for question in json.loads((folder / "questions.json").read_text()):
+    questions = json.loads((folder / "questions.json").read_text())
+    milvus = os.environ.get("KGVIZ_BENCH_MILVUS")
+    pools_of = _milvus_pools(kg, questions, Path(milvus)) if milvus else None
+    for question in questions:
+        pools_s, start_first = pools_of(question) if pools_of else (0.0, True)
 
         def pool(named, vocab):
             if named is None:
@@ -116,6 +167,8 @@ def _worker(mode: str, folder: Path) -> dict:
             {
                 "hops": question["hops"],
                 "endpoint_s": seconds,
+                "pools_s": pools_s,
+                "start_first": start_first,
                 "memory_s": question["memory_s"],
                 "queries": kg.client.stats.queries - queries,
                 "same": json.loads(json.dumps(_matches(kg, result))) == question["matches"],
@@ -129,8 +182,10 @@ def _worker(mode: str, folder: Path) -> dict:
     return figures
 
 
-def _run_worker(mode: str, folder: Path) -> dict:
+def _run_worker(mode: str, folder: Path, milvus: Path | None = None) -> dict:
     env = dict(os.environ, KGVIZ_CACHE=str(folder / "cache"))
+    if milvus is not None:
+        env["KGVIZ_BENCH_MILVUS"] = str(milvus)
     done = subprocess.run(
         [sys.executable, __file__, mode, str(folder)],
         capture_output=True,
@@ -169,7 +224,14 @@ def _generate(edges: int, per_hop: int, folder: Path, seed: int) -> None:
     )
 
 
-def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None = None) -> None:
+def run(
+    edges: int,
+    per_hop: int,
+    folder: Path,
+    seed: int = 0,
+    port: int | None = None,
+    milvus: Path | None = None,
+) -> None:
     """Generate, export, load and serve a KG of `edges` triples, then print the figures. A
     `folder` that holds a whole store of this size and seed already (a kept one) is served as it
     is; on the same `port`, its cached name store is found again."""
@@ -196,26 +258,34 @@ def run(edges: int, per_hop: int, folder: Path, seed: int = 0, port: int | None 
             f"{build['peak_rss_mb']:,.0f} MB",
             flush=True,
         )
-        search = _run_worker("search", folder)
-    _report(search)
+        search = _run_worker("search", folder, milvus)
+    _report(search, milvus is not None)
 
 
-def _report(search: dict) -> None:
+def _report(search: dict, pools: bool) -> None:
     rows = search["rows"]
     print(
         "\n| hops | questions | in memory (ms) | endpoint (ms) | endpoint p95 (ms) | queries | "
-        "same top-k |"
+        "same top-k | pools (ms) | pools + search (ms) | p95 (ms) | start first |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for hops in (1, 2, 3, None):
         part = [r for r in rows if hops is None or r["hops"] == hops]
         endpoint = [r["endpoint_s"] * 1e3 for r in part]
+        retrieval = [(r["endpoint_s"] + r["pools_s"]) * 1e3 for r in part]
         print(
             f"| {hops or 'all'} | {len(part)} | "
             f"{statistics.median(r['memory_s'] for r in part) * 1e3:.1f} | "
             f"{statistics.median(endpoint):.0f} | {np.percentile(endpoint, 95):.0f} | "
             f"{statistics.mean(r['queries'] for r in part):.1f} | "
-            f"{sum(r['same'] for r in part)}/{len(part)} |"
+            f"{sum(r['same'] for r in part)}/{len(part)} | "
+            + (
+                f"{statistics.median(r['pools_s'] for r in part) * 1e3:.0f} | "
+                f"{statistics.median(retrieval):.0f} | {np.percentile(retrieval, 95):.0f} | "
+                f"{sum(r['start_first'] for r in part)}/{len(part)} |"
+                if pools
+                else "- | - | - | - |"
+            )
         )
     print(
         f"\nkgviz process (RSS): {search['imports_rss_mb']:,.0f} MB after imports, "
@@ -224,7 +294,11 @@ def _report(search: dict) -> None:
         f"{search['end_rss_mb']:,.0f} MB after the searches (peak {search['peak_rss_mb']:,.0f} MB) "
         f"holding {search['held_triples']:,} fetched triples of {search['triples']:,} and "
         f"{search['met_entities']:,} entities met; "
-        "no name vectors (pools are synthetic)."
+        + (
+            "pools from Milvus Lite (its server is a process of its own)."
+            if pools
+            else "no name vectors (pools are synthetic)."
+        )
     )
 
 

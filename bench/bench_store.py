@@ -122,12 +122,24 @@ def main() -> None:
         "the same folder serves it again (on --port, so its cached name store is found)",
     )
     parser.add_argument("--port", type=int, help="with --keep: the port to serve the store on")
+    parser.add_argument(
+        "--milvus",
+        type=Path,
+        help="with --synthetic: also time each question's pools from the Milvus Lite collection "
+        "kept by `bench_milvus.py --scale ENTITIES --keep FOLDER` in this folder",
+    )
     args = parser.parse_args()
     if args.port and not (args.synthetic and args.keep):
         parser.error("--port serves a kept store: give it with --synthetic and --keep")
     if args.synthetic:
         with kept_or_temporary(args.keep, "kgviz-bench-store-scale-") as folder:
-            run_scale(int(args.synthetic), args.synthetic_per_hop, folder, port=args.port)
+            run_scale(
+                int(args.synthetic),
+                args.synthetic_per_hop,
+                folder,
+                port=args.port,
+                milvus=args.milvus,
+            )
         return
     records = [
         record

@@ -17,12 +17,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
 
+from kgviz.errors import StoreError
 from kgviz.kg.normalise import normalise
 from kgviz.kg.rdf import label_rank, literal_name, local_name, node_names, unique_candidates
 from kgviz.kg.vocab import visible
@@ -78,13 +80,28 @@ class NameStore:
     def close(self) -> None:
         self._db.close()
 
-    def _rows(self, sql: str, values: list) -> Iterator[tuple]:
-        """`sql` (with one `{}` for a list of parameters) over `values`, a batch at a time."""
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, one reader at a time; a failed read is a `StoreError` naming the
+        file."""
         with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as error:
+                raise StoreError(
+                    f"the name store {self.path} could not be read ({error}); delete it to build "
+                    "it again from the endpoint"
+                ) from None
+
+    def _rows(self, sql: str, values: list) -> list[tuple]:
+        """`sql` (with one `{}` for a list of parameters) over `values`, a batch at a time."""
+        found: list[tuple] = []
+        with self._reading() as db:
             for start in range(0, len(values), LOOKUP_BATCH):
                 batch = values[start : start + LOOKUP_BATCH]
                 marks = ",".join("?" * len(batch))
-                yield from self._db.execute(sql.format(marks), batch).fetchall()
+                found += db.execute(sql.format(marks), batch).fetchall()
+        return found
 
     def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
         """The entity each of `keys` stands for (keys the store lacks are left out)."""
@@ -104,7 +121,7 @@ class NameStore:
         return found
 
     def entity_named(self, name: str) -> int | None:
-        found = list(self._rows("SELECT id - 1 FROM entity WHERE name IN ({})", [name]))
+        found = self._rows("SELECT id - 1 FROM entity WHERE name IN ({})", [name])
         return found[0][0] if found else None
 
     def entities_folded(self, folded: str) -> list[int]:
@@ -115,17 +132,17 @@ class NameStore:
     def entity_names(self, start: int = 0, stop: int | None = None) -> list[str]:
         """The names of entities `start` to `stop` (all from `start` when None), by id."""
         stop = self.num_entities if stop is None else stop
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT name FROM entity WHERE id > ? AND id <= ? ORDER BY id", (start, stop)
             ).fetchall()
         return [name for (name,) in rows]
 
     def relations(self) -> tuple[list[str], dict[str, int]]:
         """Relation names by id, and the relation each predicate's key stands for."""
-        with self._lock:
-            names = [name for (name,) in self._db.execute("SELECT name FROM relation ORDER BY id")]
-            terms = dict(self._db.execute("SELECT key, relation - 1 FROM relation_term"))
+        with self._reading() as db:
+            names = [name for (name,) in db.execute("SELECT name FROM relation ORDER BY id")]
+            terms = dict(db.execute("SELECT key, relation - 1 FROM relation_term"))
         return names, terms
 
 

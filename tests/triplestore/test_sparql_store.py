@@ -17,6 +17,7 @@ from kgviz.errors import DataFormatError, KgvizError
 from kgviz.eval.plan import EvalPlan
 from kgviz.eval.results_file import read_results
 from kgviz.eval.runner import run_eval
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.records import DESCRIPTION
@@ -35,6 +36,7 @@ from kgviz.triplestore.client import (
     SparqlTransient,
     SparqlUnavailable,
     parse_cells,
+    stream_tsv,
 )
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.export import write_ntriples
@@ -508,3 +510,62 @@ def test_a_kg_in_a_store_is_not_exported_again(served_demo, tmp_path, capsys):
 
     assert main(["data", "export", f"custom:{served_demo.root}", str(tmp_path / "x.nt")]) == 2
     assert "already in a triple store" in capsys.readouterr().err
+
+
+SHARED_NAMES = """\
+<http://x.org/a/Paris> <http://www.w3.org/2000/01/rdf-schema#label> "Paris"@en .
+<http://x.org/b/Paris> <http://www.w3.org/2000/01/rdf-schema#label> "Paris" .
+<http://x.org/c/Paris_Texas> <http://www.w3.org/2000/01/rdf-schema#label> "Paris"@fr .
+<http://x.org/c/Paris_Texas> <http://www.w3.org/2000/01/rdf-schema#label> "Paris, Texas"@en .
+<http://x.org/a/Paris> <http://x.org/p/near> <http://x.org/b/Paris> .
+<http://x.org/b/Paris> <http://x.org/q/near> <http://x.org/c/Paris_Texas> .
+<http://x.org/c/Paris_Texas> <http://x.org/p/founded> "1844" .
+<http://x.org/d/1844> <http://x.org/p/near> <http://x.org/e/Paris%20(Paris)> .
+<http://x.org/e/Paris%20(Paris)> <http://x.org/p/says> "Paris, Texas" .
+"""
+
+
+def test_the_name_store_names_shared_and_clashing_names_as_the_rdf_reader(tmp_cache, tmp_path):
+    """Shared labels made unique (by local name, else IRI), a literal spelled like a node being
+    that node, predicates sharing a local name: the store streamed from the endpoint names them
+    all as the file reader does, and a walk meets them by those names."""
+    from kgviz.kg.rdf import read_rdf_triples
+
+    (tmp_path / "kb.nt").write_text(SHARED_NAMES)
+    read = KnowledgeGraph.from_triples(read_rdf_triples(tmp_path / "kb.nt"))
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
+        assert sorted(kg.store.entity_names()) == sorted(read.entities)
+        assert sorted(kg.relations) == sorted(read.relations)
+        walked = kg.reach([kg.entity_id("Paris, Texas")], 2)
+        names = {walked.triple_names(row) for row in range(walked.num_triples)}
+    assert names == {read.triple_names(row) for row in range(read.num_triples)}
+
+
+def test_a_torn_name_store_is_set_aside_and_built_again(served_demo, tmp_path, endpoint):
+    path = served_demo.kg.store.path
+    served_demo.kg.store.close()
+    path.write_bytes(path.read_bytes()[:5000])  # cut short, as by a full disk
+    again = CustomDataset(sparql_folder(tmp_path / "again", endpoint), name="demo-sparql").kg
+    assert again.stored_entities == get_dataset("demo").kg.num_entities
+    assert path.with_name(path.name + ".corrupt").is_file()
+
+
+def test_tsv_read_in_chunks_gives_the_rows_read_whole():
+    body = b'?s\t?o\r\n<http://x.org/a>\t"\xc3\xa9t\xc3\xa9"@fr\n<http://x.org/b>\t\n<c>\t<d>'
+    whole = parse_cells(body, "E")
+    for size in (1, 2, 5, 64):
+        rows: list[list[str]] = []
+        chunks = (body[at : at + size] for at in range(0, len(body), size))
+        assert stream_tsv(chunks, rows.extend, "E") == len(whole) == 3
+        assert rows == whole
+    with pytest.raises(SparqlError, match="did not send a TSV result"):
+        stream_tsv(iter([b'{"results": ', b"{}}\n"]), list, "E")
+
+
+def test_a_name_store_that_fails_a_read_is_one_line_naming_it(served_demo):
+    kg = served_demo.kg
+    kg.store.close()  # as a file gone unreadable under a running process
+    with pytest.raises(KgvizError, match=r"the name store .*sparql-.*\.sqlite could not be read"):
+        kg.entity_id("Forrest Gump")
