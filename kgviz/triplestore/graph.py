@@ -25,10 +25,10 @@ import numpy as np
 
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
-from kgviz.kg.normalise import normalise
 from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
+from kgviz.triplestore.met import MetEntities
 from kgviz.triplestore.names import NameStore, cached_name_store
 from kgviz.triplestore.terms import Queries, tsv_key
 
@@ -57,27 +57,6 @@ def endpoint_fingerprint(config: EndpointConfig, triples: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-class MetEntities(Vocabulary):
-    """The entities a process has met, by name; a name not met yet is looked up in the name
-    store, and met when the store has it."""
-
-    def __init__(self, graph: SparqlGraph) -> None:
-        super().__init__(kind="entity")
-        self._graph = graph
-
-    def get(self, name: str) -> int | None:
-        found = super().get(name)
-        return found if found is not None else self._graph.meet_named(name)
-
-    def _unknown_message(self, name: str) -> str:
-        folded = name.casefold()
-        store = self._graph.store
-        alike = store.names_of(store.entities_folded(normalise(name))[:50])
-        close = [other for other in alike.values() if other.casefold() == folded][:3]
-        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-        return f"unknown entity {name!r}{hint}"
-
-
 class SparqlGraph(KnowledgeGraph):
     """The KG behind `config.endpoint`; see the module docstring."""
 
@@ -87,7 +66,7 @@ class SparqlGraph(KnowledgeGraph):
         self, config: EndpointConfig, store: NameStore, name: str, client: SparqlClient
     ) -> None:
         relation_names, self._relation_terms = store.relations()
-        entities = MetEntities(self)
+        self.met = entities = MetEntities(store, self.meet_named)
         super().__init__(
             entities, Vocabulary(relation_names, "relation"), np.zeros((0, 3), np.int32), name
         )
@@ -144,14 +123,21 @@ class SparqlGraph(KnowledgeGraph):
         with self._lock:
             new = [entity for entity in dict.fromkeys(stored) if entity not in self._met]
             if new:
-                names, terms = self.store.names_of(new), self.store.terms_of(new)
-                for entity in new:
-                    here = Vocabulary.add(self.entities, names[entity])
-                    self._met[entity] = here
-                    self._terms.append(terms[entity])
-                    self._term_ids.update(dict.fromkeys(terms[entity], here))
-                self._grown()
+                terms = self.store.terms_of(new)
+                self._number([(entity, terms[entity]) for entity in new])
             return np.array([self._met[entity] for entity in stored], dtype=np.int64)
+
+    def _number(self, entities: list[tuple[int, list[str]]]) -> None:
+        """Number the store's `entities` (id, term keys), not met before, in order."""
+        if not entities:
+            return
+        first = self.met.add_unnamed([entity for entity, _ in entities])
+        for here, (entity, terms) in enumerate(entities, first):
+            self._met[entity] = here
+            self._terms.append(terms)
+            for key in terms:
+                self._term_ids[key] = here
+        self._grown()
 
     def _grown(self) -> None:
         super()._grown()
@@ -331,7 +317,14 @@ class SparqlGraph(KnowledgeGraph):
                     else ""
                 )
             )
-        self._meet(list(found.values()))
+        with self._lock:
+            new = {
+                entity: key
+                for key, (entity, shared) in found.items()
+                if not shared and entity not in self._met
+            }
+            self._number([(entity, [key]) for entity, key in new.items()])
+            self._meet([entity for entity, shared in found.values() if shared])
 
     def _key(self, cell: str) -> str | None:
         """The term key of a TSV cell (None for a blank node); a cell that is no term is an

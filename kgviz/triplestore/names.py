@@ -32,7 +32,7 @@ from kgviz.storage.cache_repair import CorruptCache, load_or_build
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_value
 from kgviz.triplestore.terms import Queries, iri_of, literal_parts, tsv_key
 
-FORMAT_VERSION = 3  # 3: an SQLite file read a question at a time (2: an in-memory table)
+FORMAT_VERSION = 4  # 4: entities of several terms listed (3: an SQLite file; 2: in memory)
 LOOKUP_BATCH = 900  # keys or ids per SQL statement (below SQLite's bound on parameters)
 READ_CACHE_KIB = 32_000  # SQLite's page cache per open store
 
@@ -42,6 +42,7 @@ CREATE TABLE entity(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, folded TE
 CREATE TABLE entity_term(key TEXT PRIMARY KEY, entity INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE relation(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE relation_term(key TEXT PRIMARY KEY, relation INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE shared(entity INTEGER PRIMARY KEY);  -- entities of more than one term
 CREATE TEMP TABLE node(key TEXT PRIMARY KEY, iri TEXT, lexical TEXT) WITHOUT ROWID;
 CREATE TEMP TABLE label(key TEXT NOT NULL, rank INTEGER, lang TEXT, text TEXT);
 CREATE TEMP TABLE named(key TEXT PRIMARY KEY, iri TEXT NOT NULL, name TEXT NOT NULL)
@@ -50,6 +51,7 @@ CREATE TEMP TABLE named(key TEXT PRIMARY KEY, iri TEXT NOT NULL, name TEXT NOT N
 INDEXES = """
 CREATE INDEX entity_folded ON entity(folded);
 CREATE INDEX entity_term_entity ON entity_term(entity);
+INSERT INTO shared SELECT entity FROM entity_term GROUP BY entity HAVING COUNT(*) > 1;
 """
 
 
@@ -103,10 +105,14 @@ class NameStore:
                 found += db.execute(sql.format(marks), batch).fetchall()
         return found
 
-    def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
-        """The entity each of `keys` stands for (keys the store lacks are left out)."""
-        sql = "SELECT key, entity - 1 FROM entity_term WHERE key IN ({})"
-        return dict(self._rows(sql, keys))
+    def entities_of_terms(self, keys: list[str]) -> dict[str, tuple[int, bool]]:
+        """The entity each of `keys` stands for, and whether other terms stand for it too (keys
+        the store lacks are left out)."""
+        sql = (
+            "SELECT t.key, t.entity - 1, s.entity IS NOT NULL FROM entity_term t "
+            "LEFT JOIN shared s ON s.entity = t.entity WHERE t.key IN ({})"
+        )
+        return {key: (entity, bool(shared)) for key, entity, shared in self._rows(sql, keys)}
 
     def names_of(self, entities: list[int]) -> dict[int, str]:
         sql = "SELECT id - 1, name FROM entity WHERE id IN ({})"

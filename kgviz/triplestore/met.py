@@ -1,0 +1,75 @@
+"""The entities a process has met in a KG behind an endpoint: a `Vocabulary` numbered in the
+order met, whose names are read from the name store only when asked for.
+
+A walk meets thousands of entities whose names nothing reads (the neighbours a search steps
+past), so an entity is numbered with its store id alone, and the names of those not named yet are
+read in one batch when one of them, a slice or the whole vocabulary is first read. A name not
+met yet is looked up in the store, and met when the store has it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+from kgviz.kg.normalise import normalise
+from kgviz.kg.vocab import Vocabulary
+from kgviz.triplestore.names import NameStore
+
+
+class MetEntities(Vocabulary):
+    """See the module docstring; `meet_named(name)` meets the store's entity of that name."""
+
+    def __init__(self, store: NameStore, meet_named: Callable[[str], int | None]) -> None:
+        super().__init__(kind="entity")
+        self._store, self._meet_named = store, meet_named
+        self._unnamed: dict[int, int] = {}  # id here -> store id, of those not named yet
+        self._lock = threading.RLock()
+
+    def add_unnamed(self, stored: list[int]) -> int:
+        """Number the store's entities `stored` (not met before), their names read when asked;
+        the id of the first."""
+        with self._lock:
+            first = len(self._names)
+            self._names.extend([""] * len(stored))
+            self._unnamed.update(zip(range(first, first + len(stored)), stored))
+            return first
+
+    def _name(self, ids: list[int] | None = None) -> None:
+        """Read the names of `ids` (default: all) not named yet, in one batch."""
+        with self._lock:
+            pending = list(self._unnamed) if ids is None else [i for i in ids if i in self._unnamed]
+            if not pending:
+                return
+            names = self._store.names_of([self._unnamed[i] for i in pending])
+            for here in pending:
+                name = names[self._unnamed.pop(here)]
+                self._names[here] = name
+                self._ids[name] = here
+
+    def __getitem__(self, index):
+        if self._unnamed:
+            if isinstance(index, slice):
+                self._name(list(range(len(self._names))[index]))
+            else:
+                self._name([range(len(self._names))[index]])
+        return self._names[index]
+
+    def __iter__(self) -> Iterator[str]:
+        self._name()
+        return iter(self._names)
+
+    def get(self, name: str) -> int | None:
+        found = super().get(name)
+        return found if found is not None else self._meet_named(name)
+
+    def to_arrays(self):
+        self._name()
+        return super().to_arrays()
+
+    def _unknown_message(self, name: str) -> str:
+        folded = name.casefold()
+        alike = self._store.names_of(self._store.entities_folded(normalise(name))[:50])
+        close = [other for other in alike.values() if other.casefold() == folded][:3]
+        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        return f"unknown entity {name!r}{hint}"
