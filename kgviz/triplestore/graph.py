@@ -57,6 +57,14 @@ def endpoint_fingerprint(config: EndpointConfig, triples: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _flagged(flags: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """`flags[ids]`, False for ids beyond `flags`."""
+    inside = ids < len(flags)
+    found = np.zeros(len(ids), dtype=bool)
+    found[inside] = flags[ids[inside]]
+    return found
+
+
 class SparqlGraph(KnowledgeGraph):
     """The KG behind `config.endpoint`; see the module docstring."""
 
@@ -72,10 +80,9 @@ class SparqlGraph(KnowledgeGraph):
         )
         self.config, self.store, self.client = config, store, client
         self.queries = Queries(config.graph, config.label)
-        self._rows: dict[tuple[int, int, int], int] = {}
-        self._met: dict[int, int] = {}  # store id -> id here
         self._term_ids: dict[str, int] = {}  # term key -> id here, for every term of a met entity
-        self._terms: list[list[str]] = []  # each met entity's term keys
+        self._keys: list[str] = []  # each met entity's (first) term key
+        self._more_keys: dict[int, list[str]] = {}  # the others, of entities of several terms
         self._complete = np.zeros(0, dtype=bool)
         self._degree = np.zeros(0, dtype=np.int64)
         self._lock = threading.RLock()
@@ -119,23 +126,24 @@ class SparqlGraph(KnowledgeGraph):
         return self._meet(self.store.entities_folded(key)).tolist()
 
     def _meet(self, stored: list[int]) -> np.ndarray:
-        """The ids here of the store's entities `stored`, numbering those not met before."""
+        """The ids here of the store's entities `stored`, numbering those not met before (a met
+        entity's term keys are all known here, so its first one finds it)."""
         with self._lock:
-            new = [entity for entity in dict.fromkeys(stored) if entity not in self._met]
-            if new:
-                terms = self.store.terms_of(new)
-                self._number([(entity, terms[entity]) for entity in new])
-            return np.array([self._met[entity] for entity in stored], dtype=np.int64)
+            terms = self.store.terms_of(list(dict.fromkeys(stored)))
+            new = {entity: keys for entity, keys in terms.items() if keys[0] not in self._term_ids}
+            self._number(list(new.items()))
+            return np.array([self._term_ids[terms[e][0]] for e in stored], dtype=np.int64)
 
     def _number(self, entities: list[tuple[int, list[str]]]) -> None:
         """Number the store's `entities` (id, term keys), not met before, in order."""
         if not entities:
             return
         first = self.met.add_unnamed([entity for entity, _ in entities])
-        for here, (entity, terms) in enumerate(entities, first):
-            self._met[entity] = here
-            self._terms.append(terms)
-            for key in terms:
+        for here, (_, keys) in enumerate(entities, first):
+            self._keys.append(keys[0])
+            if len(keys) > 1:
+                self._more_keys[here] = keys[1:]
+            for key in keys:
                 self._term_ids[key] = here
         self._grown()
 
@@ -148,7 +156,11 @@ class SparqlGraph(KnowledgeGraph):
 
     def _keys_of(self, entities: np.ndarray) -> list[str]:
         """The term keys of `entities` (one each, more where several terms share a name)."""
-        return [key for entity in entities.tolist() for key in self._terms[entity]]
+        keys, more = self._keys, self._more_keys
+        found = [keys[entity] for entity in entities.tolist()]
+        if more:
+            found += [key for entity in entities.tolist() for key in more.get(entity, ())]
+        return found
 
     @property
     def stored_triples(self) -> int:
@@ -166,7 +178,6 @@ class SparqlGraph(KnowledgeGraph):
         walks need them), so a long session's memory stays bounded."""
         with self._lock:
             if self._readers == 0 and self.num_triples > self.config.cache_triples:
-                self._rows.clear()
                 self._complete[:] = False
                 self._rebuild(np.zeros((0, 3), np.int32))
                 self.walks.dropped += 1
@@ -224,6 +235,8 @@ class SparqlGraph(KnowledgeGraph):
         self.walks.reused += np.unique(entities).size - todo.size
         if todo.size == 0:
             return
+        # a triple is held already when its other end was fetched whole before this fetch
+        held = self._complete.copy()
         added: dict[tuple[int, int, int], None] = {}
         queries = [
             self.queries.incident(
@@ -232,9 +245,9 @@ class SparqlGraph(KnowledgeGraph):
             for start in range(0, todo.size, self.config.batch)
         ]
         for rows in self._answers(queries):
-            for triple in self._triples(rows):
-                if triple not in self._rows:
-                    added[triple] = None
+            triples = np.array(list(self._triples(rows)), dtype=np.int64).reshape(-1, 3)
+            fresh = ~(_flagged(held, triples[:, 0]) | _flagged(held, triples[:, 2]))
+            added.update(dict.fromkeys(map(tuple, triples[fresh].tolist())))
             if len(added) > budget[0]:
                 raise FetchLimitError(
                     f"a walk over {self.config.endpoint} would fetch more than "
@@ -242,8 +255,6 @@ class SparqlGraph(KnowledgeGraph):
                     "fewer hops"
                 )
         budget[0] -= len(added)
-        for triple in added:
-            self._rows[triple] = len(self._rows)
         self._complete[todo] = True
         if added:
             self._append(np.array(list(added), dtype=np.int32))
@@ -317,13 +328,8 @@ class SparqlGraph(KnowledgeGraph):
                     else ""
                 )
             )
-        with self._lock:
-            new = {
-                entity: key
-                for key, (entity, shared) in found.items()
-                if not shared and entity not in self._met
-            }
-            self._number([(entity, [key]) for entity, key in new.items()])
+        with self._lock:  # a key not known here is of an entity not met, unless it is shared
+            self._number([(entity, [key]) for key, (entity, shared) in found.items() if not shared])
             self._meet([entity for entity, shared in found.values() if shared])
 
     def _key(self, cell: str) -> str | None:

@@ -10,11 +10,14 @@ met yet is looked up in the store, and met when the store has it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 
 from kgviz.kg.normalise import normalise
 from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.names import NameStore
+
+UNNAMED = ""  # the name of an entity not named yet (no entity is named "": see kgviz.kg.rdf)
 
 
 class MetEntities(Vocabulary):
@@ -23,7 +26,8 @@ class MetEntities(Vocabulary):
     def __init__(self, store: NameStore, meet_named: Callable[[str], int | None]) -> None:
         super().__init__(kind="entity")
         self._store, self._meet_named = store, meet_named
-        self._unnamed: dict[int, int] = {}  # id here -> store id, of those not named yet
+        self._stored = array("q")  # each entity's id in the store
+        self._unnamed = 0  # how many are not named yet (named UNNAMED until then)
         self._lock = threading.RLock()
 
     def add_unnamed(self, stored: list[int]) -> int:
@@ -31,26 +35,29 @@ class MetEntities(Vocabulary):
         the id of the first."""
         with self._lock:
             first = len(self._names)
-            self._names.extend([""] * len(stored))
-            self._unnamed.update(zip(range(first, first + len(stored)), stored))
+            self._names.extend([UNNAMED] * len(stored))
+            self._stored.extend(stored)
+            self._unnamed += len(stored)
             return first
 
-    def _name(self, ids: list[int] | None = None) -> None:
+    def _name(self, ids: Iterable[int] | None = None) -> None:
         """Read the names of `ids` (default: all) not named yet, in one batch."""
         with self._lock:
-            pending = list(self._unnamed) if ids is None else [i for i in ids if i in self._unnamed]
+            names = self._names
+            pending = [i for i in (range(len(names)) if ids is None else ids) if not names[i]]
             if not pending:
                 return
-            names = self._store.names_of([self._unnamed[i] for i in pending])
+            found = self._store.names_of([self._stored[i] for i in pending])
             for here in pending:
-                name = names[self._unnamed.pop(here)]
-                self._names[here] = name
+                name = found[self._stored[here]]
+                names[here] = name
                 self._ids[name] = here
+            self._unnamed -= len(pending)
 
     def __getitem__(self, index):
         if self._unnamed:
             if isinstance(index, slice):
-                self._name(list(range(len(self._names))[index]))
+                self._name(range(len(self._names))[index])
             else:
                 self._name([range(len(self._names))[index]])
         return self._names[index]
