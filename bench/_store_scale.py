@@ -10,8 +10,9 @@ name, since the endpoint's ids are its own. With a Milvus folder (`bench_store.p
 the search worker also times each question's pools through `KGIndex` from a Milvus Lite
 collection of a vector per entity (`_milvus_pools`), and adds them to its retrieval time.
 
-Two fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
+Fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
   build   builds and caches the name store (once per KG), timed, with its peak RSS;
+  vectors (with a Milvus folder) writes the vectors the pools read (`_write_vectors`);
   search  opens the cached store, then runs each question's search over the endpoint, checking
           its top-k against the in-memory one, and reports times, queries and RSS.
 """
@@ -80,16 +81,9 @@ def make_questions(kg: KnowledgeGraph, per_hop: int, seed: int) -> list[dict]:
     return questions
 
 
-def _milvus_pools(kg, questions: list[dict], milvus_folder: Path):
-    """`pools(question)`: the question's start entity's pool from the Milvus Lite collection that
-    `bench_milvus.py --scale` kept in `milvus_folder` (a row per entity of the name store: the
-    encoder's vectors of the questions' start names are written into their rows first, random
-    unit vectors stay in the others, as a FLAT search reads every vector whatever it holds) and
-    its relations' pools from a faiss index of the relation texts, through `KGIndex` as a
-    question's pools go: the hits are met as entities through the name store."""
-    from kgviz.embed.encoder import get_encoder
-    from kgviz.embed.index import FaissIndex
-    from kgviz.embed.kg_index import KGIndex, relation_text
+def _milvus_collection(kg, milvus_folder: Path):
+    """The connection and the collection `bench_milvus.py --scale` kept in `milvus_folder`, of a
+    row per entity of the name store."""
     from kgviz.embed.milvus_index import MilvusIndex, connect
 
     rows = kg.stored_entities
@@ -100,27 +94,49 @@ def _milvus_pools(kg, questions: list[dict], milvus_folder: Path):
             f"{milvus_folder} holds no collection of {rows:,} rows: run "
             f"bench_milvus.py --scale {rows} --keep {milvus_folder} first"
         )
+    return milvus, entities
+
+
+def _write_vectors(kg, questions: list[dict], folder: Path, milvus_folder: Path) -> None:
+    """Before the searches, as a KG's index is built before its questions: the encoder's vectors
+    of the questions' start names go into their rows of the collection (the other rows keep
+    random unit vectors: a FLAT search reads every vector whatever it holds), and the relation
+    texts' vectors to `relations.npy`, the relation index."""
+    from kgviz.embed.encoder import get_encoder
+    from kgviz.embed.kg_index import relation_text
+
+    milvus, _ = _milvus_collection(kg, milvus_folder)
     encoder = get_encoder()
     starts = sorted({question["nodes"][0][0][0] for question in questions})
-    stored = [kg.store.entity_named(name) for name in starts]
     vectors = encoder.encode(starts)
-    milvus.client.upsert(
-        "kgviz_scale",
-        [{"id": row, "vector": vector.tolist()} for row, vector in zip(stored, vectors)],
-        timeout=600,
-    )
-    relations = FaissIndex.build(encoder.encode([relation_text(r) for r in kg.relations]))
-    index = KGIndex(kg, encoder, entities, relations)
-    index.embed(
-        starts
-    )  # the query texts' vectors are cached, as they are for a pattern asked again
+    rows = [
+        {"id": kg.store.entity_named(name), "vector": vector.tolist()}
+        for name, vector in zip(starts, vectors)
+    ]
+    milvus.client.upsert("kgviz_scale", rows, timeout=600)
+    np.save(folder / "relations.npy", encoder.encode([relation_text(r) for r in kg.relations]))
+
+
+def _milvus_pools(kg, folder: Path, milvus_folder: Path):
+    """`pools(question)`: the start entity's pool from the Milvus collection and the relations'
+    pools from the relation index, through `KGIndex` as a question's pools go (the question's
+    texts embedded by the light query encoder; hits met as entities through the name store);
+    its seconds, and whether the start entity came first."""
+    from kgviz.embed.encoder import get_encoder
+    from kgviz.embed.index import FaissIndex
+    from kgviz.embed.kg_index import KGIndex
+
+    _, entities = _milvus_collection(kg, milvus_folder)
+    relations = FaissIndex.build(np.load(folder / "relations.npy"))
+    index = KGIndex(kg, get_encoder(), entities, relations)
 
     def pools(question: dict) -> tuple[float, bool]:
+        start = question["nodes"][0][0][0]
         began = time.perf_counter()
-        (hits,) = index.nearest_entities_batch([question["nodes"][0][0][0]], POOL_SIZE)
+        (hits,) = index.nearest_entities_batch([start], POOL_SIZE)
         texts = [pool[0][0] for pool in question["relations"] if pool]
         index.nearest_relations_batch(texts, POOL_SIZE)
-        return time.perf_counter() - began, hits[0].name == question["nodes"][0][0][0]
+        return time.perf_counter() - began, hits[0].name == start
 
     return pools
 
@@ -137,6 +153,10 @@ def _worker(mode: str, folder: Path) -> dict:
     figures["open_s"] = time.perf_counter() - began
     figures["table_rss_mb"] = Rss.read("VmRSS")
     figures["entities"], figures["triples"] = kg.stored_entities, kg.stored_triples
+    if mode == "vectors":
+        milvus = Path(os.environ["KGVIZ_BENCH_MILVUS"])
+        _write_vectors(kg, json.loads((folder / "questions.json").read_text()), folder, milvus)
+        return figures
     if mode == "build":
         figures["timings"] = kg.store.timings
         figures["store_mb"] = kg.store.path.stat().st_size / 2**20
@@ -145,7 +165,7 @@ def _worker(mode: str, folder: Path) -> dict:
     rows = []
     questions = json.loads((folder / "questions.json").read_text())
     milvus = os.environ.get("KGVIZ_BENCH_MILVUS")
-    pools_of = _milvus_pools(kg, questions, Path(milvus)) if milvus else None
+    pools_of = _milvus_pools(kg, folder, Path(milvus)) if milvus else None
     for question in questions:
         pools_s, start_first = pools_of(question) if pools_of else (0.0, True)
 
@@ -258,6 +278,8 @@ def run(
             f"{build['peak_rss_mb']:,.0f} MB",
             flush=True,
         )
+        if milvus is not None:
+            _run_worker("vectors", folder, milvus)
         search = _run_worker("search", folder, milvus)
     _report(search, milvus is not None)
 
