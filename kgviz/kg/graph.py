@@ -461,8 +461,9 @@ class KnowledgeGraph:
 
 
 def _name_ranks(names: Vocabulary) -> np.ndarray:
-    ranks = np.empty(len(names), dtype=np.int64)
-    ranks[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    listed = list(names)  # read at once (a KG behind an endpoint names its met entities in a batch)
+    ranks = np.empty(len(listed), dtype=np.int64)
+    ranks[sorted(range(len(listed)), key=listed.__getitem__)] = np.arange(len(listed))
     return ranks
 
 

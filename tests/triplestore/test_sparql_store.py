@@ -569,3 +569,24 @@ def test_a_name_store_that_fails_a_read_is_one_line_naming_it(served_demo):
     kg.store.close()  # as a file gone unreadable under a running process
     with pytest.raises(KgvizError, match=r"the name store .*sparql-.*\.sqlite could not be read"):
         kg.entity_id("Forrest Gump")
+
+
+def test_a_served_kg_is_indexed_into_milvus_without_meeting_its_entities(
+    served_demo, tmp_path, capsys
+):
+    """`kgviz index build` streams the name store's names into the collection a chunk at a time;
+    the process meets no entity until a search hits one, then meets just its hits."""
+    from kgviz.cli import main
+    from kgviz.embed import KGIndex
+
+    uri = str(tmp_path / "m.db")
+    dataset = f"custom:{served_demo.root}"
+    assert main(["index", "build", dataset, "--kind", "milvus", "--milvus-uri", uri]) == 0
+    entities = get_dataset("demo").kg.num_entities
+    assert f"{entities} entity and" in capsys.readouterr().out
+    kg = served_demo.kg
+    index = KGIndex.build(kg, kind="milvus", milvus_uri=uri)  # the collection, reopened
+    assert kg.num_entities == 0
+    hit = index.nearest_entities("Forrest Gump", 3)[0]
+    assert hit.name == "Forrest Gump" and kg.entities[hit.id] == "Forrest Gump"
+    assert kg.num_entities == 3
