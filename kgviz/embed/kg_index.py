@@ -330,9 +330,10 @@ class KGIndex:
         ids, found = rows.copy(), rows >= 0
         if ids_at is not None:
             ids[found] = ids_at(rows[found])
+        named = dict(zip(ids[found].tolist(), names.names_of(ids[found].tolist())))
         return [
             [
-                Neighbour(int(i), names[int(i)], float(d), rank)
+                Neighbour(int(i), named[int(i)], float(d), rank)
                 for rank, (i, d) in enumerate(zip(row_ids, row_d))
                 if i >= 0
             ]

@@ -160,6 +160,8 @@ class KnowledgeGraph:
         csrs, r = (self.out, self.inc, self.adj), self.num_relations
         if self._csr_keys is None or self._csr_keys[0] < self.num_entities:
             n = max(self.num_entities, 2 * self._csr_keys[0] if self._csr_keys else 0)
+            if n * r * n * 2 >= 2**63:  # room to grow does not pack: pack for what there is
+                n = self.num_entities
             if n * r * n * 2 >= 2**63:  # too big to pack in the merge keys: build anew
                 everything = np.concatenate([self.triples, triples])
                 self._rebuild(everything)
@@ -181,11 +183,11 @@ class KnowledgeGraph:
         KnowledgeGraph.__init__(self, self.entities, self.relations, triples, self.name)
         self.fingerprint = fingerprint
 
-    def _grown(self) -> None:
-        """Give entities added to the vocabulary since the adjacency was built (a KG behind an
-        endpoint meets them as it walks) their empty rows, and forget name ranks."""
-        n = self.num_entities
-        self.out, self.inc, self.adj = (_padded(csr, n) for csr in (self.out, self.inc, self.adj))
+    def _grown(self, num_entities: int) -> None:
+        """Give the adjacency rows for `num_entities` (a KG behind an endpoint meets entities as
+        it walks: each gets its empty row before its id is handed out), and forget name ranks."""
+        csrs = (self.out, self.inc, self.adj)
+        self.out, self.inc, self.adj = (_padded(csr, num_entities) for csr in csrs)
         self.__dict__.pop("entity_rank", None)
 
     # ----------------------------------------------------------------- construction

@@ -73,6 +73,10 @@ class Vocabulary(Sequence[str]):
     def __getitem__(self, index):
         return self._names[index]
 
+    def names_of(self, ids: Iterable[int]) -> list[str]:
+        """The names of `ids`."""
+        return [self._names[i] for i in ids]
+
     def __len__(self) -> int:
         return len(self._names)
 

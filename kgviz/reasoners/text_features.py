@@ -31,7 +31,7 @@ class TextEmbeddings:
         """The name vectors of entities `ids`."""
         if self.entities is not None:
             return self.entities[ids]
-        names = [self.kg.entities[i] for i in ids.tolist()]
+        names = self.kg.entities.names_of(ids.tolist())
         vectors = embed_with_cache(self.encoder, names, cache_for(self.encoder))
         return torch.from_numpy(vectors).reshape(len(names), -1)
 

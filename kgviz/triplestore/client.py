@@ -102,8 +102,18 @@ class SparqlClient:
         A retried attempt hands its rows again from the first, so `consume` must be idempotent
         (`INSERT OR IGNORE`)."""
 
+        attempts = [0]  # a timed-out attempt's worker may still be reading: it hands on nothing
+
         def read(chunks: Iterator[bytes]) -> int:
-            return stream_tsv(chunks, consume, self.endpoint)
+            attempts[0] += 1
+            mine = attempts[0]
+
+            def current(rows: list[list[str]]) -> None:
+                if attempts[0] != mine:
+                    raise SparqlTransient(f"the SPARQL endpoint {self.endpoint}: a stale reply")
+                consume(rows)
+
+            return stream_tsv(chunks, current, self.endpoint)
 
         return self._select(query, TSV_RESULTS, lambda count, _: count, read)
 
@@ -293,10 +303,10 @@ def stream_tsv(
             width, lines = _tsv_width(lines[0], endpoint), lines[1:]
         consume(_tsv_rows(lines, width, number, endpoint))
         number += len(lines)
-    if pending:  # a last line without its newline: a header alone, or a last row
+    if pending or not width:  # a last line without its newline: a header alone, or a last row
         line = _utf8(pending, endpoint)
         if not width:
-            _tsv_width(line, endpoint)
+            _tsv_width(line, endpoint)  # nothing, or no header: not a TSV result
             return 0
         consume(_tsv_rows([line], width, number, endpoint))
         number += 1

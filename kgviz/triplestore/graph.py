@@ -29,6 +29,7 @@ from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.met import MetEntities
+from kgviz.triplestore.names import FORMAT_VERSION as NAMES_FORMAT
 from kgviz.triplestore.names import NameStore, cached_name_store
 from kgviz.triplestore.terms import Queries, tsv_key
 
@@ -106,7 +107,7 @@ class SparqlGraph(KnowledgeGraph):
                 + (" other than labels" if total else "")
             )
         graph = cls(config, store, name, client)
-        graph.fingerprint = fingerprint
+        graph.fingerprint = f"{fingerprint}n{NAMES_FORMAT}"  # index rows follow the store
         return graph
 
     # ----------------------------------------------------------------- meeting entities
@@ -135,9 +136,11 @@ class SparqlGraph(KnowledgeGraph):
             return np.array([self._term_ids[terms[e][0]] for e in stored], dtype=np.int64)
 
     def _number(self, entities: list[tuple[int, list[str]]]) -> None:
-        """Number the store's `entities` (id, term keys), not met before, in order."""
+        """Number the store's `entities` (id, term keys), not met before, in order (the arrays
+        grow first, so that no id outruns them)."""
         if not entities:
             return
+        self._grown(self.num_entities + len(entities))
         first = self.met.add_unnamed([entity for entity, _ in entities])
         for here, (_, keys) in enumerate(entities, first):
             self._keys.append(keys[0])
@@ -145,11 +148,10 @@ class SparqlGraph(KnowledgeGraph):
                 self._more_keys[here] = keys[1:]
             for key in keys:
                 self._term_ids[key] = here
-        self._grown()
 
-    def _grown(self) -> None:
-        super()._grown()
-        missing = self.num_entities - len(self._complete)
+    def _grown(self, num_entities: int) -> None:
+        super()._grown(num_entities)
+        missing = num_entities - len(self._complete)
         if missing > 0:
             self._complete = np.concatenate([self._complete, np.zeros(missing, bool)])
             self._degree = np.concatenate([self._degree, np.full(missing, -1, np.int64)])
@@ -173,19 +175,19 @@ class SparqlGraph(KnowledgeGraph):
     # ----------------------------------------------------------------- walks
     @contextmanager
     def in_use(self) -> Iterator[None]:
-        """Hold the fetched triples while the block reads them; entered with no other reader and
-        more than `cache_triples` held, it first drops them all (they are fetched again as
-        walks need them), so a long session's memory stays bounded."""
+        """Hold the graph for the block, one reader at a time (a walk adds entities and triples
+        that another reader's arrays are not sized for); entered from outside any block with
+        more than `cache_triples` held, it first drops them all (they are fetched again as walks
+        need them), so a long session's memory stays bounded."""
         with self._lock:
             if self._readers == 0 and self.num_triples > self.config.cache_triples:
                 self._complete[:] = False
                 self._rebuild(np.zeros((0, 3), np.int32))
                 self.walks.dropped += 1
             self._readers += 1
-        try:
-            yield
-        finally:
-            with self._lock:
+            try:
+                yield
+            finally:
                 self._readers -= 1
 
     def reach(
@@ -228,7 +230,7 @@ class SparqlGraph(KnowledgeGraph):
             return self._degree[ids]
 
     def _fetch(self, entities: np.ndarray, budget: list[int]) -> None:
-        """Append every triple touching `entities` not fetched before, then rebuild the CSR.
+        """Append every triple touching `entities` not fetched before, merged into the CSR.
         Nothing is kept unless every batch came whole and within the walk's `budget`."""
         todo = np.unique(entities[~self._complete[entities]])
         self.walks.fetched += todo.size
@@ -245,20 +247,24 @@ class SparqlGraph(KnowledgeGraph):
             for start in range(0, todo.size, self.config.batch)
         ]
         for rows in self._answers(queries):
+            if len(rows) > budget[0]:  # cut at the query's LIMIT: the walk passes its budget
+                raise self._fetch_limit()
             triples = np.array(list(self._triples(rows)), dtype=np.int64).reshape(-1, 3)
             fresh = ~(_flagged(held, triples[:, 0]) | _flagged(held, triples[:, 2]))
             added.update(dict.fromkeys(map(tuple, triples[fresh].tolist())))
             if len(added) > budget[0]:
-                raise FetchLimitError(
-                    f"a walk over {self.config.endpoint} would fetch more than "
-                    f"{self.config.max_fetch:,} triples; raise max_fetch in kb.sparql or use "
-                    "fewer hops"
-                )
+                raise self._fetch_limit()
         budget[0] -= len(added)
         self._complete[todo] = True
         if added:
             self._append(np.array(list(added), dtype=np.int32))
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
+
+    def _fetch_limit(self) -> FetchLimitError:
+        return FetchLimitError(
+            f"a walk over {self.config.endpoint} would fetch more than "
+            f"{self.config.max_fetch:,} triples; raise max_fetch in kb.sparql or use fewer hops"
+        )
 
     def _answers(self, queries: list[str]) -> Iterator[list[list[str]]]:
         """The TSV rows of each query, in order, with the next `FETCH_THREADS` asked while the

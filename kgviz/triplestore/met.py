@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 
 from kgviz.kg.normalise import normalise
-from kgviz.kg.vocab import Vocabulary
+from kgviz.kg.vocab import Vocabulary, visible
 from kgviz.triplestore.names import NameStore
 
 UNNAMED = ""  # the name of an entity not named yet (no entity is named "": see kgviz.kg.rdf)
@@ -64,11 +64,20 @@ class MetEntities(Vocabulary):
 
     def __iter__(self) -> Iterator[str]:
         self._name()
-        return iter(self._names)
+        return iter(list(self._names))
+
+    def names_of(self, ids: Iterable[int]) -> list[str]:
+        """The names of `ids`, those not named yet read in one batch."""
+        ids = list(ids)
+        self._name(ids)
+        return super().names_of(ids)
+
+    def add(self, name: str) -> int:
+        raise TypeError("entities of a KG behind an endpoint are met, not added")
 
     def get(self, name: str) -> int | None:
         found = super().get(name)
-        return found if found is not None else self._meet_named(name)
+        return found if found is not None else self._meet_named(visible(name))
 
     def to_arrays(self):
         self._name()

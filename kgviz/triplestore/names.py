@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import quote
 
 from rdflib import Literal, URIRef
 from rdflib.term import Node
@@ -32,7 +33,7 @@ from kgviz.storage.cache_repair import CorruptCache, load_or_build
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_value
 from kgviz.triplestore.terms import Queries, iri_of, literal_parts, tsv_key
 
-FORMAT_VERSION = 4  # 4: entities of several terms listed (3: an SQLite file; 2: in memory)
+FORMAT_VERSION = 5  # 5: renaming as the RDF reader (4: shared entities; 3: SQLite; 2: in memory)
 LOOKUP_BATCH = 900  # keys or ids per SQL statement (below SQLite's bound on parameters)
 READ_CACHE_KIB = 32_000  # SQLite's page cache per open store
 
@@ -44,9 +45,11 @@ CREATE TABLE relation(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE relation_term(key TEXT PRIMARY KEY, relation INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE shared(entity INTEGER PRIMARY KEY);  -- entities of more than one term
 CREATE TEMP TABLE node(key TEXT PRIMARY KEY, iri TEXT, lexical TEXT) WITHOUT ROWID;
-CREATE TEMP TABLE label(key TEXT NOT NULL, rank INTEGER, lang TEXT, text TEXT);
-CREATE TEMP TABLE named(key TEXT PRIMARY KEY, iri TEXT NOT NULL, name TEXT NOT NULL)
-    WITHOUT ROWID;
+CREATE TEMP TABLE label(key TEXT NOT NULL, rank INTEGER, lang TEXT, text TEXT,
+    UNIQUE (key, rank, lang, text));
+CREATE TEMP TABLE named(
+    key TEXT PRIMARY KEY, iri TEXT NOT NULL, base TEXT NOT NULL, name TEXT NOT NULL
+) WITHOUT ROWID;
 """
 INDEXES = """
 CREATE INDEX entity_folded ON entity(folded);
@@ -60,7 +63,9 @@ class NameStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._db = sqlite3.connect(
+            f"file:{quote(str(path))}?mode=ro", uri=True, check_same_thread=False
+        )
         self._lock = threading.Lock()
         try:
             self._db.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
@@ -230,44 +235,49 @@ class _Builder:
                     text, lang = literal_parts(label)
                     if text.strip():
                         values.append((named, *label_rank(text, lang)))
-            self.db.executemany("INSERT INTO label VALUES (?, ?, ?, ?)", values)
+            self.db.executemany("INSERT OR IGNORE INTO label VALUES (?, ?, ?, ?)", values)
 
         _listing(self.client, self.queries.labels, self.page, add)
-        self.db.execute("CREATE INDEX temp.label_key ON label(key, rank, lang, text)")
         self._timed("labels", started)
 
-    def relations(self) -> int:
-        """Name the predicates of kept triples (few: named in memory); the kept triples."""
+    def relations(self) -> None:
+        """Name the predicates of kept triples (few: named in memory)."""
         started = time.perf_counter()
-        where, predicates = self.client.endpoint, list[str]()
+        where, predicates = self.client.endpoint, set[str]()  # a set: a listing may repeat rows
         _listing(
             self.client,
             self.queries.predicates,
             self.page,
-            lambda rows: predicates.extend(_key(cell, where) or "" for (cell,) in rows),
+            lambda rows: predicates.update(_key(cell, where) or "" for (cell,) in rows),
         )
-        iris = sorted(iri_of(key) for key in predicates if key.startswith("<"))
+        key_of = {iri_of(key): key for key in predicates if key.startswith("<")}
+        iris = sorted(key_of)
         labels: dict[Node, list[Literal]] = {}
         for iri in iris:
             rows = self.db.execute(
-                "SELECT text, lang FROM label WHERE key = ?", (f"<{iri}>",)
+                "SELECT text, lang FROM label WHERE key = ?", (key_of[iri],)
             ).fetchall()
             labels[URIRef(iri)] = [Literal(text, lang=lang or None) for text, lang in rows]
         names = node_names({URIRef(iri): iri for iri in iris}, labels)
-        for number, iri in enumerate(iris, 1):
-            self.db.execute("INSERT INTO relation VALUES (?, ?)", (number, names[URIRef(iri)]))
-        key_of = {iri_of(key): key for key in predicates if key.startswith("<")}
+        self.db.executemany(
+            "INSERT INTO relation VALUES (?, ?)",
+            [(number, names[URIRef(iri)]) for number, iri in enumerate(iris, 1)],
+        )
         self.db.executemany(
             "INSERT INTO relation_term VALUES (?, ?)",
             [(key_of[iri], number) for number, iri in enumerate(iris, 1)],
         )
-        rows = self.client.select(self.queries.count())
         self._timed("relations", started)
+
+    def triples(self) -> int:
+        """How many triples kgviz keeps."""
+        rows = self.client.select(self.queries.count())
         return count_value(rows[0], self.client.endpoint) if rows else 0
 
     def entities(self) -> None:
         """Name every node: IRIs by preferred label or local name, shared names made unique
-        (`kgviz.kg.rdf._unique_names`' rules), then literals, merged with a node of their name."""
+        (`_unshare`), then literals; an entity is named once (a literal, or a renamed node,
+        spelled as another entity's name is that entity, as `Vocabulary.add` makes it)."""
         started = time.perf_counter()
         best_label = (
             "SELECT text FROM label WHERE label.key = node.key ORDER BY rank, lang, text LIMIT 1"
@@ -275,16 +285,18 @@ class _Builder:
         cursor = self.db.execute(f"SELECT key, iri, ({best_label}) FROM node WHERE iri NOT NULL")
         while rows := cursor.fetchmany(50_000):
             self.db.executemany(
-                "INSERT INTO named VALUES (?, ?, ?)",
+                "INSERT INTO named VALUES (?, ?, ?, ?)",
                 [
-                    (key, iri, visible(label.strip() if label else local_name(iri)))
+                    (key, iri, base, base)
                     for key, iri, label in rows
+                    for base in [visible(label.strip() if label else local_name(iri))]
                 ],
             )
-        self.db.execute("CREATE INDEX temp.named_name ON named(name)")
+        self.db.execute("CREATE INDEX temp.named_base ON named(base)")
         self._unshare()
         self.db.execute(
-            "INSERT INTO entity(name, folded) SELECT name, folded(name) FROM named ORDER BY iri"
+            "INSERT OR IGNORE INTO entity(name, folded) "
+            "SELECT name, folded(name) FROM named ORDER BY iri"
         )
         self.db.execute(
             "INSERT INTO entity_term SELECT key, entity.id FROM named JOIN entity USING (name)"
@@ -302,10 +314,12 @@ class _Builder:
         self._timed("naming", started)
 
     def _unshare(self) -> None:
-        """Rename the nodes of each shared name, groups in order of their first node, nodes in
-        order of their IRI: `name (local name)`, else `name (IRI)`, else numbered."""
+        """Rename the nodes of each shared name as `kgviz.kg.rdf.node_names` does: groups in
+        order of their first node, nodes in order of their IRI, each the first candidate
+        (`name (local name)`, else `name (IRI)`, else numbered) that no unshared node is called
+        and no renamed node took."""
         groups = self.db.execute(
-            "SELECT name FROM named GROUP BY name HAVING COUNT(*) > 1 ORDER BY MIN(iri)"
+            "SELECT base FROM named GROUP BY base HAVING COUNT(*) > 1 ORDER BY MIN(iri)"
         ).fetchall()
         taken: set[str] = set()
 
@@ -313,18 +327,18 @@ class _Builder:
             if candidate in taken:
                 return False
             owners = self.db.execute(
-                "SELECT COUNT(*) FROM named WHERE name = ?", (candidate,)
+                "SELECT COUNT(*) FROM named WHERE base = ?", (candidate,)
             ).fetchone()[0]
             return owners != 1  # an unshared name is taken; a shared one is free
 
-        for (name,) in groups:
+        for (base,) in groups:
             members = self.db.execute(
-                "SELECT key, iri FROM named WHERE name = ? ORDER BY iri", (name,)
+                "SELECT key, iri FROM named WHERE base = ? ORDER BY iri", (base,)
             ).fetchall()
             for key, iri in members:
-                unique = next(c for c in unique_candidates(name, iri) if free(c))
+                unique = next(c for c in unique_candidates(base, iri) if free(c))
                 taken.add(unique)
-                self.db.execute("UPDATE named SET name = ? WHERE key = ?", (unique, key))
+                self.db.execute("UPDATE named SET name = ? WHERE key = ?", (visible(unique), key))
 
     def finish(self, triples: int) -> None:
         started = time.perf_counter()
@@ -348,9 +362,9 @@ def build_name_store(client: SparqlClient, queries: Queries, page: int, path: Pa
     try:
         builder.nodes()
         builder.labels()
-        triples = builder.relations()
+        builder.relations()
         builder.entities()
-        builder.finish(triples)
+        builder.finish(builder.triples())
     except BaseException:
         builder.db.close()
         partial.unlink(missing_ok=True)

@@ -522,11 +522,23 @@ SHARED_NAMES = """\
 <http://x.org/c/Paris_Texas> <http://x.org/p/founded> "1844" .
 <http://x.org/d/1844> <http://x.org/p/near> <http://x.org/e/Paris%20(Paris)> .
 <http://x.org/e/Paris%20(Paris)> <http://x.org/p/says> "Paris, Texas" .
+<http://x.org/g/1> <http://www.w3.org/2000/01/rdf-schema#label> "A" .
+<http://x.org/g/2> <http://www.w3.org/2000/01/rdf-schema#label> "A" .
+<http://y.org/z1> <http://www.w3.org/2000/01/rdf-schema#label> "A (1)" .
+<http://y.org/z2> <http://www.w3.org/2000/01/rdf-schema#label> "A (1)" .
+<http://x.org/g/1> <http://x.org/p/near> <http://x.org/g/2> .
+<http://y.org/z1> <http://x.org/p/near> <http://y.org/z2> .
+<http://x.org/g/1> <http://x.org/p/near> <http://y.org/z1> .
+<http://x.org/h/a%0Ab> <http://www.w3.org/2000/01/rdf-schema#label> "B" .
+<http://x.org/i/B> <http://www.w3.org/2000/01/rdf-schema#label> "B" .
+<http://x.org/h/a%0Ab> <http://x.org/p/near> <http://x.org/i/B> .
+<http://x.org/i/B> <http://x.org/p/near> <http://x.org/g/2> .
 """
 
 
 def test_the_name_store_names_shared_and_clashing_names_as_the_rdf_reader(tmp_cache, tmp_path):
-    """Shared labels made unique (by local name, else IRI), a literal spelled like a node being
+    """Shared labels made unique (by local name, else IRI; a renamed node taking a name another
+    group shares; a control character in a local name), a literal spelled like a node being
     that node, predicates sharing a local name: the store streamed from the endpoint names them
     all as the file reader does, and a walk meets them by those names."""
     from kgviz.kg.rdf import read_rdf_triples
@@ -538,7 +550,8 @@ def test_the_name_store_names_shared_and_clashing_names_as_the_rdf_reader(tmp_ca
         kg = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg
         assert sorted(kg.store.entity_names()) == sorted(read.entities)
         assert sorted(kg.relations) == sorted(read.relations)
-        walked = kg.reach([kg.entity_id("Paris, Texas")], 2)
+        seeds = ("Paris, Texas", "A (1) (z1)", "B (a\\nb)")
+        walked = kg.reach([kg.entity_id(name) for name in seeds], 3)
         names = {walked.triple_names(row) for row in range(walked.num_triples)}
     assert names == {read.triple_names(row) for row in range(read.num_triples)}
 
@@ -590,3 +603,8 @@ def test_a_served_kg_is_indexed_into_milvus_without_meeting_its_entities(
     hit = index.nearest_entities("Forrest Gump", 3)[0]
     assert hit.name == "Forrest Gump" and kg.entities[hit.id] == "Forrest Gump"
     assert kg.num_entities == 3
+
+
+def test_an_empty_reply_to_a_listing_is_no_tsv_result():
+    with pytest.raises(SparqlError, match="did not send a TSV result"):
+        stream_tsv(iter([]), list, "E")

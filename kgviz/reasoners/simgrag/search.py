@@ -160,7 +160,7 @@ class _Search:
         pools.check(pattern, kg.num_entities, kg.num_relations)
         self.k, self.prune, self.tree = k, prune, tree
         self.pools, self.num_entities, self.num_relations = pools, kg.num_entities, kg.num_relations
-        self.start, self.steps = search_order(pattern, pools, kg.num_entities)
+        self.start, self.steps = search_order(pattern, pools, kg.stored_entities)
         fetching = time.monotonic()
         kg = reach_for_search(kg, self.start, self.steps, pools)
         self.began += time.monotonic() - fetching  # what an endpoint takes is not search time
