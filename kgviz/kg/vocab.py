@@ -82,11 +82,15 @@ class Vocabulary(Sequence[str]):
 
     def _unknown_message(self, name: str) -> str:
         folded = name.casefold()
-        same_case_folded = [n for n in self._names if n.casefold() == folded][:3]
+        same_case_folded = [n for n in self._spelled_alike(name) if n.casefold() == folded][:3]
         hint = (
             f" (did you mean {', '.join(map(repr, same_case_folded))}?)" if same_case_folded else ""
         )
         return f"unknown {self.kind} {name!r}{hint}"
+
+    def _spelled_alike(self, name: str) -> Iterable[str]:
+        """Names the error for an unknown `name` may suggest (those that differ in case only)."""
+        return self._names
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """Pack names as one UTF-8 byte blob plus offsets (no pickling needed to store)."""

@@ -83,9 +83,6 @@ class MetEntities(Vocabulary):
         self._name()
         return super().to_arrays()
 
-    def _unknown_message(self, name: str) -> str:
-        folded = name.casefold()
-        alike = self._store.names_of(self._store.entities_folded(normalise(name))[:50])
-        close = [other for other in alike.values() if other.casefold() == folded][:3]
-        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-        return f"unknown entity {name!r}{hint}"
+    def _spelled_alike(self, name: str) -> Iterable[str]:
+        """Names in the store that normalise as `name` does (those differing in case among them)."""
+        return self._store.names_of(self._store.entities_folded(normalise(name))[:50]).values()
