@@ -28,6 +28,7 @@ from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
+from kgviz.triplestore.memory import return_freed_memory
 from kgviz.triplestore.met import MetEntities
 from kgviz.triplestore.names import FORMAT_VERSION as NAMES_FORMAT
 from kgviz.triplestore.names import NameStore, cached_name_store
@@ -66,6 +67,33 @@ def _flagged(flags: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return found
 
 
+@dataclass(frozen=True)
+class Coded:
+    """A reply's rows as codes into its distinct cells (a walk's reply names each hub once per
+    triple: coded, it takes a few bytes a row rather than three strings)."""
+
+    codes: np.ndarray  # (rows, variables), int32
+    cells: list[str]
+
+    @classmethod
+    def of(cls, rows: list[list[str]]) -> Coded:
+        index: dict[str, int] = {}
+        width = len(rows[0]) if rows else 3
+        codes = np.fromiter(
+            (index.setdefault(cell, len(index)) for row in rows for cell in row),
+            dtype=np.int32,
+            count=width * len(rows),
+        )
+        return cls(codes.reshape(-1, width), list(index))
+
+
+def _distinct(parts: list[np.ndarray]) -> np.ndarray:
+    """The distinct rows of `parts` (each `(n, 3)`), in the order first met."""
+    rows = np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
+    _, first = np.unique(rows, axis=0, return_index=True)
+    return rows[np.sort(first)]
+
+
 class SparqlGraph(KnowledgeGraph):
     """The KG behind `config.endpoint`; see the module docstring."""
 
@@ -81,9 +109,6 @@ class SparqlGraph(KnowledgeGraph):
         )
         self.config, self.store, self.client = config, store, client
         self.queries = Queries(config.graph, config.label)
-        self._term_ids: dict[str, int] = {}  # term key -> id here, for every term of a met entity
-        self._keys: list[str] = []  # each met entity's (first) term key
-        self._more_keys: dict[int, list[str]] = {}  # the others, of entities of several terms
         self._complete = np.zeros(0, dtype=bool)
         self._degree = np.zeros(0, dtype=np.int64)
         self._lock = threading.RLock()
@@ -126,28 +151,18 @@ class SparqlGraph(KnowledgeGraph):
     def entities_normalised(self, key: str) -> list[int]:
         return self._meet(self.store.entities_folded(key)).tolist()
 
-    def _meet(self, stored: list[int]) -> np.ndarray:
-        """The ids here of the store's entities `stored`, numbering those not met before (a met
-        entity's term keys are all known here, so its first one finds it)."""
+    def _meet(self, stored: list[int] | np.ndarray) -> np.ndarray:
+        """The ids here of the store's entities `stored`, numbering those not met before (by
+        store id; the arrays grow first, so that no id outruns them)."""
+        stored = np.asarray(stored, dtype=np.int64)
         with self._lock:
-            terms = self.store.terms_of(list(dict.fromkeys(stored)))
-            new = {entity: keys for entity, keys in terms.items() if keys[0] not in self._term_ids}
-            self._number(list(new.items()))
-            return np.array([self._term_ids[terms[e][0]] for e in stored], dtype=np.int64)
-
-    def _number(self, entities: list[tuple[int, list[str]]]) -> None:
-        """Number the store's `entities` (id, term keys), not met before, in order (the arrays
-        grow first, so that no id outruns them)."""
-        if not entities:
-            return
-        self._grown(self.num_entities + len(entities))
-        first = self.met.add_unnamed([entity for entity, _ in entities])
-        for here, (_, keys) in enumerate(entities, first):
-            self._keys.append(keys[0])
-            if len(keys) > 1:
-                self._more_keys[here] = keys[1:]
-            for key in keys:
-                self._term_ids[key] = here
+            here = self.met.here(stored)
+            new = np.unique(stored[here < 0])
+            if new.size:
+                self._grown(self.num_entities + new.size)
+                self.met.add_unnamed(new)
+                here = self.met.here(stored)
+            return here
 
     def _grown(self, num_entities: int) -> None:
         super()._grown(num_entities)
@@ -157,12 +172,29 @@ class SparqlGraph(KnowledgeGraph):
             self._degree = np.concatenate([self._degree, np.full(missing, -1, np.int64)])
 
     def _keys_of(self, entities: np.ndarray) -> list[str]:
-        """The term keys of `entities` (one each, more where several terms share a name)."""
-        keys, more = self._keys, self._more_keys
-        found = [keys[entity] for entity in entities.tolist()]
-        if more:
-            found += [key for entity in entities.tolist() for key in more.get(entity, ())]
-        return found
+        """The term keys of `entities` (one each, more where several terms share a name), read
+        from the name store."""
+        terms = self.store.terms_of(self.met.stored_of(entities).tolist())
+        return [key for keys in terms.values() for key in keys]
+
+    def _ids_of_terms(self, keys: list[str]) -> dict[str, int]:
+        """The ids here of the entities of term `keys`, met now; a term the store lacks is an
+        error."""
+        found = self.store.entities_of_terms(keys)
+        if missing := [key for key in keys if key not in found]:
+            raise SparqlError(
+                f"the SPARQL endpoint {self.config.endpoint} holds {missing[0][:80]}, which its "
+                "name store does not: the KG changed since the store was built (it is rebuilt "
+                "when the number of triples changes; delete the cached sparql-*.sqlite to force "
+                "it)"
+                + (
+                    ', or the endpoint writes TSV loosely (then set results = "json" in kb.sparql)'
+                    if self.config.results == "tsv"
+                    else ""
+                )
+            )
+        here = self._meet([found[key] for key in keys])
+        return dict(zip(keys, here.tolist(), strict=True))
 
     @property
     def stored_triples(self) -> int:
@@ -178,7 +210,8 @@ class SparqlGraph(KnowledgeGraph):
         """Hold the graph for the block, one reader at a time (a walk adds entities and triples
         that another reader's arrays are not sized for); entered from outside any block with
         more than `cache_triples` held, it first drops them all (they are fetched again as walks
-        need them), so a long session's memory stays bounded."""
+        need them), and the last reader out hands freed memory back to the system, so a long
+        session's memory stays bounded."""
         with self._lock:
             if self._readers == 0 and self.num_triples > self.config.cache_triples:
                 self._complete[:] = False
@@ -189,6 +222,8 @@ class SparqlGraph(KnowledgeGraph):
                 yield
             finally:
                 self._readers -= 1
+                if self._readers == 0:
+                    return_freed_memory()
 
     def reach(
         self, seeds: Iterable[int], hops: int, hub_degree: int | None = None
@@ -222,10 +257,14 @@ class SparqlGraph(KnowledgeGraph):
                 batch = unknown[start : start + self.config.batch]
                 counts = dict.fromkeys(batch.tolist(), 0)
                 query = self.queries.degrees(self._keys_of(batch))
-                for term, count in self.client.select_cells(query, self.config.results):
-                    entity = self._entity(term)
-                    if entity is not None:
-                        counts[entity] += count_of(count, self.config.endpoint)
+                rows = [
+                    (key, count_of(count, self.config.endpoint))
+                    for term, count in self.client.select_cells(query, self.config.results)
+                    if (key := self._key(term)) is not None
+                ]
+                met = self._ids_of_terms(list({key for key, _ in rows}))
+                for key, count in rows:
+                    counts[met[key]] += count
                 self._degree[list(counts)] = list(counts.values())
             return self._degree[ids]
 
@@ -239,25 +278,27 @@ class SparqlGraph(KnowledgeGraph):
             return
         # a triple is held already when its other end was fetched whole before this fetch
         held = self._complete.copy()
-        added: dict[tuple[int, int, int], None] = {}
+        parts: list[np.ndarray] = []  # the fresh triples of each reply, repeats among them
         queries = [
             self.queries.incident(
                 self._keys_of(todo[start : start + self.config.batch]), limit=budget[0] + 1
             )
             for start in range(0, todo.size, self.config.batch)
         ]
-        for rows in self._answers(queries):
-            if len(rows) > budget[0]:  # cut at the query's LIMIT: the walk passes its budget
+        for reply in self._answers(queries):
+            if len(reply.codes) > budget[0]:  # cut at the query's LIMIT: past the walk's budget
                 raise self._fetch_limit()
-            triples = np.array(list(self._triples(rows)), dtype=np.int64).reshape(-1, 3)
-            fresh = ~(_flagged(held, triples[:, 0]) | _flagged(held, triples[:, 2]))
-            added.update(dict.fromkeys(map(tuple, triples[fresh].tolist())))
-            if len(added) > budget[0]:
-                raise self._fetch_limit()
+            triples = self._triples(reply)
+            parts.append(triples[~(_flagged(held, triples[:, 0]) | _flagged(held, triples[:, 2]))])
+            if sum(map(len, parts)) > budget[0]:
+                parts = [_distinct(parts)]
+                if len(parts[0]) > budget[0]:
+                    raise self._fetch_limit()
+        added = _distinct(parts)
         budget[0] -= len(added)
         self._complete[todo] = True
-        if added:
-            self._append(np.array(list(added), dtype=np.int32))
+        if len(added):
+            self._append(added.astype(np.int32))
         self._degree[todo] = KnowledgeGraph.degrees(self, todo)
 
     def _fetch_limit(self) -> FetchLimitError:
@@ -266,77 +307,53 @@ class SparqlGraph(KnowledgeGraph):
             f"{self.config.max_fetch:,} triples; raise max_fetch in kb.sparql or use fewer hops"
         )
 
-    def _answers(self, queries: list[str]) -> Iterator[list[list[str]]]:
-        """The TSV rows of each query, in order, with the next `FETCH_THREADS` asked while the
+    def _answers(self, queries: list[str]) -> Iterator[Coded]:
+        """The rows of each query, coded, in order, with the next `FETCH_THREADS` asked while the
         caller reads one (so the endpoint answers one while kgviz reads another). No more is
         asked or held: a caller that stops reading leaves at most those in flight, on daemon
         threads that end within the query deadline and never hold up the interpreter's exit."""
         if len(queries) == 1:
-            yield self.client.select_cells(queries[0], self.config.results)
+            yield Coded.of(self.client.select_cells(queries[0], self.config.results))
             return
         waiting = iter(queries)
         in_flight = deque(self._ask(query) for query in islice(waiting, FETCH_THREADS))
         while in_flight:
-            rows = in_flight.popleft().result()
+            reply = in_flight.popleft().result()
             if (query := next(waiting, None)) is not None:
                 in_flight.append(self._ask(query))
-            yield rows
+            yield reply
 
-    def _ask(self, query: str) -> Future[list[list[str]]]:
-        """`query`'s TSV rows, asked on a daemon thread."""
-        answer: Future[list[list[str]]] = Future()
+    def _ask(self, query: str) -> Future[Coded]:
+        """`query`'s rows, asked and coded on a daemon thread (so a reply waiting to be read is
+        held compactly)."""
+        answer: Future[Coded] = Future()
 
         def work() -> None:
             try:
-                answer.set_result(self.client.select_cells(query, self.config.results))
+                answer.set_result(Coded.of(self.client.select_cells(query, self.config.results)))
             except BaseException as error:  # noqa: BLE001  (handed to the reader, stops included)
                 answer.set_exception(error)
 
         threading.Thread(target=work, name="kgviz-sparql", daemon=True).start()
         return answer
 
-    def _triples(self, rows: list[list[str]]) -> Iterator[tuple[int, int, int]]:
-        """The ids of `?s ?p ?o` rows (each distinct term read once, those of entities not met
-        yet looked up in one batch); rows with a blank node or a predicate that is no relation
-        are left out."""
-        keys = {
-            cell: self._key(cell) for cell in {row[0] for row in rows} | {row[2] for row in rows}
-        }
-        self._meet_terms([key for key in keys.values() if key is not None])
-        entities = {
-            cell: None if key is None else self._term_ids[key] for cell, key in keys.items()
-        }
-        relations = {cell: self._relation(cell) for cell in {row[1] for row in rows}}
-        for head_cell, relation_cell, tail_cell in rows:
-            head, relation, tail = (
-                entities[head_cell],
-                relations[relation_cell],
-                entities[tail_cell],
-            )
-            if head is not None and relation is not None and tail is not None:
-                yield head, relation, tail
-
-    def _meet_terms(self, keys: list[str]) -> None:
-        """Meet the entities of term `keys` not met yet; a term the store lacks is an error."""
-        unknown = [key for key in keys if key not in self._term_ids]
-        if not unknown:
-            return
-        found = self.store.entities_of_terms(unknown)
-        if missing := [key for key in unknown if key not in found]:
-            raise SparqlError(
-                f"the SPARQL endpoint {self.config.endpoint} holds {missing[0][:80]}, which its "
-                "name store does not: the KG changed since the store was built (it is rebuilt "
-                "when the number of triples changes; delete the cached sparql-*.sqlite to force "
-                "it)"
-                + (
-                    ', or the endpoint writes TSV loosely (then set results = "json" in kb.sparql)'
-                    if self.config.results == "tsv"
-                    else ""
-                )
-            )
-        with self._lock:  # a key not known here is of an entity not met, unless it is shared
-            self._number([(entity, [key]) for key, (entity, shared) in found.items() if not shared])
-            self._meet([entity for entity, shared in found.values() if shared])
+    def _triples(self, reply: Coded) -> np.ndarray:
+        """The ids of a reply's `?s ?p ?o` rows, `(n, 3)` (each distinct term read once and
+        looked up in the name store in one batch); rows with a blank node or a predicate that is
+        no relation are left out."""
+        codes, cells = reply.codes, reply.cells
+        ends = np.unique(codes[:, [0, 2]]).tolist()
+        keys = {code: key for code in ends if (key := self._key(cells[code])) is not None}
+        ids = self._ids_of_terms(list(set(keys.values())))
+        entity = np.full(len(cells), -1, np.int64)
+        entity[list(keys)] = [ids[key] for key in keys.values()]
+        relation = np.full(len(cells), -1, np.int64)
+        predicates = np.unique(codes[:, 1])
+        relation[predicates] = [self._relation(cells[code]) for code in predicates.tolist()]
+        triples = np.stack(
+            [entity[codes[:, 0]], relation[codes[:, 1]], entity[codes[:, 2]]], axis=1
+        )
+        return triples[(triples >= 0).all(axis=1)]
 
     def _key(self, cell: str) -> str | None:
         """The term key of a TSV cell (None for a blank node); a cell that is no term is an
@@ -346,14 +363,6 @@ class SparqlGraph(KnowledgeGraph):
         except ValueError as error:
             raise SparqlError(f"the SPARQL endpoint {self.config.endpoint} sent {error}") from None
 
-    def _entity(self, cell: str) -> int | None:
-        """The id of a TSV cell's entity (None for a blank node)."""
-        key = self._key(cell)
-        if key is None:
-            return None
-        self._meet_terms([key])
-        return self._term_ids[key]
-
-    def _relation(self, cell: str) -> int | None:
-        """The relation id of a TSV cell (None for a predicate that is no relation)."""
-        return self._relation_terms.get(self._key(cell) or "")
+    def _relation(self, cell: str) -> int:
+        """The relation id of a TSV cell (-1 for a predicate that is no relation)."""
+        return self._relation_terms.get(self._key(cell) or "", -1)

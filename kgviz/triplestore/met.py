@@ -2,7 +2,8 @@
 order met, whose names are read from the name store only when asked for.
 
 A walk meets thousands of entities whose names nothing reads (the neighbours a search steps
-past), so an entity is numbered with its store id alone, and the names of those not named yet are
+past), so an entity is numbered with its store id alone (in arrays: no object per entity), and
+the names of those not named yet are
 read in one batch when one of them, a slice or the whole vocabulary is first read. A name not
 met yet is looked up in the store, and met when the store has it.
 """
@@ -10,8 +11,9 @@ met yet is looked up in the store, and met when the store has it.
 from __future__ import annotations
 
 import threading
-from array import array
 from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
 
 from kgviz.kg.normalise import normalise
 from kgviz.kg.vocab import Vocabulary, visible
@@ -26,19 +28,37 @@ class MetEntities(Vocabulary):
     def __init__(self, store: NameStore, meet_named: Callable[[str], int | None]) -> None:
         super().__init__(kind="entity")
         self._store, self._meet_named = store, meet_named
-        self._stored = array("q")  # each entity's id in the store
+        self._stored = np.zeros(0, np.int64)  # each entity's id in the store
+        self._by_stored = np.zeros(0, np.int64)  # the same, sorted
+        self._at = np.zeros(0, np.int64)  # the id here of each of `_by_stored`
         self._unnamed = 0  # how many are not named yet (named UNNAMED until then)
         self._lock = threading.RLock()
 
-    def add_unnamed(self, stored: list[int]) -> int:
-        """Number the store's entities `stored` (not met before), their names read when asked;
-        the id of the first."""
+    def add_unnamed(self, stored: np.ndarray) -> None:
+        """Number the store's entities `stored` (distinct, not met before) in order, their names
+        read when asked."""
         with self._lock:
             first = len(self._names)
             self._names.extend([UNNAMED] * len(stored))
-            self._stored.extend(stored)
+            self._stored = np.concatenate([self._stored, stored])
+            order = np.argsort(stored)
+            at = np.searchsorted(self._by_stored, stored[order])
+            self._by_stored = np.insert(self._by_stored, at, stored[order])
+            self._at = np.insert(self._at, at, first + order)
             self._unnamed += len(stored)
-            return first
+
+    def here(self, stored: np.ndarray) -> np.ndarray:
+        """The ids here of the store's entities `stored`, -1 for those not met."""
+        with self._lock:
+            by_stored, at_here = self._by_stored, self._at
+        if not len(by_stored):
+            return np.full(len(stored), -1, np.int64)
+        at = np.minimum(np.searchsorted(by_stored, stored), len(by_stored) - 1)
+        return np.where(by_stored[at] == stored, at_here[at], -1)
+
+    def stored_of(self, ids: np.ndarray) -> np.ndarray:
+        """The store's ids of the met entities `ids`."""
+        return self._stored[ids]
 
     def _name(self, ids: Iterable[int] | None = None) -> None:
         """Read the names of `ids` (default: all) not named yet, in one batch."""
@@ -47,9 +67,10 @@ class MetEntities(Vocabulary):
             pending = [i for i in (range(len(names)) if ids is None else ids) if not names[i]]
             if not pending:
                 return
-            found = self._store.names_of([self._stored[i] for i in pending])
-            for here in pending:
-                name = found[self._stored[here]]
+            stored = self._stored[pending].tolist()
+            found = self._store.names_of(stored)
+            for here, entity in zip(pending, stored, strict=True):
+                name = found[entity]
                 names[here] = name
                 self._ids[name] = here
             self._unnamed -= len(pending)

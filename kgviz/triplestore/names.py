@@ -43,7 +43,6 @@ CREATE TABLE entity(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, folded TE
 CREATE TABLE entity_term(key TEXT PRIMARY KEY, entity INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE relation(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE relation_term(key TEXT PRIMARY KEY, relation INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE shared(entity INTEGER PRIMARY KEY);  -- entities of more than one term
 CREATE TEMP TABLE node(key TEXT PRIMARY KEY, iri TEXT, lexical TEXT) WITHOUT ROWID;
 CREATE TEMP TABLE label(key TEXT NOT NULL, rank INTEGER, lang TEXT, text TEXT,
     UNIQUE (key, rank, lang, text));
@@ -54,7 +53,6 @@ CREATE TEMP TABLE named(
 INDEXES = """
 CREATE INDEX entity_folded ON entity(folded);
 CREATE INDEX entity_term_entity ON entity_term(entity);
-INSERT INTO shared SELECT entity FROM entity_term GROUP BY entity HAVING COUNT(*) > 1;
 """
 
 
@@ -110,14 +108,9 @@ class NameStore:
                 found += db.execute(sql.format(marks), batch).fetchall()
         return found
 
-    def entities_of_terms(self, keys: list[str]) -> dict[str, tuple[int, bool]]:
-        """The entity each of `keys` stands for, and whether other terms stand for it too (keys
-        the store lacks are left out)."""
-        sql = (
-            "SELECT t.key, t.entity - 1, s.entity IS NOT NULL FROM entity_term t "
-            "LEFT JOIN shared s ON s.entity = t.entity WHERE t.key IN ({})"
-        )
-        return {key: (entity, bool(shared)) for key, entity, shared in self._rows(sql, keys)}
+    def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
+        """The entity each of `keys` stands for (keys the store lacks are left out)."""
+        return dict(self._rows("SELECT key, entity - 1 FROM entity_term WHERE key IN ({})", keys))
 
     def names_of(self, entities: list[int]) -> dict[int, str]:
         sql = "SELECT id - 1, name FROM entity WHERE id IN ({})"
