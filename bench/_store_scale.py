@@ -15,7 +15,9 @@ Fresh worker processes (this file run as a script) open the `kb.sparql` dataset:
   vectors (with a Milvus folder) writes the vectors the pools read (`_write_vectors`);
   search  opens the cached store, then runs each question's search over the endpoint as a run
           (`in_use`: past `CACHE_TRIPLES` held, the next question drops them first), checking
-          its top-k against the in-memory one, and reports times, queries and RSS.
+          its top-k against the in-memory one; then, around each question's start entity,
+          SubgraphRAG's candidates and GRAG's ego-graphs (`_neighbourhoods`); and reports
+          times, queries and RSS.
 """
 
 from __future__ import annotations
@@ -34,8 +36,13 @@ from _memory import Rss
 
 from _synthetic import POOL_SIZE, K, path_pattern, path_pools, random_walk, synthetic_parts
 from kgviz.kg.graph import KnowledgeGraph
+from kgviz.reasoners.grag.config import GRAGConfig
+from kgviz.reasoners.grag.ego_index import reach_ego_graphs
+from kgviz.reasoners.grag.retrieval import candidate_centres
 from kgviz.reasoners.simgrag.search import SearchResult, optimized_topk
 from kgviz.reasoners.simgrag.search_input import SearchPool, SearchPools
+from kgviz.reasoners.subgraphrag.candidates import collect_candidates
+from kgviz.reasoners.subgraphrag.config import DEFAULTS as SUBGRAPHRAG
 
 LISTING_PAGE = 50_000_000  # every listing in one request: Oxigraph's ORDER BY paging is slow
 LISTING_TIMEOUT_S = 1800.0
@@ -199,12 +206,34 @@ def _worker(mode: str, folder: Path) -> dict:
                 "status": result.status,
             }
         )
+    for question, row in zip(questions, rows, strict=True):
+        row.update(_neighbourhoods(kg, kg.entities.id(question["nodes"][0][0][0])))
     figures["rows"] = rows
     figures["held_triples"], figures["met_entities"] = kg.num_triples, kg.num_entities
     figures["drops"] = kg.walks.dropped
     figures["end_rss_mb"] = Rss.read("VmRSS")
     figures["peak_rss_mb"] = Rss.read("VmHWM")
     return figures
+
+
+def _neighbourhoods(kg, start: int) -> dict[str, float]:
+    """The seconds SubgraphRAG's candidates and GRAG's ego-graphs around `start` take over the
+    endpoint, each a run, with each method's default settings (after every SimGRAG search, so
+    that these fetches do not speed those up): SubgraphRAG's layers within 3 hops (hubs not
+    walked, at most 10,000 triples), GRAG's 2-hop ego-graphs (hubs capped at 50 half-edges) of
+    every centre within a hop of `start`."""
+    grag = GRAGConfig()
+    began = time.perf_counter()
+    with kg.in_use():
+        collect_candidates(
+            kg, [start], SUBGRAPHRAG.hops, SUBGRAPHRAG.max_candidates, SUBGRAPHRAG.hub_degree
+        )
+    subgraphrag_s = time.perf_counter() - began
+    began = time.perf_counter()
+    with kg.in_use():
+        centres = candidate_centres(kg, [start], grag.scope_hops)
+        reach_ego_graphs(kg, centres, grag.hops, grag.max_degree)
+    return {"subgraphrag_s": subgraphrag_s, "grag_s": time.perf_counter() - began}
 
 
 def _run_worker(mode: str, folder: Path, milvus: Path | None = None) -> dict:
@@ -297,6 +326,10 @@ def _report(search: dict, pools: bool) -> None:
         "same top-k | pools (ms) | pools + search (ms) | p95 (ms) | start first |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    neighbourhoods = [
+        "\n| hops | SubgraphRAG's candidates, median / p95 (ms) | GRAG's ego-graphs (ms) |",
+        "|---|---|---|",
+    ]
     for hops in (1, 2, 3, None):
         part = [r for r in rows if hops is None or r["hops"] == hops]
         endpoint = [r["endpoint_s"] * 1e3 for r in part]
@@ -315,6 +348,14 @@ def _report(search: dict, pools: bool) -> None:
                 else "- | - | - | - |"
             )
         )
+        subgraphrag = [r["subgraphrag_s"] * 1e3 for r in part]
+        grag = [r["grag_s"] * 1e3 for r in part]
+        neighbourhoods.append(
+            f"| {hops or 'all'} | {statistics.median(subgraphrag):.0f} / "
+            f"{np.percentile(subgraphrag, 95):.0f} | {statistics.median(grag):.0f} / "
+            f"{np.percentile(grag, 95):.0f} |"
+        )
+    print("\n".join(neighbourhoods))
     print(
         f"\nkgviz process (RSS): {search['imports_rss_mb']:,.0f} MB after imports, "
         f"{search['table_rss_mb']:,.0f} MB with the name store open "

@@ -14,8 +14,9 @@ the ratio, and per question the queries, rows and entities fetched, and entities
     python bench/bench_store.py --synthetic 1e7
 
 instead runs SimGRAG's search on a synthetic KG of that many triples served by Oxigraph (see
-bench/_store_scale.py): search times over the endpoint against in memory, the name store's
-build, and the memory the kgviz process holds. Needs no data; about 15 minutes at 10M.
+bench/_store_scale.py): search times over the endpoint against in memory, then SubgraphRAG's and
+GRAG's neighbourhoods of each question's start entity, the name store's build, and the memory
+the kgviz process holds. Needs no data; about 15 minutes at 10M.
 """
 
 from __future__ import annotations

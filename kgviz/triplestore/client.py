@@ -13,11 +13,13 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import httpx
+import numpy as np
 
 from kgviz.errors import StoreError
 from kgviz.llm.base import RETRY_PAUSES_S
@@ -92,9 +94,18 @@ class SparqlClient:
         when unbound), in the order of its variables: for queries of many rows, as TSV is
         cheaper than JSON for the endpoint to write and for kgviz to read. With `results` "json"
         they are asked as JSON and written as TSV would (for an endpoint whose TSV is loose)."""
-        if results == "json":
-            return self._select(query, JSON_RESULTS, parse_json_cells)
-        return self._select(query, TSV_RESULTS, parse_cells)
+        return self._select_rows(query, results, lambda rows, _: list(rows))
+
+    def select_coded(self, query: str, results: str = "tsv") -> Coded:
+        """`select_cells`'s rows coded as they are read (no row is held as strings)."""
+        return self._select_rows(query, results, code_rows)
+
+    def _select_rows(
+        self, query: str, results: str, collect: Callable[[Iterator[list[str]], int], Any]
+    ) -> Any:
+        """What `collect` makes of the rows of a SELECT query and their width."""
+        accept, read = (JSON_RESULTS, json_rows) if results == "json" else (TSV_RESULTS, tsv_rows)
+        return self._select(query, accept, lambda body, endpoint: collect(*read(body, endpoint)))
 
     def stream_cells(self, query: str, consume: Callable[[list[list[str]]], None]) -> int:
         """Hand the rows of a SELECT query's TSV result to `consume` as they arrive, a batch at a
@@ -277,14 +288,40 @@ def _json_result(body: bytes | bytearray, endpoint: str) -> tuple[dict[str, Any]
     return data, bindings
 
 
-def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
-    """The rows of a SPARQL TSV result, each as many cells as its header has variables;
-    anything else is a one-line error."""
+@dataclass(frozen=True)
+class Coded:
+    """A result's rows as codes into its distinct cells (a walk's reply names each hub once per
+    triple: coded, a row takes a few bytes rather than three strings)."""
+
+    codes: np.ndarray  # (rows, variables), int32
+    cells: list[str]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def code_rows(rows: Iterable[list[str]], width: int) -> Coded:
+    """`rows` of `width` cells, coded as they come."""
+    index: dict[str, int] = {}
+    codes = np.fromiter(
+        (index.setdefault(cell, len(index)) for row in rows for cell in row), dtype=np.int32
+    )
+    return Coded(codes.reshape(-1, width), list(index))
+
+
+def tsv_rows(body: bytes | bytearray, endpoint: str) -> tuple[Iterator[list[str]], int]:
+    """The rows of a SPARQL TSV result, each as many cells as its header has variables, read
+    as they are iterated; and that number. Anything else is a one-line error."""
     lines = _utf8(body, endpoint).split("\n")
     width = _tsv_width(lines[0], endpoint)
     if lines[-1] == "":
         lines.pop()  # the newline ending the last row
-    return _tsv_rows(lines[1:], width, 2, endpoint)
+    return _tsv_cells(islice(lines, 1, None), width, 2, endpoint), width
+
+
+def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
+    """The rows of a SPARQL TSV result (`tsv_rows`)."""
+    return list(tsv_rows(body, endpoint)[0])
 
 
 def stream_tsv(
@@ -301,14 +338,14 @@ def stream_tsv(
         lines, pending = _utf8(pending[:cut], endpoint).split("\n"), pending[cut + 1 :]
         if not width:
             width, lines = _tsv_width(lines[0], endpoint), lines[1:]
-        consume(_tsv_rows(lines, width, number, endpoint))
+        consume(list(_tsv_cells(lines, width, number, endpoint)))
         number += len(lines)
     if pending or not width:  # a last line without its newline: a header alone, or a last row
         line = _utf8(pending, endpoint)
         if not width:
             _tsv_width(line, endpoint)  # nothing, or no header: not a TSV result
             return 0
-        consume(_tsv_rows([line], width, number, endpoint))
+        consume(list(_tsv_cells([line], width, number, endpoint)))
         number += 1
     return number - 2
 
@@ -333,26 +370,27 @@ def _tsv_width(header_line: str, endpoint: str) -> int:
     return len(header)
 
 
-def _tsv_rows(lines: list[str], width: int, first: int, endpoint: str) -> list[list[str]]:
+def _tsv_cells(lines: Iterable[str], width: int, first: int, endpoint: str) -> Iterator[list[str]]:
     """TSV `lines` (the first is line `first` of the reply) as rows of `width` cells."""
-    rows = [line.removesuffix("\r").split("\t") for line in lines]
-    for number, row in enumerate(rows, first):
+    for number, line in enumerate(lines, first):
+        row = line.removesuffix("\r").split("\t")
         if len(row) != width:
             raise SparqlError(
                 f"the SPARQL endpoint {endpoint} sent a TSV row of {len(row)} cells under "
                 f"{width} variables (line {number})"
             )
-    return rows
+        yield row
 
 
-def parse_json_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
-    """The rows of a SPARQL JSON result as `parse_cells` gives a TSV one's."""
+def json_rows(body: bytes | bytearray, endpoint: str) -> tuple[Iterator[list[str]], int]:
+    """The rows of a SPARQL JSON result as `tsv_rows` gives a TSV one's."""
     data, bindings = _json_result(body, endpoint)
     head = data.get("head", {})
     variables = head.get("vars") if isinstance(head, dict) else None
     if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
         raise SparqlError(f"the SPARQL endpoint {endpoint} sent a JSON result without head.vars")
-    return [[_cell(row.get(variable)) for variable in variables] for row in bindings]
+    rows = ([_cell(row.get(variable)) for variable in variables] for row in bindings)
+    return rows, len(variables)
 
 
 def _cell(term: dict[str, str] | None) -> str:

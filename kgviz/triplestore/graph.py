@@ -26,7 +26,7 @@ import numpy as np
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.kg.vocab import Vocabulary
-from kgviz.triplestore.client import SparqlClient, SparqlError, count_of, count_value
+from kgviz.triplestore.client import Coded, SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.memory import return_freed_memory
 from kgviz.triplestore.met import MetEntities
@@ -65,26 +65,6 @@ def _flagged(flags: np.ndarray, ids: np.ndarray) -> np.ndarray:
     found = np.zeros(len(ids), dtype=bool)
     found[inside] = flags[ids[inside]]
     return found
-
-
-@dataclass(frozen=True)
-class Coded:
-    """A reply's rows as codes into its distinct cells (a walk's reply names each hub once per
-    triple: coded, it takes a few bytes a row rather than three strings)."""
-
-    codes: np.ndarray  # (rows, variables), int32
-    cells: list[str]
-
-    @classmethod
-    def of(cls, rows: list[list[str]]) -> Coded:
-        index: dict[str, int] = {}
-        width = len(rows[0]) if rows else 3
-        codes = np.fromiter(
-            (index.setdefault(cell, len(index)) for row in rows for cell in row),
-            dtype=np.int32,
-            count=width * len(rows),
-        )
-        return cls(codes.reshape(-1, width), list(index))
 
 
 def _distinct(parts: list[np.ndarray]) -> np.ndarray:
@@ -313,7 +293,7 @@ class SparqlGraph(KnowledgeGraph):
         asked or held: a caller that stops reading leaves at most those in flight, on daemon
         threads that end within the query deadline and never hold up the interpreter's exit."""
         if len(queries) == 1:
-            yield Coded.of(self.client.select_cells(queries[0], self.config.results))
+            yield self.client.select_coded(queries[0], self.config.results)
             return
         waiting = iter(queries)
         in_flight = deque(self._ask(query) for query in islice(waiting, FETCH_THREADS))
@@ -330,7 +310,7 @@ class SparqlGraph(KnowledgeGraph):
 
         def work() -> None:
             try:
-                answer.set_result(Coded.of(self.client.select_cells(query, self.config.results)))
+                answer.set_result(self.client.select_coded(query, self.config.results))
             except BaseException as error:  # noqa: BLE001  (handed to the reader, stops included)
                 answer.set_exception(error)
 

@@ -9,6 +9,7 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kgviz.datasets import get_dataset
@@ -35,6 +36,7 @@ from kgviz.triplestore.client import (
     SparqlError,
     SparqlTransient,
     SparqlUnavailable,
+    code_rows,
     parse_cells,
     stream_tsv,
 )
@@ -608,3 +610,30 @@ def test_a_served_kg_is_indexed_into_milvus_without_meeting_its_entities(
 def test_an_empty_reply_to_a_listing_is_no_tsv_result():
     with pytest.raises(SparqlError, match="did not send a TSV result"):
         stream_tsv(iter([]), list, "E")
+
+
+def test_entities_met_in_any_order_keep_their_ids_and_names(served_demo):
+    kg = served_demo.kg
+    rng = np.random.default_rng(0)
+    rows = rng.permutation(kg.stored_entities)
+    first = kg.entities_at(rows[: len(rows) // 3])
+    # a batch mixing entities met before (with repeats) and new ones
+    mixed = np.concatenate([rows[: len(rows) // 2], rows[:5]])
+    ids = kg.entities_at(mixed)
+    assert (ids[: len(first)] == first).all()
+    assert (ids[-5:] == first[:5]).all()
+    assert len(set(ids.tolist())) == len(rows) // 2 == kg.num_entities
+    assert (kg.met.stored_of(ids) == mixed).all()
+    assert (kg.met.here(mixed) == ids).all()
+    assert (kg.met.here(rows[len(rows) // 2 :]) == -1).all()  # not met yet
+    names = kg.store.names_of(mixed.tolist())
+    assert kg.entities.names_of(ids.tolist()) == [names[row] for row in mixed.tolist()]
+
+
+def test_a_coded_reply_gives_back_its_rows():
+    rows = [["<a>", "<p>", "<b>"], ["<b>", "<p>", "<a>"], ["<a>", "<q>", '"x"']]
+    reply = code_rows(iter(rows), 3)
+    assert reply.codes.dtype == np.int32 and reply.codes.shape == (3, 3)
+    assert len(reply.cells) == 5  # each distinct cell once
+    assert [[reply.cells[code] for code in row] for row in reply.codes.tolist()] == rows
+    assert code_rows(iter([]), 3).codes.shape == (0, 3)

@@ -113,6 +113,25 @@ def ego_graph(
     return EgoGraph(centre, np.flatnonzero(seen), edges)
 
 
+def reach_ego_graphs(
+    kg: KnowledgeGraph,
+    centres: np.ndarray,
+    hops: int,
+    max_degree: int,
+    relevance: Callable[[], Relevance] | None = None,
+) -> None:
+    """Fetch every neighbourhood the ego-graphs of `centres` walk, for a KG that fetches (hubs
+    step through the half-edges `relevance()` scores best, asked anew at each hop as the graph
+    grows, else their first ones)."""
+    if not kg.fetches:
+        return
+    frontier = np.unique(np.asarray(centres, dtype=np.int64))
+    for _ in range(hops):
+        kg.reach(frontier, 1)
+        positions = capped_positions(kg, frontier, max_degree, relevance() if relevance else None)
+        frontier = np.unique(kg.adj.neighbor[positions]).astype(np.int64)
+
+
 def _binary(matrix: sp.csr_matrix) -> sp.csr_matrix:
     matrix = matrix.tocsr()
     matrix.data[:] = 1.0
@@ -212,14 +231,8 @@ class EgoIndex:
 
     def _reach_egos(self, centres: np.ndarray, question_vector: np.ndarray | None) -> None:
         """Fetch every neighbourhood the ego-graphs of `centres` walk (a KG that fetches)."""
-        if not self.kg.fetches:
-            return
-        frontier = np.unique(np.asarray(centres, dtype=np.int64))
-        for _ in range(self.hops):
-            self.kg.reach(frontier, 1)
-            relevance = None if question_vector is None else self.relevance(question_vector)
-            positions = capped_positions(self.kg, frontier, self.max_degree, relevance)
-            frontier = np.unique(self.kg.adj.neighbor[positions]).astype(np.int64)
+        relevance = None if question_vector is None else (lambda: self.relevance(question_vector))
+        reach_ego_graphs(self.kg, centres, self.hops, self.max_degree, relevance)
 
     def relevance(self, question_vector: np.ndarray) -> Relevance:
         """Scores adjacency positions by the question's similarity to the walked relation's and

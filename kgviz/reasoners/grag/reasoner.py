@@ -179,7 +179,7 @@ class GRAG(Reasoner[GRAGFound]):
         with trace.stage(EGO_GRAPHS):
             vector = index.embed_question(linking.question)
             retrieved = retrieve(index, vector, linking.ids, config.top_n, config.scope_hops)
-            centres = candidate_centres(index, linking.ids, config.scope_hops)
+            centres = candidate_centres(index.kg, linking.ids, config.scope_hops)
             scope = (
                 "whole KG" if centres is None else f"topic entities ({config.scope_hops} hop(s))"
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.grag.ego_index import EgoGraph, EgoIndex
 from kgviz.reasoners.ranking import best_first
 
@@ -26,12 +27,12 @@ class Retrieved:
 
 
 def candidate_centres(
-    index: EgoIndex, topics: Sequence[int], scope_hops: int | None
+    kg: KnowledgeGraph, topics: Sequence[int], scope_hops: int | None
 ) -> np.ndarray | None:
     """Ego-graph centres within `scope_hops` of the topics (None: every entity)."""
     if scope_hops is None or not topics:
         return None
-    kg = index.kg.reach(topics, scope_hops)
+    kg = kg.reach(topics, scope_hops)
     return np.flatnonzero(kg.distances_from(topics, scope_hops) >= 0)
 
 
@@ -52,7 +53,7 @@ def retrieve(
     scope_hops: int | None,
 ) -> list[Retrieved]:
     """The `top_n` ego-graphs most similar to the question, best first."""
-    centres = candidate_centres(index, topics, scope_hops)
+    centres = candidate_centres(index.kg, topics, scope_hops)
     if centres is None:
         ids, scores = global_search(index, question_vector, top_n)
     else:
