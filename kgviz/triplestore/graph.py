@@ -29,7 +29,7 @@ from kgviz.kg.vocab import Vocabulary
 from kgviz.triplestore.client import Coded, SparqlClient, SparqlError, count_of, count_value
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.memory import return_freed_memory
-from kgviz.triplestore.met import MetEntities
+from kgviz.triplestore.met import MetEntities, RanksAmong
 from kgviz.triplestore.names import FORMAT_VERSION as NAMES_FORMAT
 from kgviz.triplestore.names import NameStore, cached_name_store
 from kgviz.triplestore.terms import Queries, tsv_key
@@ -175,6 +175,11 @@ class SparqlGraph(KnowledgeGraph):
             )
         here = self._meet([found[key] for key in keys])
         return dict(zip(keys, here.tolist(), strict=True))
+
+    @property
+    def entity_rank(self) -> RanksAmong:  # type: ignore[override]  # indexed as the array is
+        """Ranks by name among the entities each lookup asks for (`RanksAmong`)."""
+        return RanksAmong(self.met)
 
     @property
     def stored_triples(self) -> int:

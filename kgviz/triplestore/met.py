@@ -107,3 +107,18 @@ class MetEntities(Vocabulary):
     def _spelled_alike(self, name: str) -> Iterable[str]:
         """Names in the store that normalise as `name` does (those differing in case among them)."""
         return self._store.names_of(self._store.entities_folded(normalise(name))[:50]).values()
+
+
+class RanksAmong:
+    """Name ranks of met entities, indexed as `KnowledgeGraph.entity_rank` is, but each lookup
+    ranks the entities asked for among themselves: ties broken by name compare only those, and
+    ranking every met entity would read every name."""
+
+    def __init__(self, entities: MetEntities) -> None:
+        self._entities = entities
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        ids = np.asarray(ids, dtype=np.int64)
+        names = np.array(self._entities.names_of(ids.ravel().tolist()), dtype=object)
+        _, ranks = np.unique(names, return_inverse=True)
+        return ranks.reshape(ids.shape).astype(np.int64)
