@@ -64,7 +64,8 @@ class MetEntities(Vocabulary):
         """Read the names of `ids` (default: all) not named yet, in one batch."""
         with self._lock:
             names = self._names
-            pending = [i for i in (range(len(names)) if ids is None else ids) if not names[i]]
+            wanted = range(len(names)) if ids is None else dict.fromkeys(ids)  # once each
+            pending = [i for i in wanted if not names[i]]
             if not pending:
                 return
             stored = self._stored[pending].tolist()
