@@ -94,6 +94,12 @@ class MetEntities(Vocabulary):
         self._name(ids)
         return super().names_of(ids)
 
+    def read_names(self, ids: np.ndarray) -> list[str]:
+        """The names of `ids` read from the store and not kept (to rank many entities once)."""
+        stored = self._stored[ids].tolist()
+        found = self._store.names_of(list(set(stored)))
+        return [found[entity] for entity in stored]
+
     def add(self, name: str) -> int:
         raise TypeError("entities of a KG behind an endpoint are met, not added")
 
@@ -113,13 +119,14 @@ class MetEntities(Vocabulary):
 class RanksAmong:
     """Name ranks of met entities, indexed as `KnowledgeGraph.entity_rank` is, but each lookup
     ranks the entities asked for among themselves: ties broken by name compare only those, and
-    ranking every met entity would read every name."""
+    ranking every met entity would read every name. The names are read for the lookup and not
+    kept (a hub's thousands of neighbours are ranked, and seldom shown)."""
 
     def __init__(self, entities: MetEntities) -> None:
         self._entities = entities
 
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
-        names = np.array(self._entities.names_of(ids.ravel().tolist()), dtype=object)
+        names = np.array(self._entities.read_names(ids.ravel()), dtype=object)
         _, ranks = np.unique(names, return_inverse=True)
         return ranks.reshape(ids.shape).astype(np.int64)
