@@ -313,11 +313,13 @@ def _vector_matches(
         ),
     ]
     index = context.index
-    distances, ids = index.entity_index.search(index.embed([s.text for s in spans]), 1)
+    distances, rows = index.entity_index.search(index.embed([s.text for s in spans]), 1)
+    near = (rows[:, 0] >= 0) & (distances[:, 0] <= config.max_distance)
+    ids = context.kg.entities_at(rows[near, 0])  # an index row is a stored entity
+    kept = [span for span, close in zip(spans, near, strict=True) if close]
     hits = [
-        (float(d[0]), span, int(i[0]))
-        for span, d, i in zip(spans, distances, ids)
-        if i[0] >= 0 and d[0] <= config.max_distance
+        (float(d), span, int(i))
+        for span, d, i in zip(kept, distances[near, 0], ids.tolist(), strict=True)
     ]
     hits.sort(key=lambda h: (h[0], h[1].start - h[1].end))
     ranked = [

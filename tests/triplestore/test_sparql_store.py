@@ -22,6 +22,7 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.llm.openai_backend import OpenAIBackend
 from kgviz.reasoners.base import ReasonerContext
 from kgviz.reasoners.grag.records import DESCRIPTION
+from kgviz.reasoners.linking import LinkerConfig, _vector_matches
 from kgviz.reasoners.registry import make_reasoner
 from kgviz.reasoners.simgrag.config import SimGRAGConfig
 from kgviz.reasoners.simgrag.path_pattern import path_pattern
@@ -650,3 +651,16 @@ def test_name_ranks_order_the_entities_asked_for_and_keep_no_names(served_demo):
     assert ranks.tolist() == [sorted(set(names)).index(name) for name in names]
     in_memory = memory.entity_rank[[memory.entity_id(name) for name in names]]
     assert (np.argsort(ranks, kind="stable") == np.argsort(in_memory, kind="stable")).all()
+
+
+def test_vector_linking_names_the_entities_memory_names(served_demo):
+    memory = ReasonerContext(get_dataset("demo"), None)
+    served = ReasonerContext(served_demo, None)
+    served_demo.kg.entities_at(np.arange(40)[::-1])  # met in another order than stored
+    config, linked = LinkerConfig(), 0
+    for record in get_dataset("demo").questions("dev"):
+        expected = _vector_matches(memory, record.question, config)
+        found = _vector_matches(served, record.question, config)
+        assert [(e.name, e.score) for e in found] == [(e.name, e.score) for e in expected]
+        linked += bool(expected)
+    assert linked >= 10  # most demo questions have an entity near enough
