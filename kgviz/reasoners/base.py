@@ -384,7 +384,7 @@ class Reasoner(ABC, Generic[FoundT]):
         trace.stages, trace.checkpoint = dict(source.stages), source.checkpoint
         trace.card_sha256 = source.card_sha256 or str(source.setting.get("card_sha256", ""))
         trace.evidence = list(dict.fromkeys(evidence))
-        with trace.stage("total"):
+        with trace.stage("total"), self.context.kg.in_use():  # names are looked up, as in a run
             found = self.found_from(trace)
             self.generate(trace, trace.question, found)
             record_citations(trace)
