@@ -29,6 +29,7 @@ from kgviz.reasoners.simgrag.path_pattern import path_pattern
 from kgviz.reasoners.simgrag.pools import build_pools
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.search import optimized_topk
+from kgviz.reasoners.simgrag.views.tree_boxes import entity_name, triple_name
 from kgviz.reasoners.tog.records import WALK
 from kgviz.session import Session
 from kgviz.triplestore import oxigraph
@@ -664,3 +665,27 @@ def test_vector_linking_names_the_entities_memory_names(served_demo):
         assert [(e.name, e.score) for e in found] == [(e.name, e.score) for e in expected]
         linked += bool(expected)
     assert linked >= 10  # most demo questions have an entity near enough
+
+
+def test_a_search_tree_keeps_its_names_after_its_triples_are_dropped(tmp_cache, tmp_path, endpoint):
+    served = CustomDataset(sparql_folder(tmp_path / "kg", endpoint, cache_triples=1), name="drop")
+    context, memory = ReasonerContext(served, None), get_dataset("demo").kg
+    config, kg = SimGRAGConfig(), served.kg
+    first, second = get_dataset("demo").questions("dev")[:2]
+    pattern = gold_pattern(first, memory)
+    part = pattern.searchable()[0]
+    with kg.in_use():
+        pools = build_pools(context.index, pattern, config.k_nodes, config.k_relations, ())
+        tree = optimized_topk(
+            kg, part.graph, pools.for_component(part), config.k, record_tree=True
+        ).tree
+    rows = [record for record in range(len(tree)) if tree.triple[record] >= 0]
+    assert tree is not None and rows
+    as_found = [kg.triple_names(tree.triple[record]) for record in rows]
+    names = [kg.entities[entity] for entity in tree.entity]
+    with kg.in_use():  # the next run drops what the first fetched, and fetches other triples
+        kg.reach([kg.entities.id(second.topic_entities[0])], 2)
+    assert kg.walks.dropped == 1
+    assert [triple_name(tree, record, None) for record in rows] == as_found
+    assert [entity_name(tree, record, None) for record in range(len(tree))] == names
+    assert [kg.triple_names(tree.triple[record]) for record in rows] != as_found  # rows reused

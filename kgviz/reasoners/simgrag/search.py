@@ -197,6 +197,7 @@ class _Search:
         if self.tree is not None:
             for _, _, record in self.best:
                 self.tree.mark(record, "in_topk")
+            _name_tree(self.tree, self.kg)
         matches = [Match(*key) for _, key, _ in self.best]
         return SearchResult(
             matches, status, self.expanded, self.pruned, time.monotonic() - self.began, self.tree
@@ -435,6 +436,20 @@ def algorithm1_topk(
 ) -> SearchResult:
     """The paper's Algorithm 1: DFS over all candidate mappings, only a top-k check at leaves."""
     return _Search(kg, pattern, pools, k, False, max_expansions, time_limit_s, None).run()
+
+
+def _name_tree(tree: SearchTree, kg: KnowledgeGraph) -> None:
+    """Record the names of the tree's entities and triples (the entities named in one batch)."""
+    rows = [row for row in tree.triple if row >= 0]
+    triples = kg.triples[rows].tolist() if rows else []
+    named = list(dict.fromkeys([*tree.entity, *(e for h, _, t in triples for e in (h, t))]))
+    names = dict(zip(named, kg.entities.names_of(named), strict=True))
+    tree.entity_names = [names[entity] for entity in tree.entity]
+    by_row = {
+        row: (names[head], kg.relations[relation], names[tail])
+        for row, (head, relation, tail) in zip(rows, triples, strict=True)
+    }
+    tree.triple_names = [by_row.get(row) for row in tree.triple]
 
 
 def optimized_topk(

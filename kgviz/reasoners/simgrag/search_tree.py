@@ -23,7 +23,9 @@ class SearchTree:
     before it was kept). `steps` is the search order: per depth d >= 1, `(pattern edge, mapped
     node, far node)`, so a "no_candidate" record at depth d failed step d + 1. Once `max_nodes`
     records exist the rest are only counted in `dropped`, so the recorded part is a prefix of the
-    tree.
+    tree. `entity_names` and `triple_names` name each record's entity and triple as the search
+    ended (ids and rows do not outlast a run over an endpoint; empty in trees saved before they
+    were kept).
     """
 
     max_nodes: int
@@ -40,6 +42,8 @@ class SearchTree:
     dropped: int = 0
     kth_best: list[float | None] = field(default_factory=list)
     steps: list[tuple[int, int, int]] = field(default_factory=list)
+    entity_names: list[str] = field(default_factory=list)
+    triple_names: list[tuple[str, str, str] | None] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.parent)

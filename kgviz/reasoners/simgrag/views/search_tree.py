@@ -24,7 +24,14 @@ from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
 from kgviz.reasoners.simgrag.records import ComponentSearch, SearchRecord
 from kgviz.reasoners.simgrag.search_tree import SearchTree
-from kgviz.reasoners.simgrag.views.tree_boxes import Box, boxes, dead_end, entity_name, rows
+from kgviz.reasoners.simgrag.views.tree_boxes import (
+    Box,
+    boxes,
+    dead_end,
+    entity_name,
+    rows,
+    triple_name,
+)
 from kgviz.viz.escape import plotly_text
 from kgviz.viz.marks import GOLD, STAR, Marks
 
@@ -308,13 +315,14 @@ def _title(search: SearchRecord, gold: str) -> str:
 def _gold_note(search: SearchRecord, kg: KnowledgeGraph | None, marks: Marks) -> str:
     """The gold key and how many boxes reach a gold answer, or that none does ('' without gold
     answers or names)."""
-    if not marks.gold or kg is None:
+    if not marks.gold:
         return ""
     reached = sum(
-        marks.is_gold(kg.entities[entity])
+        marks.is_gold(name)
         for part in search.components
         if part.tree is not None
-        for entity in part.tree.entity
+        for record in range(len(part.tree))
+        if (name := _known_name(part.tree, record, kg)) is not None
     )
     if not reached:
         return "  ·  no drawn step reaches a gold answer"
@@ -396,15 +404,20 @@ def _outcome_texts(counts: Tally) -> list[tuple[str, str]]:
     return texts
 
 
+def _known_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str | None:
+    """The name of `record`'s entity, None where neither the tree nor a KG names it."""
+    return entity_name(tree, record, kg) if tree.entity_names or kg is not None else None
+
+
 def _gold_record(tree: SearchTree, record: int, context: TreeContext) -> bool:
-    """Whether `record` maps a gold answer (known by name, so with the KG only)."""
-    kg = context.kg
-    return kg is not None and context.marks.is_gold(kg.entities[tree.entity[record]])
+    """Whether `record` maps a gold answer (known by name)."""
+    name = _known_name(tree, record, context.kg)
+    return name is not None and context.marks.is_gold(name)
 
 
 def _starred(tree: SearchTree, record: int, context: TreeContext, chars: int | None = None) -> str:
     """The entity of `record` as plotly text (cut to `chars`), starred when it is gold."""
-    name = plotly_text(entity_name(context.kg, tree.entity[record]), chars)
+    name = plotly_text(entity_name(tree, record, context.kg), chars)
     return STAR + name if _gold_record(tree, record, context) else name
 
 
@@ -464,8 +477,8 @@ def _hover(tree: SearchTree, box: Box, context: TreeContext) -> str:
             f"pattern edge {edge} ({plotly_text(pattern.edges[edge].relation)}) "
             f"→ node {node} ({plotly_text(pattern.nodes[node].text)})"
         )
-        if kg is not None and len(box.records) == 1:
-            lines.append("triple: " + plotly_text(", ".join(kg.triple_names(tree.triple[record]))))
+        if len(box.records) == 1 and (triple := triple_name(tree, record, kg)) is not None:
+            lines.append("triple: " + plotly_text(", ".join(triple)))
     lines.append(f"partial GSD {tree.partial_gsd[record]:.3f}, bound {tree.bound[record]:.3f}")
     lines.extend(_verdict(tree, box, context))
     return "<br>".join(lines)

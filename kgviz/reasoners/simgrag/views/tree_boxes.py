@@ -98,14 +98,28 @@ def _mapped(tree: SearchTree, box: Box, node: int, kg: KnowledgeGraph | None) ->
     own (`EACH` for a run) or an ancestor's; None while it is not mapped."""
     record = box.first
     if tree.pattern_node[record] == node:
-        return EACH if len(box.records) > 1 else entity_name(kg, tree.entity[record])
+        return EACH if len(box.records) > 1 else entity_name(tree, record, kg)
     record = tree.parent[record]
     while record >= 0:
         if tree.pattern_node[record] == node:
-            return entity_name(kg, tree.entity[record])
+            return entity_name(tree, record, kg)
         record = tree.parent[record]
     return None
 
 
-def entity_name(kg: KnowledgeGraph | None, entity: int) -> str:
+def entity_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str:
+    """The name of `record`'s entity as the search ended (from the KG for a tree saved before
+    names were kept)."""
+    if record < len(tree.entity_names):
+        return tree.entity_names[record]
+    entity = tree.entity[record]
     return kg.entities[entity] if kg is not None else f"entity {entity}"
+
+
+def triple_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> tuple[str, ...] | None:
+    """The triple `record` stepped along, by name, as the search ended (None for a root, or
+    without names or KG)."""
+    if record < len(tree.triple_names):
+        return tree.triple_names[record]
+    row = tree.triple[record]
+    return kg.triple_names(row) if kg is not None and row >= 0 else None
