@@ -327,7 +327,8 @@ def _report(search: dict, pools: bool) -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     neighbourhoods = [
-        "\n| hops | SubgraphRAG's candidates, median / p95 (ms) | GRAG's ego-graphs (ms) |",
+        "\n| hops | SubgraphRAG's candidates, median / p95 (ms) | GRAG's ego-graphs, median / p95 "
+        + "(ms) |",
         "|---|---|---|",
     ]
     for hops in (1, 2, 3, None):

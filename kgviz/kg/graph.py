@@ -185,10 +185,9 @@ class KnowledgeGraph:
 
     def _grown(self, num_entities: int) -> None:
         """Give the adjacency rows for `num_entities` (a KG behind an endpoint meets entities as
-        it walks: each gets its empty row before its id is handed out), and forget name ranks."""
+        it walks: each gets its empty row before its id is handed out)."""
         csrs = (self.out, self.inc, self.adj)
         self.out, self.inc, self.adj = (_padded(csr, num_entities) for csr in csrs)
-        self.__dict__.pop("entity_rank", None)
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -463,7 +462,7 @@ class KnowledgeGraph:
 
 
 def _name_ranks(names: Vocabulary) -> np.ndarray:
-    listed = list(names)  # read at once (a KG behind an endpoint names its met entities in a batch)
+    listed = list(names)
     ranks = np.empty(len(listed), dtype=np.int64)
     ranks[sorted(range(len(listed)), key=listed.__getitem__)] = np.arange(len(listed))
     return ranks

@@ -319,15 +319,10 @@ def tsv_rows(body: bytes | bytearray, endpoint: str) -> tuple[Iterator[list[str]
     return _tsv_cells(islice(lines, 1, None), width, 2, endpoint), width
 
 
-def parse_cells(body: bytes | bytearray, endpoint: str) -> list[list[str]]:
-    """The rows of a SPARQL TSV result (`tsv_rows`)."""
-    return list(tsv_rows(body, endpoint)[0])
-
-
 def stream_tsv(
     chunks: Iterator[bytes], consume: Callable[[list[list[str]]], None], endpoint: str
 ) -> int:
-    """`parse_cells` over a reply read a chunk at a time: each chunk's whole rows go to
+    """`tsv_rows` over a reply read a chunk at a time: each chunk's whole rows go to
     `consume`; the number of rows."""
     width, pending, number = 0, b"", 2
     for chunk in chunks:
@@ -389,6 +384,8 @@ def json_rows(body: bytes | bytearray, endpoint: str) -> tuple[Iterator[list[str
     variables = head.get("vars") if isinstance(head, dict) else None
     if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
         raise SparqlError(f"the SPARQL endpoint {endpoint} sent a JSON result without head.vars")
+    if not variables:
+        raise SparqlError(f"the SPARQL endpoint {endpoint} sent a JSON result of no variables")
     rows = ([_cell(row.get(variable)) for variable in variables] for row in bindings)
     return rows, len(variables)
 

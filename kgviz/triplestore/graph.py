@@ -264,6 +264,7 @@ class SparqlGraph(KnowledgeGraph):
         # a triple is held already when its other end was fetched whole before this fetch
         held = self._complete.copy()
         parts: list[np.ndarray] = []  # the fresh triples of each reply, repeats among them
+        distinct, since = 0, 0  # rows in parts[0] when last deduped, rows added since
         queries = [
             self.queries.incident(
                 self._keys_of(todo[start : start + self.config.batch]), limit=budget[0] + 1
@@ -275,9 +276,11 @@ class SparqlGraph(KnowledgeGraph):
                 raise self._fetch_limit()
             triples = self._triples(reply)
             parts.append(triples[~(_flagged(held, triples[:, 0]) | _flagged(held, triples[:, 2]))])
-            if sum(map(len, parts)) > budget[0]:
+            since += len(parts[-1])
+            if distinct + since > budget[0]:  # maybe past the budget: count without repeats
                 parts = [_distinct(parts)]
-                if len(parts[0]) > budget[0]:
+                distinct, since = len(parts[0]), 0
+                if distinct > budget[0]:
                     raise self._fetch_limit()
         added = _distinct(parts)
         budget[0] -= len(added)

@@ -9,16 +9,14 @@ stay there. `malloc_trim` returns every free page of the heap.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from collections.abc import Callable
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's `malloc_trim`, or None where the C library has none (macOS, musl, Windows)."""
-    name = ctypes.util.find_library("c")
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
         return None
 
 

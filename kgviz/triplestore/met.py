@@ -20,6 +20,30 @@ from kgviz.kg.vocab import Vocabulary, visible
 from kgviz.triplestore.names import NameStore
 
 UNNAMED = ""  # the name of an entity not named yet (no entity is named "": see kgviz.kg.rdf)
+MERGE_AT = 65_536  # entities in the latest run of the store-id index before it may merge
+
+
+class _SortedIds:
+    """Store ids, sorted, and the id here of each."""
+
+    def __init__(self, stored: np.ndarray | None = None, here: np.ndarray | None = None) -> None:
+        self.stored = np.zeros(0, np.int64) if stored is None else stored
+        self.ids = np.zeros(0, np.int64) if here is None else here
+
+    def __len__(self) -> int:
+        return len(self.stored)
+
+    def merged(self, other: _SortedIds) -> _SortedIds:
+        at = np.searchsorted(self.stored, other.stored)
+        stored, ids = np.insert(self.stored, at, other.stored), np.insert(self.ids, at, other.ids)
+        return _SortedIds(stored, ids)
+
+    def here(self, stored: np.ndarray) -> np.ndarray:
+        """The ids here of `stored`, -1 for those not in this run."""
+        if not len(self.stored):
+            return np.full(len(stored), -1, np.int64)
+        at = np.minimum(np.searchsorted(self.stored, stored), len(self.stored) - 1)
+        return np.where(self.stored[at] == stored, self.ids[at], -1)
 
 
 class MetEntities(Vocabulary):
@@ -29,8 +53,10 @@ class MetEntities(Vocabulary):
         super().__init__(kind="entity")
         self._store, self._meet_named = store, meet_named
         self._stored = np.zeros(0, np.int64)  # each entity's id in the store
-        self._by_stored = np.zeros(0, np.int64)  # the same, sorted
-        self._at = np.zeros(0, np.int64)  # the id here of each of `_by_stored`
+        # store id -> id here, as sorted store ids and the id here of each, in two runs: the
+        # latest entities in a small one, merged into the main one once it passes an eighth of
+        # it (so each batch met copies the small run, not every id met)
+        self._runs = [_SortedIds(), _SortedIds()]
         self._unnamed = 0  # how many are not named yet (named UNNAMED until then)
         self._lock = threading.RLock()
 
@@ -42,19 +68,21 @@ class MetEntities(Vocabulary):
             self._names.extend([UNNAMED] * len(stored))
             self._stored = np.concatenate([self._stored, stored])
             order = np.argsort(stored)
-            at = np.searchsorted(self._by_stored, stored[order])
-            self._by_stored = np.insert(self._by_stored, at, stored[order])
-            self._at = np.insert(self._at, at, first + order)
+            main, latest = self._runs
+            latest = latest.merged(_SortedIds(stored[order], first + order))
+            if len(latest) > max(MERGE_AT, len(main) // 8):
+                main, latest = main.merged(latest), _SortedIds()
+            self._runs = [main, latest]
             self._unnamed += len(stored)
 
     def here(self, stored: np.ndarray) -> np.ndarray:
         """The ids here of the store's entities `stored`, -1 for those not met."""
         with self._lock:
-            by_stored, at_here = self._by_stored, self._at
-        if not len(by_stored):
-            return np.full(len(stored), -1, np.int64)
-        at = np.minimum(np.searchsorted(by_stored, stored), len(by_stored) - 1)
-        return np.where(by_stored[at] == stored, at_here[at], -1)
+            main, latest = self._runs
+        found = main.here(stored)
+        missing = found < 0
+        found[missing] = latest.here(stored[missing])
+        return found
 
     def stored_of(self, ids: np.ndarray) -> np.ndarray:
         """The store's ids of the met entities `ids`."""

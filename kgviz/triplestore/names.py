@@ -33,7 +33,7 @@ from kgviz.storage.cache_repair import CorruptCache, load_or_build
 from kgviz.triplestore.client import SparqlClient, SparqlError, count_value
 from kgviz.triplestore.terms import Queries, iri_of, literal_parts, tsv_key
 
-FORMAT_VERSION = 5  # 5: renaming as the RDF reader (4: shared entities; 3: SQLite; 2: in memory)
+FORMAT_VERSION = 6  # 6: no table of shared entities (5: renaming as the RDF reader; 3: SQLite)
 LOOKUP_BATCH = 900  # keys or ids per SQL statement (below SQLite's bound on parameters)
 READ_CACHE_KIB = 32_000  # SQLite's page cache per open store
 

@@ -32,15 +32,15 @@ from kgviz.reasoners.simgrag.search import optimized_topk
 from kgviz.reasoners.simgrag.views.tree_boxes import entity_name, triple_name
 from kgviz.reasoners.tog.records import WALK
 from kgviz.session import Session
-from kgviz.triplestore import oxigraph
+from kgviz.triplestore import met, oxigraph
 from kgviz.triplestore.client import (
     SparqlClient,
     SparqlError,
     SparqlTransient,
     SparqlUnavailable,
     code_rows,
-    parse_cells,
     stream_tsv,
+    tsv_rows,
 )
 from kgviz.triplestore.config import EndpointConfig
 from kgviz.triplestore.export import write_ntriples
@@ -48,6 +48,11 @@ from kgviz.triplestore.graph import FetchLimitError, SparqlGraph
 from kgviz.triplestore.terms import term_key, tsv_key
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def parse_cells(body: bytes, endpoint: str) -> list[list[str]]:
+    """The rows of a TSV result, read whole."""
+    return list(tsv_rows(body, endpoint)[0])
 
 
 @pytest.fixture(scope="module")
@@ -614,7 +619,8 @@ def test_an_empty_reply_to_a_listing_is_no_tsv_result():
         stream_tsv(iter([]), list, "E")
 
 
-def test_entities_met_in_any_order_keep_their_ids_and_names(served_demo):
+def test_entities_met_in_any_order_keep_their_ids_and_names(served_demo, monkeypatch):
+    monkeypatch.setattr(met, "MERGE_AT", 8)  # the store-id index merges its runs at this size
     kg = served_demo.kg
     rng = np.random.default_rng(0)
     rows = rng.permutation(kg.stored_entities)
@@ -628,6 +634,8 @@ def test_entities_met_in_any_order_keep_their_ids_and_names(served_demo):
     assert (kg.met.stored_of(ids) == mixed).all()
     assert (kg.met.here(mixed) == ids).all()
     assert (kg.met.here(rows[len(rows) // 2 :]) == -1).all()  # not met yet
+    latest = kg.entities_at(rows[-3:])  # a run too small to merge: looked up in both
+    assert (kg.met.here(np.concatenate([mixed, rows[-3:]])) == [*ids, *latest]).all()
     names = kg.store.names_of(mixed.tolist())
     assert kg.entities.names_of(ids.tolist()) == [names[row] for row in mixed.tolist()]
 

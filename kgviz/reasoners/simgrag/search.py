@@ -194,14 +194,13 @@ class _Search:
             status: Status = "complete"
         except _Stop as stop:
             status = stop.status
+        seconds = time.monotonic() - self.began
         if self.tree is not None:
             for _, _, record in self.best:
                 self.tree.mark(record, "in_topk")
             _name_tree(self.tree, self.kg)
         matches = [Match(*key) for _, key, _ in self.best]
-        return SearchResult(
-            matches, status, self.expanded, self.pruned, time.monotonic() - self.began, self.tree
-        )
+        return SearchResult(matches, status, self.expanded, self.pruned, seconds, self.tree)
 
     # ----------------------------------------------------------------- the search
     def _start(self) -> None:

@@ -104,7 +104,7 @@ def search_tree_figure(
     marks: Marks | None = None,
 ) -> go.Figure:
     """The recorded search tree of each component; entity and triple names (and so gold marks
-    of `marks`) need `kg`."""
+    of `marks`) come from the tree, or from `kg` for a tree saved before it kept them."""
     marks = marks or Marks()
     figure = go.Figure()
     rows = [(p, _component_line(p, pattern), _tree_px(p.tree)) for p in search.components]
@@ -315,14 +315,14 @@ def _title(search: SearchRecord, gold: str) -> str:
 def _gold_note(search: SearchRecord, kg: KnowledgeGraph | None, marks: Marks) -> str:
     """The gold key and how many boxes reach a gold answer, or that none does ('' without gold
     answers or names)."""
-    if not marks.gold:
+    trees = [part.tree for part in search.components if part.tree is not None]
+    if not marks.gold or not any(_known_name(tree, 0, kg) for tree in trees if len(tree)):
         return ""
     reached = sum(
         marks.is_gold(name)
-        for part in search.components
-        if part.tree is not None
-        for record in range(len(part.tree))
-        if (name := _known_name(part.tree, record, kg)) is not None
+        for tree in trees
+        for record in range(len(tree))
+        if (name := _known_name(tree, record, kg)) is not None
     )
     if not reached:
         return "  ·  no drawn step reaches a gold answer"
@@ -406,7 +406,8 @@ def _outcome_texts(counts: Tally) -> list[tuple[str, str]]:
 
 def _known_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str | None:
     """The name of `record`'s entity, None where neither the tree nor a KG names it."""
-    return entity_name(tree, record, kg) if tree.entity_names or kg is not None else None
+    named = tree.entity_names or (kg is not None and not kg.fetches)
+    return entity_name(tree, record, kg) if named else None
 
 
 def _gold_record(tree: SearchTree, record: int, context: TreeContext) -> bool:

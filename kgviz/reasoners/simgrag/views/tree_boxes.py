@@ -109,11 +109,11 @@ def _mapped(tree: SearchTree, box: Box, node: int, kg: KnowledgeGraph | None) ->
 
 def entity_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str:
     """The name of `record`'s entity as the search ended (from the KG for a tree saved before
-    names were kept)."""
+    names were kept, unless the KG numbers its entities per process, behind an endpoint)."""
     if record < len(tree.entity_names):
         return tree.entity_names[record]
     entity = tree.entity[record]
-    return kg.entities[entity] if kg is not None else f"entity {entity}"
+    return kg.entities[entity] if kg is not None and not kg.fetches else f"entity {entity}"
 
 
 def triple_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> tuple[str, ...] | None:
@@ -122,4 +122,4 @@ def triple_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> tup
     if record < len(tree.triple_names):
         return tree.triple_names[record]
     row = tree.triple[record]
-    return kg.triple_names(row) if kg is not None and row >= 0 else None
+    return kg.triple_names(row) if kg is not None and not kg.fetches and row >= 0 else None
