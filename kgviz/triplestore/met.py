@@ -3,9 +3,9 @@ order met, whose names are read from the name store only when asked for.
 
 A walk meets thousands of entities whose names nothing reads (the neighbours a search steps
 past), so an entity is numbered with its store id alone (in arrays: no object per entity), and
-the names of those not named yet are
-read in one batch when one of them, a slice or the whole vocabulary is first read. A name not
-met yet is looked up in the store, and met when the store has it.
+the names of those not named yet are read in one batch when one of them, a slice or the whole
+vocabulary is first read. A name not met yet is looked up in the store, and met when the store
+has it.
 """
 
 from __future__ import annotations

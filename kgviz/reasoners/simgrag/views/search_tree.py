@@ -29,6 +29,7 @@ from kgviz.reasoners.simgrag.views.tree_boxes import (
     boxes,
     dead_end,
     entity_name,
+    names_known,
     rows,
     triple_name,
 )
@@ -315,14 +316,13 @@ def _title(search: SearchRecord, gold: str) -> str:
 def _gold_note(search: SearchRecord, kg: KnowledgeGraph | None, marks: Marks) -> str:
     """The gold key and how many boxes reach a gold answer, or that none does ('' without gold
     answers or names)."""
-    trees = [part.tree for part in search.components if part.tree is not None]
-    if not marks.gold or not any(_known_name(tree, 0, kg) for tree in trees if len(tree)):
+    trees = [p.tree for p in search.components if p.tree is not None and names_known(p.tree, kg)]
+    if not marks.gold or not trees:
         return ""
     reached = sum(
-        marks.is_gold(name)
+        marks.is_gold(entity_name(tree, record, kg))
         for tree in trees
         for record in range(len(tree))
-        if (name := _known_name(tree, record, kg)) is not None
     )
     if not reached:
         return "  ·  no drawn step reaches a gold answer"
@@ -404,16 +404,10 @@ def _outcome_texts(counts: Tally) -> list[tuple[str, str]]:
     return texts
 
 
-def _known_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str | None:
-    """The name of `record`'s entity, None where neither the tree nor a KG names it."""
-    named = tree.entity_names or (kg is not None and not kg.fetches)
-    return entity_name(tree, record, kg) if named else None
-
-
 def _gold_record(tree: SearchTree, record: int, context: TreeContext) -> bool:
     """Whether `record` maps a gold answer (known by name)."""
-    name = _known_name(tree, record, context.kg)
-    return name is not None and context.marks.is_gold(name)
+    kg = context.kg
+    return names_known(tree, kg) and context.marks.is_gold(entity_name(tree, record, kg))
 
 
 def _starred(tree: SearchTree, record: int, context: TreeContext, chars: int | None = None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.simgrag.query_pattern import QueryPattern
@@ -107,13 +108,23 @@ def _mapped(tree: SearchTree, box: Box, node: int, kg: KnowledgeGraph | None) ->
     return None
 
 
+def _ids_named_by(kg: KnowledgeGraph | None) -> TypeGuard[KnowledgeGraph]:
+    """Whether `kg` names a saved tree's ids (a KG behind an endpoint numbers per process)."""
+    return kg is not None and not kg.fetches
+
+
+def names_known(tree: SearchTree, kg: KnowledgeGraph | None) -> bool:
+    """Whether `tree`'s entities have names: its own, or `kg`'s for a tree saved before."""
+    return bool(tree.entity_names) or _ids_named_by(kg)
+
+
 def entity_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> str:
     """The name of `record`'s entity as the search ended (from the KG for a tree saved before
-    names were kept, unless the KG numbers its entities per process, behind an endpoint)."""
+    names were kept, where the KG names its ids)."""
     if record < len(tree.entity_names):
         return tree.entity_names[record]
     entity = tree.entity[record]
-    return kg.entities[entity] if kg is not None and not kg.fetches else f"entity {entity}"
+    return kg.entities[entity] if _ids_named_by(kg) else f"entity {entity}"
 
 
 def triple_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> tuple[str, ...] | None:
@@ -122,4 +133,4 @@ def triple_name(tree: SearchTree, record: int, kg: KnowledgeGraph | None) -> tup
     if record < len(tree.triple_names):
         return tree.triple_names[record]
     row = tree.triple[record]
-    return kg.triple_names(row) if kg is not None and not kg.fetches and row >= 0 else None
+    return kg.triple_names(row) if _ids_named_by(kg) and row >= 0 else None
