@@ -137,6 +137,9 @@ class KnowledgeGraph:
     """A directed, relation-labelled multigraph of distinct `(head, relation, tail)` triples."""
 
     fetches = False  # True for a graph that holds only what `reach` has fetched
+    # how often the graph dropped what it fetched and renumbered its entities from 0 (never, in
+    # memory): what is kept by entity id between runs belongs to one generation
+    generation = 0
 
     def __init__(
         self, entities: Vocabulary, relations: Vocabulary, triples: np.ndarray, name: str = "kg"

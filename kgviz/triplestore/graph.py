@@ -2,11 +2,11 @@
 
 Its names and terms are in the name store on disk (`names.py`); the process holds only the
 entities it has met (by a walk, a vector hit or a name lookup), numbered in the order met, and
-the triples fetched so far, appended in the order they came, so a row names the same triple for
-the life of the process. `reach` fetches, in batched `VALUES` queries, every triple a bounded
-walk needs (the complete neighbourhood of each entity it walks through, and the degree of each
-hub it stops at); the methods then run their own algorithms on the graph it returns, exactly as
-in memory.
+the triples fetched so far, appended in the order they came; an id and a row keep their meaning
+until the graph drops what it holds, which it does only between runs (`in_use`). `reach`
+fetches, in batched `VALUES` queries, every triple a bounded walk needs (the complete
+neighbourhood of each entity it walks through, and the degree of each hub it stops at); the
+methods then run their own algorithms on the graph it returns, exactly as in memory.
 """
 
 from __future__ import annotations
@@ -194,14 +194,12 @@ class SparqlGraph(KnowledgeGraph):
     def in_use(self) -> Iterator[None]:
         """Hold the graph for the block, one reader at a time (a walk adds entities and triples
         that another reader's arrays are not sized for); entered from outside any block with
-        more than `cache_triples` held, it first drops them all (they are fetched again as walks
-        need them), and the last reader out hands freed memory back to the system, so a long
-        session's memory stays bounded."""
+        more than `cache_triples` held, it first drops them all, and the entities met with them
+        (`_forget`: fetched and met again as walks need them), and the last reader out hands
+        freed memory back to the system, so a long session's memory stays bounded."""
         with self._lock:
             if self._readers == 0 and self.num_triples > self.config.cache_triples:
-                self._complete[:] = False
-                self._rebuild(np.zeros((0, 3), np.int32))
-                self.walks.dropped += 1
+                self._forget()
             self._readers += 1
             try:
                 yield
@@ -209,6 +207,16 @@ class SparqlGraph(KnowledgeGraph):
                 self._readers -= 1
                 if self._readers == 0:
                     return_freed_memory()
+
+    def _forget(self) -> None:
+        """Drop every fetched triple and every met entity (ids start from 0 again, in a new
+        `generation`)."""
+        self.met.clear()
+        self._complete = np.zeros(0, dtype=bool)
+        self._degree = np.zeros(0, dtype=np.int64)
+        self._rebuild(np.zeros((0, 3), np.int32))
+        self.generation += 1
+        self.walks.dropped += 1
 
     def reach(
         self, seeds: Iterable[int], hops: int, hub_degree: int | None = None

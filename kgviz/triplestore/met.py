@@ -75,6 +75,14 @@ class MetEntities(Vocabulary):
             self._runs = [main, latest]
             self._unnamed += len(stored)
 
+    def clear(self) -> None:
+        """Forget every entity met: ids are handed out from 0 again."""
+        with self._lock:
+            self._names, self._ids = [], {}
+            self._stored = np.zeros(0, np.int64)
+            self._runs = [_SortedIds(), _SortedIds()]
+            self._unnamed = 0
+
     def here(self, stored: np.ndarray) -> np.ndarray:
         """The ids here of the store's entities `stored`, -1 for those not met."""
         with self._lock:

@@ -199,11 +199,16 @@ class EgoIndex:
     met_node_vectors: np.ndarray  # by entity id; see `node_vectors`
     relation_vectors: np.ndarray
     ego_vectors: np.ndarray | None  # None for a KG behind an endpoint: see `vectors_of`
+    generation: int = 0  # the KG's generation that `met_node_vectors` are by id in
 
     @property
     def node_vectors(self) -> np.ndarray:
         """The name vector of each entity, by id; a KG behind an endpoint meets entities as it
-        walks, and those met since the last call are embedded (through the cache) now."""
+        walks, and those met since the last call are embedded (through the cache) now, all of
+        them again once it has renumbered its entities."""
+        if self.generation != self.kg.generation:
+            self.met_node_vectors = self.met_node_vectors[:0]
+            self.generation = self.kg.generation
         have, count = len(self.met_node_vectors), self.kg.num_entities
         if have < count:
             names = list(self.kg.entities[have:count])
@@ -291,7 +296,7 @@ def build_ego_index(
     )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
     if kg.fetches:  # no whole index: `EgoIndex.vectors_of` pools what a question ranks
-        return EgoIndex(kg, encoder, hops, max_degree, nodes, relations, None)
+        return EgoIndex(kg, encoder, hops, max_degree, nodes, relations, None, kg.generation)
     path = index_file(kg, encoder.model_name, hops, max_degree)
     egos = _load_egos(path, (kg.num_entities, nodes.shape[1])) if persist else None
     if egos is None:
