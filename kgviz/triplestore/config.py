@@ -7,7 +7,7 @@ timeout = 60        # seconds one query may take, all its retries included
 batch = 200         # entities per VALUES block
 page = 1000000      # rows per request while the name store is built
 max_fetch = 500000  # triples one walk may fetch before it stops and says so
-cache_triples = 1000000  # fetched triples kept between runs (beyond: dropped, fetched anew)
+cache_triples = 1000000  # triples kept between runs (beyond: dropped, with the entities met)
 results = "tsv"     # how walks read results: "tsv" (faster), or "json" for an endpoint whose
                     # TSV is loose (a walk that meets a term the name store lacks says so)
 """
