@@ -29,6 +29,10 @@ class VectorIndex(Protocol):
         """`(distances, ids)`, each `(len(queries), k)`, nearest first; id -1 pads short rows."""
         ...
 
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors held at `rows` (one or more), `(len(rows), dim)` float32."""
+        ...
+
     def __len__(self) -> int: ...
 
 
@@ -72,6 +76,9 @@ class FaissIndex:
                 finally:
                     faiss.omp_set_num_threads(threads)
         return np.sqrt(np.maximum(squared, 0.0)), ids
+
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        return self.index.reconstruct_batch(np.asarray(rows, dtype=np.int64))
 
     def __len__(self) -> int:
         return int(self.index.ntotal)

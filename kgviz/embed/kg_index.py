@@ -293,6 +293,11 @@ class KGIndex:
         """Top-k entities; among equally distant ones an exact name match ranks first."""
         return self.nearest_entities_batch([text], k)[0]
 
+    def entity_vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The name vectors of entities `ids`, as indexed (a KG behind an endpoint reads those of
+        the entities its walks meet here, with no encoder)."""
+        return self.entity_index.vectors_at(self.kg.stored_rows(ids))
+
     def nearest_relations(self, text: str, k: int) -> list[Neighbour]:
         return self.nearest_relations_batch([text], k)[0]
 

@@ -20,6 +20,7 @@ from kgviz.errors import StoreError
 
 TOKEN_ENV = "KGVIZ_MILVUS_TOKEN"
 INSERT_BATCH = 1000  # rows per insert; milvus-lite 2.5 slows down sharply on much larger requests
+GET_BATCH = 1_000  # ids read per request
 SEARCH_BATCH = 1024  # queries per search request
 VectorsFrom = Callable[[int], Iterable[np.ndarray]]  # row -> the vectors from it on, in chunks
 
@@ -245,6 +246,23 @@ class MilvusIndex:
                         ids[row, rank] = hit["id"]
                         squared[row, rank] = hit["distance"]  # Milvus' L2 is the squared distance
         return np.sqrt(np.maximum(squared, 0.0)), ids
+
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of ids `rows`, read `GET_BATCH` at a time."""
+        rows = np.asarray(rows, dtype=np.int64)
+        found: dict[int, list[float]] = {}
+        with self.milvus.errors(f"reading vectors of collection {self.collection}"):
+            for start in range(0, len(rows), GET_BATCH):
+                ids = np.unique(rows[start : start + GET_BATCH]).tolist()
+                got = self.milvus.client.get(
+                    self.collection, ids=ids, output_fields=["vector"], timeout=self.milvus.timeout
+                )
+                found.update((int(row["id"]), row["vector"]) for row in got)
+        if missing := [row for row in rows.tolist() if row not in found]:
+            raise StoreError(
+                f"Milvus at {self.milvus.uri}: collection {self.collection} has no row {missing[0]}"
+            )
+        return np.array([found[row] for row in rows.tolist()], dtype=np.float32)
 
     def __len__(self) -> int:
         return self.size

@@ -273,6 +273,10 @@ class KnowledgeGraph:
         a KG behind an endpoint meets them (`SparqlGraph`)."""
         return np.asarray(rows, dtype=np.int64)
 
+    def stored_rows(self, entities: np.ndarray) -> np.ndarray:
+        """The rows of `entities` in a vector index over all of them (`entities_at` undone)."""
+        return np.asarray(entities, dtype=np.int64)
+
     def stored_entity_names(self, start: int, stop: int) -> list[str]:
         """The names at rows `start` to `stop` of a vector index over all entities."""
         return list(self.entities[start:stop])

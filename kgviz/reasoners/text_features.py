@@ -9,7 +9,8 @@ import torch
 
 from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
-from kgviz.embed.kg_index import relation_text
+from kgviz.embed.kg_index import KGIndex, relation_text
+from kgviz.embed.met_vectors import MetVectors
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 
@@ -19,21 +20,19 @@ CONTEXT_KEY = "_kg_text_embeddings"
 @dataclass
 class TextEmbeddings:
     """Unit vectors of the entity names `(num_entities, dim)` and relation texts
-    `(num_relations, dim)`; a KG behind an endpoint has no table of all its names' vectors
-    (`entities` is None): those of the entities a question meets are read as asked."""
+    `(num_relations, dim)`; a KG behind an endpoint has no table of all its names' vectors:
+    those of the entities a question meets are read from its vector index as asked."""
 
     kg: KnowledgeGraph
     encoder: TextEncoder
-    entities: torch.Tensor | None
+    entities: torch.Tensor | MetVectors
     relations: torch.Tensor
 
     def entity_vectors(self, ids: torch.Tensor) -> torch.Tensor:
         """The name vectors of entities `ids`."""
-        if self.entities is not None:
-            return self.entities[ids]
-        names = self.kg.entities.names_of(ids.tolist())
-        vectors = embed_with_cache(self.encoder, names, cache_for(self.encoder))
-        return torch.from_numpy(vectors).reshape(len(names), -1)
+        if isinstance(self.entities, MetVectors):
+            return torch.from_numpy(self.entities[ids.numpy()])
+        return self.entities[ids]
 
     def questions(self, texts: list[str], cache: EmbeddingCache | None = None) -> torch.Tensor:
         """Question vectors; with a cache (training, measuring) they persist between runs."""
@@ -43,21 +42,39 @@ class TextEmbeddings:
 
 
 def kg_text_embeddings(
-    kg: KnowledgeGraph, encoder: TextEncoder | None = None, progress: bool = False
+    kg: KnowledgeGraph,
+    encoder: TextEncoder | None = None,
+    progress: bool = False,
+    index: KGIndex | None = None,
 ) -> TextEmbeddings:
-    """Embed (or read from the cache) all entity names (of a KG in memory) and relation texts
-    of `kg`."""
-    encoder = encoder or get_encoder()
-    cache = cache_for(encoder)
-    relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
+    """Embed (or read from the cache) all entity names and relation texts of `kg`; a KG behind
+    an endpoint reads its names' vectors from its vector `index` as they are asked for."""
     if kg.fetches:
-        return TextEmbeddings(kg, encoder, None, torch.from_numpy(relations))
+        if index is None:
+            raise ValueError("a KG behind an endpoint reads its names' vectors from its index")
+        met = MetVectors(kg, index.entity_vectors, index.encoder.dim)
+        return TextEmbeddings(kg, index.encoder, met, _relation_vectors(kg, index.encoder))
+    encoder = encoder or get_encoder()
     entities = embed_with_cache(
-        encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
+        encoder,
+        list(kg.entities),
+        cache_for(encoder),
+        progress=progress,
+        desc=f"{kg.name} entities",
     )
-    return TextEmbeddings(kg, encoder, torch.from_numpy(entities), torch.from_numpy(relations))
+    return TextEmbeddings(kg, encoder, torch.from_numpy(entities), _relation_vectors(kg, encoder))
+
+
+def _relation_vectors(kg: KnowledgeGraph, encoder: TextEncoder) -> torch.Tensor:
+    texts = [relation_text(r) for r in kg.relations]
+    return torch.from_numpy(embed_with_cache(encoder, texts, cache_for(encoder)))
 
 
 def context_text_embeddings(context: ReasonerContext) -> TextEmbeddings:
     """`kg_text_embeddings` of the context's KG, computed on first use and kept on the context."""
-    return context.memo(CONTEXT_KEY, lambda: kg_text_embeddings(context.kg))
+    kg = context.kg
+
+    def build() -> TextEmbeddings:
+        return kg_text_embeddings(kg, index=context.index if kg.fetches else None)
+
+    return context.memo(CONTEXT_KEY, build)

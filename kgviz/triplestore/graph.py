@@ -125,6 +125,9 @@ class SparqlGraph(KnowledgeGraph):
         """The ids of the store's entities `rows` (a vector index's rows), met now."""
         return self._meet(np.asarray(rows, dtype=np.int64).tolist())
 
+    def stored_rows(self, entities: np.ndarray) -> np.ndarray:
+        return self.met.stored_of(np.asarray(entities, dtype=np.int64))
+
     def stored_entity_names(self, start: int, stop: int) -> list[str]:
         return self.store.entity_names(start, stop)
 

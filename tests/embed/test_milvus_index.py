@@ -136,6 +136,19 @@ def test_rebuild_when_fingerprint_or_size_differs(tmp_path):
     assert distances.shape == ids.shape == (1, 200) and np.all(np.diff(distances[0]) >= 0)
 
 
+def test_vectors_are_read_back_by_row_as_faiss_reads_them(tmp_path):
+    """Over an endpoint, text features read the names' vectors from the index by row."""
+    milvus = connect(str(tmp_path / "get.db"), timeout=20)
+    vectors = unit_vectors(2_500, seed=7)
+    index = MilvusIndex.from_vectors(vectors, milvus, "kgviz_get", "fingerprint")
+    rows = np.array([2_499, 0, 1_234, 0, 7] + list(range(1_000, 2_100)))  # repeats, two requests
+    assert np.array_equal(index.vectors_at(rows), vectors[rows])
+    for kind in ("flat", "hnsw"):
+        assert np.array_equal(FaissIndex.build(vectors, kind).vectors_at(rows), vectors[rows])
+    with pytest.raises(KgvizError, match="has no row 2500"):
+        index.vectors_at(np.array([3, 2_500]))
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

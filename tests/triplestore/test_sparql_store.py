@@ -148,6 +148,30 @@ def test_every_question_gets_the_same_triples_as_in_memory(
     assert (tmp_path / "m.db").exists() == (index == "milvus")  # its vectors went to Milvus
 
 
+@pytest.mark.parametrize("method", ["gnnrag", "subgraphrag", "grag"])
+def test_name_vectors_over_an_endpoint_are_read_from_the_index(
+    served_demo, method, tmp_path, monkeypatch
+):
+    """The learned retrievers' text features and GRAG's node vectors are the index's vectors of
+    the names met: with the embedding cache emptied after the index is built, the (real)
+    encoder, observed, encodes questions and relation texts, and no name."""
+    context = ReasonerContext(served_demo, None)
+    encoder = context.index.encoder
+    monkeypatch.setenv("KGVIZ_CACHE", str(tmp_path / "an empty cache"))
+    encoded: list[str] = []
+    encode = encoder.encode
+
+    def observed(texts: list[str], *args, **kwargs):
+        encoded.extend(texts)
+        return encode(texts, *args, **kwargs)
+
+    monkeypatch.setattr(encoder, "encode", observed)
+    reasoner = make_reasoner(method, context)
+    for record in get_dataset("demo").questions("dev")[:6]:
+        assert reasoner.retrieve_only(record.question, record.topic_entities).evidence
+    assert encoded and not set(encoded) & set(get_dataset("demo").kg.entities)
+
+
 @pytest.mark.llm
 def test_tog_walks_the_same_beams_to_the_same_answer_over_the_endpoint(served_demo, local_llm):
     """Think-on-Graph reads the KG only through an entity's neighbours: over Oxigraph it lists

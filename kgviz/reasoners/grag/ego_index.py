@@ -26,7 +26,8 @@ import scipy.sparse as sp
 from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
-from kgviz.embed.kg_index import graph_fingerprint, relation_text
+from kgviz.embed.kg_index import KGIndex, graph_fingerprint, relation_text
+from kgviz.embed.met_vectors import MetVectors
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
@@ -140,7 +141,7 @@ def _binary(matrix: sp.csr_matrix) -> sp.csr_matrix:
 
 def pooled_ego_embeddings(
     kg: KnowledgeGraph,
-    node_vectors: np.ndarray,
+    node_vectors: np.ndarray | MetVectors,
     relation_vectors: np.ndarray,
     hops: int,
     max_degree: int,
@@ -167,7 +168,7 @@ def pooled_ego_embeddings(
         (np.ones(kg.num_triples, np.float32), (np.arange(kg.num_triples), kg.triples[:, 1])),
         shape=(kg.num_triples, kg.num_relations),
     )
-    pooled = np.zeros((len(targets), node_vectors.shape[1]), dtype=np.float32)
+    pooled = np.zeros((len(targets), relation_vectors.shape[1]), dtype=np.float32)
     for start in range(0, len(targets), CHUNK_ROWS):
         chunk = targets[start : start + CHUNK_ROWS]
         rows = sp.csr_matrix(
@@ -177,7 +178,10 @@ def pooled_ego_embeddings(
         for _ in range(hops - 1):
             rows = _binary(rows @ step)
         nodes, edges = _binary(rows @ step), _binary(rows @ incidence)
-        total = nodes @ node_vectors + (edges @ relation_of) @ relation_vectors
+        # the vectors of the nodes these ego-graphs hold, their columns renumbered to match
+        held, columns = np.unique(nodes.indices, return_inverse=True)
+        compact = sp.csr_matrix((nodes.data, columns, nodes.indptr), (len(chunk), len(held)))
+        total = compact @ node_vectors[held] + (edges @ relation_of) @ relation_vectors
         count = np.diff(nodes.indptr) + np.diff(edges.indptr)
         pooled[start : start + CHUNK_ROWS] = total / count[:, None]
     return pooled
@@ -196,25 +200,16 @@ class EgoIndex:
     encoder: TextEncoder
     hops: int
     max_degree: int
-    met_node_vectors: np.ndarray  # by entity id; see `node_vectors`
+    # each entity's name vector, `node_vectors[ids]`: for a KG behind an endpoint, read from
+    # its vector index as asked (`MetVectors`)
+    node_vectors: np.ndarray | MetVectors
     relation_vectors: np.ndarray
     ego_vectors: np.ndarray | None  # None for a KG behind an endpoint: see `vectors_of`
-    generation: int = 0  # the KG's generation that `met_node_vectors` are by id in
 
     @property
-    def node_vectors(self) -> np.ndarray:
-        """The name vector of each entity, by id; a KG behind an endpoint meets entities as it
-        walks, and those met since the last call are embedded (through the cache) now, all of
-        them again once it has renumbered its entities."""
-        if self.generation != self.kg.generation:
-            self.met_node_vectors = self.met_node_vectors[:0]
-            self.generation = self.kg.generation
-        have, count = len(self.met_node_vectors), self.kg.num_entities
-        if have < count:
-            names = list(self.kg.entities[have:count])
-            added = embed_with_cache(self.encoder, names, cache_for(self.encoder))
-            self.met_node_vectors = np.concatenate([self.met_node_vectors, added])
-        return self.met_node_vectors
+    def dim(self) -> int:
+        """The dimension of the text vectors."""
+        return int(self.relation_vectors.shape[1])
 
     def ego_graph(self, centre: int, question_vector: np.ndarray | None = None) -> EgoGraph:
         """`centre`'s ego-graph; hubs expand through the half-edges most relevant to the question
@@ -283,20 +278,30 @@ def build_ego_index(
     encoder: TextEncoder | None = None,
     persist: bool = True,
     progress: bool = False,
+    vectors: KGIndex | None = None,
 ) -> EgoIndex:
     """Embed names and relations (through the embedding cache), then load or pool the ego vectors.
 
     With `persist`, pooled vectors are kept in the cache, keyed by the graph's fingerprint, the
-    encoder, `hops` and `max_degree` (per-question graphs such as ExplaGraphs' skip this).
+    encoder, `hops` and `max_degree` (per-question graphs such as ExplaGraphs' skip this). A KG
+    behind an endpoint has no whole index (`EgoIndex.vectors_of` pools what a question ranks),
+    and reads its names' vectors from its vector index, `vectors`.
     """
+    if kg.fetches:
+        if vectors is None:
+            raise ValueError("a KG behind an endpoint reads its names' vectors from its index")
+        encoder = vectors.encoder
+        relations = embed_with_cache(
+            encoder, [relation_text(r) for r in kg.relations], cache_for(encoder)
+        )
+        met = MetVectors(kg, vectors.entity_vectors, encoder.dim)
+        return EgoIndex(kg, encoder, hops, max_degree, met, relations, None)
     encoder = encoder or get_encoder()
     cache = cache_for(encoder)
     nodes = embed_with_cache(
         encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
     )
     relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
-    if kg.fetches:  # no whole index: `EgoIndex.vectors_of` pools what a question ranks
-        return EgoIndex(kg, encoder, hops, max_degree, nodes, relations, None, kg.generation)
     path = index_file(kg, encoder.model_name, hops, max_degree)
     egos = _load_egos(path, (kg.num_entities, nodes.shape[1])) if persist else None
     if egos is None:

@@ -146,14 +146,16 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def ego_index(self) -> EgoIndex:
         one_question = self.context.graph is not None  # small, and never asked again
+        kg = self.context.kg
         return self.context.memo(
             f"grag ego index {self.config.hops} {self.config.max_degree}",
             lambda: build_ego_index(
-                self.context.kg,
+                kg,
                 self.config.hops,
                 self.config.max_degree,
                 progress=not one_question,
                 persist=not one_question,
+                vectors=self.context.index if kg.fetches else None,
             ),
         )
 

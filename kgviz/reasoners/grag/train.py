@@ -107,7 +107,7 @@ def main(argv: list[str]) -> int:
         val = samples_of(index, run.data.val, settings, "val questions")
         run.mark_prepared()
 
-        pruner = SoftPruner(GateShape(dim=index.node_vectors.shape[1], hidden=args.hidden))
+        pruner = SoftPruner(GateShape(dim=index.dim, hidden=args.hidden))
 
         def loss_of(batch: np.ndarray) -> torch.Tensor:
             return batch_loss(pruner, index, [train[i] for i in batch])

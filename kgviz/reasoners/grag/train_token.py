@@ -142,7 +142,7 @@ def main(argv: list[str]) -> int:
         val = samples_of(index, run.data.val, settings)
         reader.warm_up()
         run.mark_prepared()
-        shape = GraphTokenShape(dim=index.node_vectors.shape[1], llm_dim=reader.hidden_size())
+        shape = GraphTokenShape(dim=index.dim, llm_dim=reader.hidden_size())
         encoder = GraphTokenEncoder(shape)
         pruner, _ = load_pruner()
         encoder.gates.load_state_dict(pruner.state_dict())
