@@ -180,8 +180,8 @@ def _worker(mode: str, folder: Path) -> dict:
         with kg.in_use():  # a run (ids are met inside it: between runs the KG may renumber)
             pools_s, start_first = pools_of(question) if pools_of else (0.0, True)
             pools = SearchPools(
-                tuple(_pool(p, kg.entities) for p in question["nodes"]),
-                tuple(_pool(p, kg.relations) for p in question["relations"]),
+                tuple(_search_pool(p, kg.entities) for p in question["nodes"]),
+                tuple(_search_pool(p, kg.relations) for p in question["relations"]),
             )
             queries = kg.client.stats.queries
             began = time.perf_counter()
@@ -209,8 +209,8 @@ def _worker(mode: str, folder: Path) -> dict:
     return figures
 
 
-def _pool(named: list | None, vocab) -> SearchPool | None:
-    """A question's pool of `(names, distances)` as ids of `vocab`."""
+def _search_pool(named: list | None, vocab) -> SearchPool | None:
+    """A question's pool of `(names, distances)` (`_pool`) as ids of `vocab`."""
     if named is None:
         return None
     ids = np.array([vocab.id(name) for name in named[0]], dtype=np.int64)
