@@ -34,6 +34,19 @@ def relation_text(name: str) -> str:
     return re.sub(r"[_\s]+", " ", last).strip() or name
 
 
+def entity_name_vectors(kg: KnowledgeGraph, encoder: TextEncoder, progress: bool) -> np.ndarray:
+    """The vectors of all of `kg`'s entity names (a KG in memory), through the cache."""
+    names = list(kg.entities)
+    cache = cache_for(encoder)
+    return embed_with_cache(encoder, names, cache, progress=progress, desc=f"{kg.name} entities")
+
+
+def relation_vectors(kg: KnowledgeGraph, encoder: TextEncoder) -> np.ndarray:
+    """The vectors of `kg`'s readable relation labels (`relation_text`), through the cache."""
+    texts = [relation_text(name) for name in kg.relations]
+    return embed_with_cache(encoder, texts, cache_for(encoder))
+
+
 def graph_fingerprint(kg: KnowledgeGraph) -> str:
     if kg.fingerprint is not None:  # a KG known by its store's key (its names are not all here)
         return kg.fingerprint

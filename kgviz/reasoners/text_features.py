@@ -7,14 +7,15 @@ from dataclasses import dataclass
 
 import torch
 
-from kgviz.embed.cache import EmbeddingCache, cache_for, embed_with_cache
+from kgviz.embed.cache import EmbeddingCache, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
-from kgviz.embed.kg_index import KGIndex, relation_text
-from kgviz.embed.met_vectors import MetVectors
+from kgviz.embed.kg_index import entity_name_vectors, relation_vectors
+from kgviz.embed.met_vectors import MetVectors, required
 from kgviz.kg.graph import KnowledgeGraph
 from kgviz.reasoners.base import ReasonerContext
 
 CONTEXT_KEY = "_kg_text_embeddings"
+MET_VECTORS_KEY = "_met_name_vectors"
 
 
 @dataclass
@@ -45,36 +46,33 @@ def kg_text_embeddings(
     kg: KnowledgeGraph,
     encoder: TextEncoder | None = None,
     progress: bool = False,
-    index: KGIndex | None = None,
+    met: MetVectors | None = None,
 ) -> TextEmbeddings:
     """Embed (or read from the cache) all entity names and relation texts of `kg`; a KG behind
-    an endpoint reads its names' vectors from its vector `index` as they are asked for."""
-    if kg.fetches:
-        if index is None:
-            raise ValueError("a KG behind an endpoint reads its names' vectors from its index")
-        met = MetVectors(kg, index.entity_vectors, index.encoder.dim)
-        return TextEmbeddings(kg, index.encoder, met, _relation_vectors(kg, index.encoder))
+    an endpoint has its names' vectors read from its vector index as asked, `met`."""
     encoder = encoder or get_encoder()
-    entities = embed_with_cache(
-        encoder,
-        list(kg.entities),
-        cache_for(encoder),
-        progress=progress,
-        desc=f"{kg.name} entities",
-    )
-    return TextEmbeddings(kg, encoder, torch.from_numpy(entities), _relation_vectors(kg, encoder))
+    relations = torch.from_numpy(relation_vectors(kg, encoder))
+    if kg.fetches:
+        return TextEmbeddings(kg, encoder, required(met), relations)
+    entities = torch.from_numpy(entity_name_vectors(kg, encoder, progress))
+    return TextEmbeddings(kg, encoder, entities, relations)
 
 
-def _relation_vectors(kg: KnowledgeGraph, encoder: TextEncoder) -> torch.Tensor:
-    texts = [relation_text(r) for r in kg.relations]
-    return torch.from_numpy(embed_with_cache(encoder, texts, cache_for(encoder)))
+def met_name_vectors(context: ReasonerContext) -> MetVectors | None:
+    """The name vectors of the entities the context's KG meets, read from its vector index and
+    held once per context, where the KG is behind an endpoint (None in memory)."""
+    if not context.kg.fetches:
+        return None
+
+    def read() -> MetVectors:
+        index = context.index
+        return MetVectors(context.kg, index.entity_vectors, index.encoder.dim)
+
+    return context.memo(MET_VECTORS_KEY, read)
 
 
 def context_text_embeddings(context: ReasonerContext) -> TextEmbeddings:
     """`kg_text_embeddings` of the context's KG, computed on first use and kept on the context."""
-    kg = context.kg
-
-    def build() -> TextEmbeddings:
-        return kg_text_embeddings(kg, index=context.index if kg.fetches else None)
-
-    return context.memo(CONTEXT_KEY, build)
+    return context.memo(
+        CONTEXT_KEY, lambda: kg_text_embeddings(context.kg, met=met_name_vectors(context))
+    )

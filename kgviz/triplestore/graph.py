@@ -140,11 +140,12 @@ class SparqlGraph(KnowledgeGraph):
         stored = np.asarray(stored, dtype=np.int64)
         with self._lock:
             here = self.met.here(stored)
-            new = np.unique(stored[here < 0])
-            if new.size:
+            unmet = here < 0
+            if unmet.any():
+                new = np.unique(stored[unmet])
                 self._grown(self.num_entities + new.size)
                 self.met.add_unnamed(new)
-                here = self.met.here(stored)
+                here[unmet] = self.met.here(stored[unmet])
             return here
 
     def _grown(self, num_entities: int) -> None:
@@ -197,11 +198,12 @@ class SparqlGraph(KnowledgeGraph):
     def in_use(self) -> Iterator[None]:
         """Hold the graph for the block, one reader at a time (a walk adds entities and triples
         that another reader's arrays are not sized for); entered from outside any block with
-        more than `cache_triples` held, it first drops them all, and the entities met with them
+        more than `cache_triples` triples or met entities held, it first drops them all
         (`_forget`: fetched and met again as walks need them), and the last reader out hands
         freed memory back to the system, so a long session's memory stays bounded."""
         with self._lock:
-            if self._readers == 0 and self.num_triples > self.config.cache_triples:
+            held = max(self.num_triples, self.num_entities)
+            if self._readers == 0 and held > self.config.cache_triples:
                 self._forget()
             self._readers += 1
             try:

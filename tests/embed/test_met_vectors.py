@@ -27,4 +27,6 @@ def test_vectors_are_read_once_each_and_held_within_the_bound(tmp_cache, monkeyp
     assert len(asked) == 4 and len(vectors) == 4
     vectors[np.array([12, 13])]  # past the bound: what is held goes, these are read
     assert asked[-2:] == [12, 13] and len(vectors) == 2
+    many = np.array([20, 21, 22, 23, 24, 20])  # more than may be held: read, and none held
+    assert np.array_equal(vectors[many], index.entity_vectors(many)) and len(vectors) == 0
     assert vectors[np.zeros(0, np.int64)].shape == (0, index.encoder.dim)

@@ -259,6 +259,17 @@ def test_fetched_triples_beyond_cache_triples_are_dropped_between_runs(
         assert served.kg.walks.dropped == dropped
 
 
+def test_entities_met_without_triples_are_dropped_past_cache_triples(tmp_cache, tmp_path, endpoint):
+    kg = CustomDataset(sparql_folder(tmp_path / "kg", endpoint, cache_triples=3), name="few").kg
+    names = list(get_dataset("demo").kg.entities)[:4]
+    with kg.in_use():  # name lookups meet entities and fetch no triple
+        ids = [kg.entity_id(name) for name in names]
+    assert kg.num_triples == 0 and kg.num_entities == 4 and ids == [0, 1, 2, 3]
+    with kg.in_use():
+        assert kg.num_entities == 0 and kg.generation == 1
+        assert kg.entity_id(names[3]) == 0
+
+
 def test_a_walk_past_max_fetch_stops_in_one_line(tmp_cache, tmp_path, endpoint):
     dataset = CustomDataset(sparql_folder(tmp_path / "kg", endpoint, max_fetch=20), name="small")
     kg = dataset.kg

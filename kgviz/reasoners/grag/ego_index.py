@@ -23,11 +23,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from kgviz.embed.cache import cache_for, embed_with_cache
 from kgviz.embed.encoder import TextEncoder, get_encoder
 from kgviz.embed.index import FaissIndex
-from kgviz.embed.kg_index import KGIndex, graph_fingerprint, relation_text
-from kgviz.embed.met_vectors import MetVectors
+from kgviz.embed.kg_index import entity_name_vectors, graph_fingerprint, relation_vectors
+from kgviz.embed.met_vectors import MetVectors, required
 from kgviz.errors import StoreError
 from kgviz.kg.graph import KnowledgeGraph, concat_ranges
 from kgviz.paths import cache_name, cache_root
@@ -178,13 +177,20 @@ def pooled_ego_embeddings(
         for _ in range(hops - 1):
             rows = _binary(rows @ step)
         nodes, edges = _binary(rows @ step), _binary(rows @ incidence)
-        # the vectors of the nodes these ego-graphs hold, their columns renumbered to match
-        held, columns = np.unique(nodes.indices, return_inverse=True)
-        compact = sp.csr_matrix((nodes.data, columns, nodes.indptr), (len(chunk), len(held)))
-        total = compact @ node_vectors[held] + (edges @ relation_of) @ relation_vectors
+        total = _node_sums(nodes, node_vectors) + (edges @ relation_of) @ relation_vectors
         count = np.diff(nodes.indptr) + np.diff(edges.indptr)
         pooled[start : start + CHUNK_ROWS] = total / count[:, None]
     return pooled
+
+
+def _node_sums(nodes: sp.csr_matrix, vectors: np.ndarray | MetVectors) -> np.ndarray:
+    """`nodes @ vectors`; vectors read as asked are asked only for the nodes held (the columns
+    renumbered to match)."""
+    if not isinstance(vectors, MetVectors):
+        return nodes @ vectors
+    held, columns = np.unique(nodes.indices, return_inverse=True)
+    compact = sp.csr_matrix((nodes.data, columns, nodes.indptr), (nodes.shape[0], len(held)))
+    return compact @ vectors[held]
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -278,30 +284,20 @@ def build_ego_index(
     encoder: TextEncoder | None = None,
     persist: bool = True,
     progress: bool = False,
-    vectors: KGIndex | None = None,
+    met: MetVectors | None = None,
 ) -> EgoIndex:
     """Embed names and relations (through the embedding cache), then load or pool the ego vectors.
 
     With `persist`, pooled vectors are kept in the cache, keyed by the graph's fingerprint, the
     encoder, `hops` and `max_degree` (per-question graphs such as ExplaGraphs' skip this). A KG
-    behind an endpoint has no whole index (`EgoIndex.vectors_of` pools what a question ranks),
-    and reads its names' vectors from its vector index, `vectors`.
+    behind an endpoint has no whole index to build (`EgoIndex.vectors_of` pools what a question
+    ranks): its names' vectors are read from its vector index as asked, `met`.
     """
-    if kg.fetches:
-        if vectors is None:
-            raise ValueError("a KG behind an endpoint reads its names' vectors from its index")
-        encoder = vectors.encoder
-        relations = embed_with_cache(
-            encoder, [relation_text(r) for r in kg.relations], cache_for(encoder)
-        )
-        met = MetVectors(kg, vectors.entity_vectors, encoder.dim)
-        return EgoIndex(kg, encoder, hops, max_degree, met, relations, None)
     encoder = encoder or get_encoder()
-    cache = cache_for(encoder)
-    nodes = embed_with_cache(
-        encoder, list(kg.entities), cache, progress=progress, desc=f"{kg.name} entities"
-    )
-    relations = embed_with_cache(encoder, [relation_text(r) for r in kg.relations], cache)
+    relations = relation_vectors(kg, encoder)
+    if kg.fetches:
+        return EgoIndex(kg, encoder, hops, max_degree, required(met), relations, None)
+    nodes = entity_name_vectors(kg, encoder, progress)
     path = index_file(kg, encoder.model_name, hops, max_degree)
     egos = _load_egos(path, (kg.num_entities, nodes.shape[1])) if persist else None
     if egos is None:

@@ -38,6 +38,7 @@ from kgviz.reasoners.grag.retrieval import Retrieved, candidate_centres, retriev
 from kgviz.reasoners.grounding import link_and_ground
 from kgviz.reasoners.linking import LINKING, entity_names
 from kgviz.reasoners.prompting import generate_answer, generate_listed_answer
+from kgviz.reasoners.text_features import met_name_vectors
 from kgviz.trace import StringTriple, Trace
 
 if TYPE_CHECKING:  # the graph token's module imports torch_geometric: loaded only when it is on
@@ -146,16 +147,15 @@ class GRAG(Reasoner[GRAGFound]):
     @cached_property
     def ego_index(self) -> EgoIndex:
         one_question = self.context.graph is not None  # small, and never asked again
-        kg = self.context.kg
         return self.context.memo(
             f"grag ego index {self.config.hops} {self.config.max_degree}",
             lambda: build_ego_index(
-                kg,
+                self.context.kg,
                 self.config.hops,
                 self.config.max_degree,
                 progress=not one_question,
                 persist=not one_question,
-                vectors=self.context.index if kg.fetches else None,
+                met=met_name_vectors(self.context),
             ),
         )
 

@@ -109,7 +109,7 @@ def _mapped(tree: SearchTree, box: Box, node: int, kg: KnowledgeGraph | None) ->
 
 
 def _ids_named_by(kg: KnowledgeGraph | None) -> TypeGuard[KnowledgeGraph]:
-    """Whether `kg` names a saved tree's ids (a KG behind an endpoint numbers per process)."""
+    """Whether `kg` names a saved tree's ids (a KG behind an endpoint numbers anew at a drop)."""
     return kg is not None and not kg.fetches
 
 
