@@ -109,8 +109,23 @@ class NameStore:
         return found
 
     def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
-        """The entity each of `keys` stands for (keys the store lacks are left out)."""
-        return dict(self._rows("SELECT key, entity - 1 FROM entity_term WHERE key IN ({})", keys))
+        """The entity each of the distinct `keys` stands for (keys the store lacks are left
+        out). Keys are asked in sorted order (SQLite's, for UTF-8 text), so that the entities come
+        back alone, in that order; a batch that lacks a key is asked again with its keys."""
+        keys = sorted(keys)
+        found: dict[str, int] = {}
+        with self._reading() as db:
+            for start in range(0, len(keys), LOOKUP_BATCH):
+                batch = keys[start : start + LOOKUP_BATCH]
+                marks = ",".join("?" * len(batch))
+                sql = f"SELECT entity - 1 FROM entity_term WHERE key IN ({marks}) ORDER BY key"
+                entities = [entity for (entity,) in db.execute(sql, batch)]
+                if len(entities) == len(batch):
+                    found.update(zip(batch, entities))
+                else:
+                    sql = f"SELECT key, entity - 1 FROM entity_term WHERE key IN ({marks})"
+                    found.update(db.execute(sql, batch))
+        return found
 
     def names_of(self, entities: list[int]) -> dict[int, str]:
         sql = "SELECT id - 1, name FROM entity WHERE id IN ({})"

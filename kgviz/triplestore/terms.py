@@ -86,6 +86,8 @@ def tsv_key(cell: str) -> str | None:
     if not cell or cell.startswith("_:"):
         return None
     if cell[0] == "<" and cell[-1] == ">":
+        if "\\" not in cell and not _IRI_NEEDS_ESCAPES(cell, 1, len(cell) - 1):
+            return cell  # a plain IRI is written as its key
         return iri_key(_unescaped(cell[1:-1]))
     if cell[0] == '"':
         end = cell.rindex('"')

@@ -5,6 +5,7 @@ garbled endpoint is a one-line error (those use the stub server of `conftest.py`
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import time
 from pathlib import Path
@@ -689,6 +690,28 @@ def test_entities_met_in_any_order_keep_their_ids_and_names(served_demo, monkeyp
     assert (kg.met.here(np.concatenate([mixed, rows[-3:]])) == [*ids, *latest]).all()
     names = kg.store.names_of(mixed.tolist())
     assert kg.entities.names_of(ids.tolist()) == [names[row] for row in mixed.tolist()]
+
+
+def test_terms_looked_up_in_any_order_find_their_entities(tmp_cache, tmp_path):
+    """Keys are asked sorted and their entities read back alone, so Python's order of the keys
+    must be SQLite's (as it is for UTF-8); a key the store lacks is left out (its batch asked
+    again with keys)."""
+    ends = ["<http://x.org/z>", "<http://x.org/Z>", "<http://x.org/é>", "<http://x.org/😀>"]
+    ends += ['"Å"', '"zoë"', '"a\\tb"', '"10"^^<http://www.w3.org/2001/XMLSchema#integer>']
+    lines = [f"<http://x.org/hub> <http://x.org/links> {end} ." for end in ends]
+    (tmp_path / "kb.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    oxigraph.load(tmp_path / "kb.nt", tmp_path / "store")
+    with oxigraph.served(tmp_path / "store") as (url, _):
+        store = CustomDataset(sparql_folder(tmp_path / "kg", url)).kg.store
+    terms = store.terms_of(list(range(store.num_entities)))
+    expected = {key: entity for entity, keys in terms.items() for key in keys}
+    assert len(expected) == 9 and any(not key.isascii() for key in expected)
+    keys = list(expected)
+    for seed in range(5):
+        random.Random(seed).shuffle(keys)
+        assert store.entities_of_terms(keys) == expected
+    with_absent = [*keys, "<http://x.org/absent>", '"Zoë"']
+    assert store.entities_of_terms(with_absent) == expected
 
 
 def test_a_coded_reply_gives_back_its_rows():
