@@ -98,33 +98,32 @@ class NameStore:
                     "it again from the endpoint"
                 ) from None
 
-    def _rows(self, sql: str, values: list) -> list[tuple]:
-        """`sql` (with one `{}` for a list of parameters) over `values`, a batch at a time."""
-        found: list[tuple] = []
+    def _batches(self, sql: str, values: list) -> Iterator[tuple[list, list[tuple]]]:
+        """Each batch of `values` with the rows of `sql` (with one `{}` for a list of parameters)
+        over it (the store held until the last batch is read)."""
         with self._reading() as db:
             for start in range(0, len(values), LOOKUP_BATCH):
                 batch = values[start : start + LOOKUP_BATCH]
-                marks = ",".join("?" * len(batch))
-                found += db.execute(sql.format(marks), batch).fetchall()
-        return found
+                yield batch, db.execute(sql.format(",".join("?" * len(batch))), batch).fetchall()
+
+    def _rows(self, sql: str, values: list) -> list[tuple]:
+        """`sql` (with one `{}` for a list of parameters) over `values`, a batch at a time."""
+        return [row for _, rows in self._batches(sql, values) for row in rows]
 
     def entities_of_terms(self, keys: list[str]) -> dict[str, int]:
         """The entity each of the distinct `keys` stands for (keys the store lacks are left
         out). Keys are asked in sorted order (SQLite's, for UTF-8 text), so that the entities come
         back alone, in that order; a batch that lacks a key is asked again with its keys."""
-        keys = sorted(keys)
         found: dict[str, int] = {}
-        with self._reading() as db:
-            for start in range(0, len(keys), LOOKUP_BATCH):
-                batch = keys[start : start + LOOKUP_BATCH]
-                marks = ",".join("?" * len(batch))
-                sql = f"SELECT entity - 1 FROM entity_term WHERE key IN ({marks}) ORDER BY key"
-                entities = [entity for (entity,) in db.execute(sql, batch)]
-                if len(entities) == len(batch):
-                    found.update(zip(batch, entities))
-                else:
-                    sql = f"SELECT key, entity - 1 FROM entity_term WHERE key IN ({marks})"
-                    found.update(db.execute(sql, batch))
+        lacking: list[str] = []
+        sql = "SELECT entity - 1 FROM entity_term WHERE key IN ({}) ORDER BY key"
+        for batch, rows in self._batches(sql, sorted(keys)):
+            if len(rows) == len(batch):
+                found.update(zip(batch, (entity for (entity,) in rows), strict=True))
+            else:
+                lacking += batch
+        keyed = "SELECT key, entity - 1 FROM entity_term WHERE key IN ({})"
+        found.update(self._rows(keyed, lacking))
         return found
 
     def names_of(self, entities: list[int]) -> dict[int, str]:
